@@ -1,0 +1,51 @@
+"""The one error family for everything a user can cause.
+
+The GUI shows a :class:`RefereeError` in a dialog; the CLI prints its message
+and exits with status 2, without a traceback. Messages name the file and say
+what is wrong and what to do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class RefereeError(Exception):
+    """A problem with the user's input or request (not a bug in Referee)."""
+
+
+class InputFileError(RefereeError):
+    """A file or folder given by the user is missing, unreadable or malformed."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        self.path = Path(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+class MissingFrameError(InputFileError):
+    """A frame file that the temporal ROI or the ground truth requires is absent."""
+
+
+class SizeMismatchError(RefereeError):
+    """Two images that must have the same size do not."""
+
+    def __init__(self, first: str | Path, first_shape: tuple[int, ...],
+                 second: str | Path, second_shape: tuple[int, ...]) -> None:
+        self.first, self.second = Path(first), Path(second)
+        super().__init__(
+            f"size mismatch: {self.first} is {_size(first_shape)} but "
+            f"{self.second} is {_size(second_shape)}; both must have the same width and height"
+        )
+
+
+class InvalidOptionError(RefereeError):
+    """A parameter value given by the user is out of range or inconsistent."""
+
+
+class CancelledError(RefereeError):
+    """The user cancelled a long computation."""
+
+
+def _size(shape: tuple[int, ...]) -> str:
+    return f"{shape[1]}x{shape[0]}" if len(shape) >= 2 else str(shape)

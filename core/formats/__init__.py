@@ -1,0 +1,1 @@
+"""Readers and writers, one module per file format. No metric is computed here."""

@@ -1,0 +1,48 @@
+"""Progress reporting and cancellation for long computations.
+
+Every long function in ``referee.core`` accepts ``progress`` (called with
+``(done, total)``) and ``cancel`` (a :class:`CancelToken`). Neither needs an
+event loop, so such functions are tested directly and run unchanged in the
+GUI's worker threads, in CLI worker processes and on Dask workers.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable, Optional
+
+from .errors import CancelledError
+
+ProgressCallback = Callable[[int, int], None]
+
+
+class CancelToken:
+    """A thread-safe flag that a long computation polls between steps."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the computation to stop at its next check."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        """Raise :class:`CancelledError` if :meth:`cancel` was called."""
+        if self._event.is_set():
+            raise CancelledError("cancelled by the user")
+
+
+def check(cancel: Optional[CancelToken]) -> None:
+    """Raise :class:`CancelledError` if ``cancel`` is set; do nothing for ``None``."""
+    if cancel is not None:
+        cancel.raise_if_cancelled()
+
+
+def report(progress: Optional[ProgressCallback], done: int, total: int) -> None:
+    """Call ``progress(done, total)`` if a callback was given."""
+    if progress is not None:
+        progress(done, total)

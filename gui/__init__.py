@@ -1,0 +1,1 @@
+"""Referee desktop application (PySide6). It draws what referee.core computes."""
