@@ -1,0 +1,147 @@
+"""Per-video confusion matrices as CSV: ``category,video,TP,FP,FN,TN[,SE]`` (SPEC §10).
+
+The header row is required; column names are case-insensitive and may come in
+any order; other columns are ignored. Counts are non-negative whole numbers;
+``SE`` (shadow errors) may be absent or empty. A row with an empty category
+cell is a video without category: it becomes a category of its own, named
+after the video (the rule SPEC §10 gives for CDnet folders), so
+``,highway,...`` reads as category ``highway``, video ``highway``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+from typing import Optional, Sequence
+
+from ..confusion import ConfusionMatrix, VideoConfusion
+from ..errors import InputFileError, RefereeError
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("category", "video", "tp", "fp", "fn", "tn")
+HEADER: tuple[str, ...] = ("category", "video", "TP", "FP", "FN", "TN", "SE")
+_EXPECTED = "category,video,TP,FP,FN,TN[,SE]"
+
+
+def read_cm_csv(path: str | Path) -> list[VideoConfusion]:
+    """Read per-video confusion matrices from a CSV file (SPEC §10).
+
+    Raises
+    ------
+    InputFileError
+        Unreadable or empty file, missing column, a count that is not a
+        non-negative whole number, or a (category, video) given twice; the
+        message names the file and the line.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFileError(path, f"cannot read the file ({exc}); check that it exists "
+                                   "and is a UTF-8 text file") from exc
+    return parse_cm_csv(text, path)
+
+
+def parse_cm_csv(text: str, path: str | Path = "<text>") -> list[VideoConfusion]:
+    """Parse the text of a confusion-matrix CSV; ``path`` only names it in errors."""
+    rows = [(n, row) for n, row in _numbered_rows(text) if any(cell.strip() for cell in row)]
+    if not rows:
+        raise InputFileError(path, f"empty file; expected a header {_EXPECTED} and one row "
+                                   "per video")
+    header_line, header = rows[0]
+    columns = {name.strip().lower(): i for i, name in enumerate(header)}
+    for name in REQUIRED_COLUMNS:
+        if name not in columns:
+            raise InputFileError(path, f"line {header_line}: missing column {name!r}; the "
+                                       f"header must name {_EXPECTED}")
+    if len(rows) == 1:
+        raise InputFileError(path, f"no video rows after the header on line {header_line}")
+    videos: list[VideoConfusion] = []
+    first_line: dict[tuple[str, str], int] = {}
+    for line, row in rows[1:]:
+        video = _parse_row(row, columns, path, line)
+        if video.key in first_line:
+            raise InputFileError(path, f"line {line}: video {video.category}/{video.video} "
+                                       f"appears twice (first on line {first_line[video.key]}); "
+                                       "keep one row per video")
+        first_line[video.key] = line
+        videos.append(video)
+    return videos
+
+
+def _numbered_rows(text: str) -> list[tuple[int, list[str]]]:
+    """CSV rows with the 1-based line number each starts on."""
+    reader = csv.reader(io.StringIO(text))
+    rows = []
+    start = 1
+    for row in reader:
+        rows.append((start, row))
+        start = reader.line_num + 1
+    return rows
+
+
+def _cell(row: Sequence[str], columns: dict[str, int], name: str) -> str:
+    index = columns[name]
+    return row[index].strip() if index < len(row) else ""
+
+
+def _parse_row(row: Sequence[str], columns: dict[str, int], path: str | Path,
+               line: int) -> VideoConfusion:
+    video = _cell(row, columns, "video")
+    if not video:
+        raise InputFileError(path, f"line {line}: the video cell is empty; name the video")
+    category = _cell(row, columns, "category") or video
+    counts = [_count(_cell(row, columns, name), name.upper(), path, line)
+              for name in ("tp", "fp", "fn", "tn")]
+    shadow: Optional[int] = None
+    if "se" in columns and _cell(row, columns, "se"):
+        shadow = _count(_cell(row, columns, "se"), "SE", path, line)
+    tp, fp, fn, tn = counts
+    return VideoConfusion(category, video, ConfusionMatrix(tp, fp, fn, tn), shadow)
+
+
+def _count(cell: str, name: str, path: str | Path, line: int) -> int:
+    try:
+        value = int(cell)
+    except ValueError:
+        shown = repr(cell) if cell else "empty"
+        raise InputFileError(path, f"line {line}: {name} is {shown}, not a whole number; "
+                                   "counts are non-negative integers") from None
+    if value < 0:
+        raise InputFileError(path, f"line {line}: {name} is {value}; counts cannot be negative")
+    return value
+
+
+def format_cm_csv(videos: Sequence[VideoConfusion]) -> str:
+    """The CSV text for ``videos`` (header ``category,video,TP,FP,FN,TN,SE``).
+
+    Raises
+    ------
+    RefereeError
+        If a count is not a whole number (normalized matrices cannot be written).
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(HEADER)
+    for v in videos:
+        counts = [_whole(x, v) for x in (v.cm.tp, v.cm.fp, v.cm.fn, v.cm.tn)]
+        se = "" if v.shadow_errors is None else str(v.shadow_errors)
+        writer.writerow([v.category, v.video, *counts, se])
+    return out.getvalue()
+
+
+def write_cm_csv(path: str | Path, videos: Sequence[VideoConfusion]) -> None:
+    """Write ``videos`` to ``path`` as a confusion-matrix CSV (SPEC §10)."""
+    text = format_cm_csv(videos)
+    try:
+        Path(path).write_text(text, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise RefereeError(f"{path}: cannot write the file ({exc.strerror}); check that the "
+                           "folder exists and is writable") from exc
+
+
+def _whole(value: float, video: VideoConfusion) -> str:
+    if not math.isfinite(value) or value != int(value):
+        raise RefereeError(f"video {video.category}/{video.video} has a non-integer count "
+                           f"{value!r}; only raw counts can be written to a confusion-matrix CSV")
+    return str(int(value))
