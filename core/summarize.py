@@ -354,7 +354,7 @@ class MethodResult:
     cdnet: CdnetSummary
 
 
-def evaluate_method(method: str, videos: Sequence[VideoConfusion], scheme: str = "auto",
+def summarize_method(method: str, videos: Sequence[VideoConfusion], scheme: str = "auto",
                     custom: Optional[Mapping[VideoKey, float]] = None) -> MethodResult:
     """:func:`summarize` and :func:`cdnet_procedure` of one method, bundled for reports."""
     return MethodResult(method, tuple(videos), summarize(videos, scheme, custom),

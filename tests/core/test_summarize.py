@@ -17,7 +17,7 @@ from referee.core.errors import RefereeError
 from referee.core.formats.summary_io import (csv_columns, format_results_csv,
                                              format_results_json)
 from referee.core.indicators import INDICATORS, evaluate, evaluate_all
-from referee.core.summarize import (cdnet_procedure, compare_rankings, evaluate_method,
+from referee.core.summarize import (cdnet_procedure, compare_rankings, summarize_method,
                                     rank_methods, resolve_scheme, summarize, video_weights)
 
 # The example also used for stats.txt:
@@ -306,7 +306,7 @@ def test_compare_rankings_needs_two_methods_and_the_same_methods() -> None:
 def test_results_json_is_strict_and_keeps_reasons() -> None:
     quiet = VideoConfusion("c", "quiet", ConfusionMatrix(0, 0, 4, 96))
     busy = VideoConfusion("c", "busy", ConfusionMatrix(6, 2, 2, 90), 1)
-    results = [evaluate_method("M", [quiet, busy]), evaluate_method("N", VIDEOS)]
+    results = [summarize_method("M", [quiet, busy]), summarize_method("N", VIDEOS)]
     ranking = compare_rankings({r.method: r.summary for r in results},
                                {r.method: r.cdnet for r in results}, "precision")
     text = format_results_json(results, [ranking], {"weights": "category"})
@@ -331,7 +331,7 @@ def test_results_json_is_strict_and_keeps_reasons() -> None:
 
 
 def test_results_csv_rows() -> None:
-    results = [evaluate_method("N", VIDEOS)]
+    results = [summarize_method("N", VIDEOS)]
     reader = csv.DictReader(io.StringIO(format_results_csv(results)))
     rows = list(reader)
     assert reader.fieldnames == csv_columns()
@@ -351,7 +351,7 @@ def test_results_csv_rows() -> None:
 def test_results_csv_marks_undefined_cells() -> None:
     quiet = VideoConfusion("c", "quiet", ConfusionMatrix(0, 0, 4, 96))
     busy = VideoConfusion("c", "busy", ConfusionMatrix(6, 2, 2, 90))
-    text = format_results_csv([evaluate_method("M", [quiet, busy])])
+    text = format_results_csv([summarize_method("M", [quiet, busy])])
     rows = list(csv.DictReader(io.StringIO(text)))
     first = rows[0]
     assert first["precision"] == ""

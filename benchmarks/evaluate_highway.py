@@ -1,0 +1,109 @@
+"""Evaluation speed on the real CDnet highway video, against decoding alone.
+
+Prints, from one run (this machine is shared and noisy, so only ratios
+measured side by side count):
+
+* frames per second of ``evaluate_method`` with one process;
+* the time of decoding the same ground-truth and result PNGs and nothing else;
+* the ratio evaluate / decode-only (target <= 1.15);
+* the speed-up of two worker processes over one (target >= 1.7);
+* the peak memory traced during evaluation of a short and of the full
+  temporal ROI (it must not grow with the number of frames).
+
+The result evaluated is OpenCV's MOG2 run on the video's input frames; it is
+computed once into a cache folder outside the repository.
+
+Usage: python benchmarks/evaluate_highway.py [--rounds N] [--cache DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import cv2
+
+from referee.core.evaluate import evaluate_method, evaluate_video
+from referee.core.formats.cdnet import load_video
+from referee.core.frames import CdnetResultSource
+
+HIGHWAY = Path(__file__).resolve().parents[1].parent / "shared/data/cdnet2014/baseline/highway"
+
+
+def make_result(video_folder: Path, out: Path) -> Path:
+    """Run MOG2 over every input frame; write ``bin%06d.png`` (0/255) into ``out``."""
+    done = out / ".complete"
+    if done.exists():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    subtractor = cv2.createBackgroundSubtractorMOG2(detectShadows=True)
+    for path in sorted((video_folder / "input").glob("in*.jpg")):
+        mask = subtractor.apply(cv2.imread(str(path)))
+        mask[mask != 255] = 0
+        cv2.imwrite(str(out / f"bin{path.stem[2:]}.png"), mask)
+    done.touch()
+    return out
+
+
+def decode_only(video, result_folder: Path) -> float:
+    """Seconds to decode the GT and result PNGs of the temporal ROI, nothing else."""
+    start = time.perf_counter()
+    for i in video.frames:
+        cv2.imread(str(video.gt_path(i)), cv2.IMREAD_GRAYSCALE)
+        cv2.imread(str(result_folder / f"bin{i:06d}.png"), cv2.IMREAD_GRAYSCALE)
+    return time.perf_counter() - start
+
+
+def evaluate_seconds(video, results_root: Path, workers: int) -> float:
+    start = time.perf_counter()
+    evaluate_method([video], results_root, workers=workers)
+    return time.perf_counter() - start
+
+
+def peak_traced_mib(video, result_folder: Path, frames: range) -> float:
+    tracemalloc.start()
+    evaluate_video(video, CdnetResultSource(result_folder, video.first), frames=frames)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating rounds; the fastest time of each kind is kept")
+    parser.add_argument("--cache", type=Path,
+                        default=Path(tempfile.gettempdir()) / "referee-bench" / "highway-mog2")
+    args = parser.parse_args()
+
+    video = load_video(HIGHWAY, category="baseline")
+    result_folder = make_result(HIGHWAY, args.cache)
+    n = len(video.frames)
+
+    times: dict[str, list[float]] = {"decode": [], "eval1": [], "eval2": []}
+    for _ in range(args.rounds):
+        times["decode"].append(decode_only(video, result_folder))
+        times["eval1"].append(evaluate_seconds(video, result_folder, workers=1))
+        times["eval2"].append(evaluate_seconds(video, result_folder, workers=2))
+    decode, eval1, eval2 = (min(times[k]) for k in ("decode", "eval1", "eval2"))
+
+    short = range(video.first, video.first + 100)
+    peak_short = peak_traced_mib(video, result_folder, short)
+    peak_full = peak_traced_mib(video, result_folder, video.frames)
+
+    print(f"highway, frames {video.first}-{video.last} ({n} frames), "
+          f"best of {args.rounds} alternating rounds")
+    print(f"decode GT + result PNGs only : {decode:7.3f} s  ({n / decode:7.1f} frames/s)")
+    print(f"evaluate, 1 process          : {eval1:7.3f} s  ({n / eval1:7.1f} frames/s)")
+    print(f"evaluate, 2 processes        : {eval2:7.3f} s  ({n / eval2:7.1f} frames/s)")
+    print(f"ratio evaluate / decode-only : {eval1 / decode:7.3f}   (target <= 1.15)")
+    print(f"speed-up with 2 processes    : {eval1 / eval2:7.3f}x  (target >= 1.7)")
+    print(f"peak traced memory, 100 frames : {peak_short:6.2f} MiB")
+    print(f"peak traced memory, {n} frames: {peak_full:6.2f} MiB")
+
+
+if __name__ == "__main__":
+    main()

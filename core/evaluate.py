@@ -1,0 +1,442 @@
+"""Streaming evaluation of pixel masks against CDnet ground truth (SPEC §1, §3).
+
+Frames are read one at a time and never held together. A video's counts are
+the sum of its frames' counts, so a video splits into contiguous frame chunks
+that worker processes evaluate independently (DESIGN "Long work"); the
+chunks' counts are then added up.
+
+Per-frame counts are ``int64`` arrays with columns :data:`PER_FRAME_COLUMNS`
+``(frame, tp, fp, fn, tn, se)``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import math
+import multiprocessing
+import multiprocessing.context
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence, Union
+
+import cv2
+import numpy as np
+
+from .confusion import ConfusionMatrix, VideoConfusion
+from .curves import Curves, roc_pr_curves
+from .errors import InvalidOptionError, RefereeError, SizeMismatchError
+from .formats.cdnet import GROUNDTRUTH_DIR, VideoSpec, read_gt, read_roi
+from .frames import CdnetResultSource, FrameSource
+from .pixel import COUNT_COLUMNS, N_LEVELS, FrameCounter, check_threshold, threshold_confusions
+from .progress import CancelToken, ProgressCallback, check, report
+
+PER_FRAME_COLUMNS: tuple[str, ...] = ("frame",) + COUNT_COLUMNS
+"""Columns of :attr:`VideoEvaluation.per_frame`."""
+
+FrameNumbers = Union[range, Sequence[int]]
+
+
+@dataclass(frozen=True, eq=False)
+class VideoEvaluation:
+    """A method's counts on one video (SPEC §1).
+
+    Attributes
+    ----------
+    category, video
+        The video's key.
+    total
+        Confusion matrix summed over the evaluated frames, in pixels.
+    shadow_errors
+        Detected pixels on hard-shadow ground truth (also counted in ``total.fp``).
+    per_frame
+        ``int64`` array ``(n_frames, 6)``, columns :data:`PER_FRAME_COLUMNS`.
+    threshold
+        The detection threshold option used (``None``: value == 255).
+    """
+
+    category: str
+    video: str
+    total: ConfusionMatrix
+    shadow_errors: int
+    per_frame: np.ndarray
+    threshold: Optional[int] = None
+
+    @classmethod
+    def from_per_frame(cls, category: str, video: str, per_frame: np.ndarray,
+                       threshold: Optional[int] = None) -> "VideoEvaluation":
+        """Build from per-frame counts, summing them."""
+        rows = np.asarray(per_frame, dtype=np.int64).reshape(-1, len(PER_FRAME_COLUMNS))
+        tp, fp, fn, tn, se = (int(v) for v in rows[:, 1:].sum(axis=0))
+        return cls(category, video, ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn), se, rows,
+                   threshold)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.category, self.video)
+
+    @property
+    def confusion(self) -> VideoConfusion:
+        """The total as a :class:`VideoConfusion` (what summaries take)."""
+        return VideoConfusion(self.category, self.video, self.total, self.shadow_errors)
+
+    @property
+    def frames(self) -> np.ndarray:
+        """The evaluated frame numbers."""
+        return self.per_frame[:, 0]
+
+    def frame_confusion(self, i: int) -> ConfusionMatrix:
+        """Confusion matrix of frame ``i`` alone.
+
+        Raises
+        ------
+        InvalidOptionError
+            If frame ``i`` was not evaluated.
+        """
+        where = np.flatnonzero(self.per_frame[:, 0] == i)
+        if where.size == 0:
+            raise InvalidOptionError(f"frame {i} of {self.category}/{self.video} was not evaluated")
+        _, tp, fp, fn, tn, _ = (int(v) for v in self.per_frame[where[0]])
+        return ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn)
+
+
+@dataclass(frozen=True, eq=False)
+class VideoHistograms:
+    """Score histograms of a soft result on one video, summed over frames (SPEC §3).
+
+    ``histograms`` is ``int64`` ``(3, 256)``: rows static (GT 0), shadow
+    (GT 50), motion (GT 255); column ``s`` counts evaluated pixels of score ``s``.
+    """
+
+    category: str
+    video: str
+    histograms: np.ndarray
+    n_frames: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.category, self.video)
+
+    def confusions(self) -> np.ndarray:
+        """``(256, 5)`` counts ``tp, fp, fn, tn, se``, row ``T``: detected iff score >= T."""
+        return threshold_confusions(self.histograms)
+
+    def curves(self) -> Curves:
+        """ROC and PR curves of this video."""
+        return roc_pr_curves(self.histograms)
+
+
+# ---------------------------------------------------------------------------
+# One video, streaming
+
+
+def _frame_numbers(video: VideoSpec, frames: Optional[Iterable[int]]) -> FrameNumbers:
+    if frames is None:
+        return video.frames
+    numbers: FrameNumbers = frames if isinstance(frames, range) else [int(i) for i in frames]
+    if len(numbers) and (numbers[0] < 1 or any(b <= a for a, b in zip(numbers, numbers[1:]))):
+        raise InvalidOptionError("frames to evaluate must be increasing frame numbers from 1")
+    return numbers
+
+
+def _frames_with_truth(video: VideoSpec, source: FrameSource, numbers: FrameNumbers,
+                       roi_shape: tuple[int, ...], cancel: Optional[CancelToken]
+                       ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """``(i, gt, result)`` for each frame, sizes checked against the ROI."""
+    gt_prefix = os.path.join(os.fspath(video.folder), GROUNDTRUTH_DIR, "gt")
+    for i, result in source.iter_frames(numbers):
+        check(cancel)
+        gt_name = f"{gt_prefix}{i:06d}.png"
+        gt = read_gt(gt_name, i)
+        if gt.shape != roi_shape:
+            raise SizeMismatchError(gt_name, gt.shape, video.roi_path, roi_shape)
+        if result.shape != roi_shape:
+            raise SizeMismatchError(source.path_of(i), result.shape, gt_name, gt.shape)
+        yield i, gt, result
+
+
+def evaluate_video(video: VideoSpec, source: FrameSource, threshold: Optional[int] = None,
+                   frames: Optional[Iterable[int]] = None,
+                   progress: Optional[ProgressCallback] = None,
+                   cancel: Optional[CancelToken] = None) -> VideoEvaluation:
+    """Count one method's masks on one video, frame by frame (SPEC §1).
+
+    Parameters
+    ----------
+    video
+        The video (ground truth, ROI, temporal ROI).
+    source
+        The method's masks for this video.
+    threshold
+        ``None``: a mask value of 255 is a detection; ``T``: values ``>= T`` are.
+    frames
+        Increasing frame numbers to evaluate; default the temporal ROI.
+    progress, cancel
+        Called with ``(frames done, frames total)`` / polled after every frame.
+
+    Raises
+    ------
+    MissingFrameError, InputFileError, SizeMismatchError
+        For missing or unreadable files and mismatched sizes, naming the files.
+    CancelledError
+        If ``cancel`` is set.
+    """
+    counter = FrameCounter(read_roi(video.roi_path), threshold)
+    numbers = _frame_numbers(video, frames)
+    total = len(numbers)
+    rows = np.zeros((total, len(PER_FRAME_COLUMNS)), dtype=np.int64)
+    check(cancel)
+    k = 0
+    for i, gt, result in _frames_with_truth(video, source, numbers, counter.shape, cancel):
+        rows[k, 0] = i
+        rows[k, 1:] = counter.counts(gt, result)
+        k += 1
+        report(progress, k, total)
+    return VideoEvaluation.from_per_frame(video.category, video.name, rows[:k], counter.threshold)
+
+
+def score_histograms_video(video: VideoSpec, source: FrameSource,
+                           frames: Optional[Iterable[int]] = None,
+                           progress: Optional[ProgressCallback] = None,
+                           cancel: Optional[CancelToken] = None) -> VideoHistograms:
+    """Score histograms of a soft result (score maps 0..255) on one video (SPEC §3).
+
+    Parameters are those of :func:`evaluate_video`; there is no threshold,
+    since the histograms hold every threshold at once.
+    """
+    counter = FrameCounter(read_roi(video.roi_path))
+    numbers = _frame_numbers(video, frames)
+    total = len(numbers)
+    summed = np.zeros((3, N_LEVELS), dtype=np.int64)
+    check(cancel)
+    k = 0
+    for _, gt, scores in _frames_with_truth(video, source, numbers, counter.shape, cancel):
+        summed += counter.score_histograms(gt, scores)
+        k += 1
+        report(progress, k, total)
+    return VideoHistograms(video.category, video.name, summed, k)
+
+
+# ---------------------------------------------------------------------------
+# Many videos, optionally in worker processes
+
+
+class _Chunk(NamedTuple):
+    """A contiguous range of one video's frames, evaluated in a worker process."""
+
+    kind: str  # "counts" or "histograms"
+    index: int  # position of the video in the job list
+    video: VideoSpec
+    source: FrameSource
+    threshold: Optional[int]
+    first: int
+    last: int
+
+
+class _Failure(NamedTuple):
+    """A user error raised in a worker, in a form that survives pickling."""
+
+    kind: type
+    message: str
+    state: dict[str, Any]
+
+    def rebuild(self) -> RefereeError:
+        error = self.kind.__new__(self.kind)
+        Exception.__init__(error, self.message)
+        error.__dict__.update(self.state)
+        return error
+
+
+def _run_chunk(chunk: _Chunk) -> Union[np.ndarray, _Failure]:
+    """Evaluate one chunk (module level so worker processes can run it)."""
+    frames = range(chunk.first, chunk.last + 1)
+    try:
+        if chunk.kind == "counts":
+            return evaluate_video(chunk.video, chunk.source, chunk.threshold, frames).per_frame
+        return score_histograms_video(chunk.video, chunk.source, frames).histograms
+    except RefereeError as error:
+        return _Failure(type(error), str(error), dict(vars(error)))
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """How worker processes start: never a plain fork of this process.
+
+    Forking a process that runs threads (the GUI) is unsafe. ``forkserver``
+    forks workers from a clean server process that has this module preloaded,
+    so workers start in milliseconds; frozen apps and Windows use ``spawn``.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    if getattr(sys, "frozen", False) or "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
+
+
+def _init_worker() -> None:
+    cv2.setNumThreads(1)  # one process per core already
+
+
+def frame_chunks(first: int, last: int, size: int) -> list[tuple[int, int]]:
+    """Split ``first..last`` (inclusive) into contiguous ranges of at most ``size`` frames."""
+    if size < 1:
+        raise ValueError(f"chunk size must be positive, got {size}")
+    return [(a, min(a + size - 1, last)) for a in range(first, last + 1, size)]
+
+
+def _plan(kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: Optional[int],
+          workers: int) -> list[_Chunk]:
+    total = sum(video.n_frames for video, _ in jobs)
+    size = max(16, math.ceil(total / (4 * workers)))
+    chunks = []
+    for index, (video, source) in enumerate(jobs):
+        # Sequential decoders (video files) would re-decode from the start per chunk.
+        chunk_size = size if getattr(source, "random_access", True) else video.n_frames
+        for first, last in frame_chunks(video.first, video.last, chunk_size):
+            chunks.append(_Chunk(kind, index, video, source, threshold, first, last))
+    return chunks
+
+
+def _run_parallel(chunks: list[_Chunk], workers: int, progress: Optional[ProgressCallback],
+                  cancel: Optional[CancelToken]) -> list[list[tuple[int, Any]]]:
+    """Run chunks in a process pool; per job index, the ``(first, result)`` pairs."""
+    total = sum(c.last - c.first + 1 for c in chunks)
+    results: list[list[tuple[int, Any]]] = [[] for _ in range(1 + max(c.index for c in chunks))]
+    executor = cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                                      initializer=_init_worker)
+    try:
+        pending = {executor.submit(_run_chunk, c): c for c in chunks}
+        done_frames = 0
+        while pending:
+            check(cancel)
+            finished, _ = cf.wait(pending, timeout=0.1, return_when=cf.FIRST_COMPLETED)
+            for future in finished:
+                chunk = pending.pop(future)
+                outcome = future.result()
+                if isinstance(outcome, _Failure):
+                    raise outcome.rebuild()
+                results[chunk.index].append((chunk.first, outcome))
+                done_frames += chunk.last - chunk.first + 1
+                report(progress, done_frames, total)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    return results
+
+
+def _assemble(kind: str, video: VideoSpec, pieces: list[tuple[int, Any]],
+              threshold: Optional[int]) -> Union[VideoEvaluation, VideoHistograms]:
+    """Add up one video's chunk results (counts add up, SPEC §2)."""
+    pieces = sorted(pieces, key=lambda piece: piece[0])
+    if kind == "counts":
+        rows = np.concatenate([rows for _, rows in pieces])
+        return VideoEvaluation.from_per_frame(video.category, video.name, rows, threshold)
+    summed = np.sum([h for _, h in pieces], axis=0, dtype=np.int64)
+    return VideoHistograms(video.category, video.name, summed, video.n_frames)
+
+
+def _check_workers(workers: int) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidOptionError(f"workers must be a whole number >= 1, not {workers!r}")
+    return workers
+
+
+def _run_jobs(kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: Optional[int],
+              workers: int, progress: Optional[ProgressCallback],
+              cancel: Optional[CancelToken]) -> list[Any]:
+    workers = _check_workers(workers)
+    threshold = check_threshold(threshold)
+    total = sum(video.n_frames for video, _ in jobs)
+    if not jobs:
+        return []
+    chunks = _plan(kind, jobs, threshold, workers)
+    if workers > 1 and len(chunks) > 1:
+        parts = _run_parallel(chunks, workers, progress, cancel)
+        return [_assemble(kind, video, pieces, threshold)
+                for (video, _), pieces in zip(jobs, parts)]
+    out = []
+    offset = 0
+    for video, source in jobs:
+        def step(done: int, _: int, offset: int = offset) -> None:
+            report(progress, offset + done, total)
+        if kind == "counts":
+            out.append(evaluate_video(video, source, threshold, None, step, cancel))
+        else:
+            out.append(score_histograms_video(video, source, None, step, cancel))
+        offset += video.n_frames
+    return out
+
+
+def evaluate_videos(jobs: Sequence[tuple[VideoSpec, FrameSource]],
+                    threshold: Optional[int] = None, workers: int = 1,
+                    progress: Optional[ProgressCallback] = None,
+                    cancel: Optional[CancelToken] = None) -> list[VideoEvaluation]:
+    """Evaluate ``(video, source)`` pairs over their temporal ROIs (SPEC §1).
+
+    With ``workers > 1`` every video's frames are split into contiguous
+    chunks evaluated by that many worker processes, and the chunks' counts
+    are summed; the result is identical to ``workers=1``. Sources must then be
+    picklable, and a script calling this must guard its top level with
+    ``if __name__ == "__main__":`` (workers import the main module). Progress
+    counts frames over all videos; cancellation stops after the running chunks.
+    """
+    return _run_jobs("counts", jobs, threshold, workers, progress, cancel)
+
+
+def result_sources(videos: Sequence[VideoSpec], results_root: str | Path
+                   ) -> list[CdnetResultSource]:
+    """Each video's result frames under a method's results root (SPEC §10).
+
+    A one-video dataset also accepts a results root that is the video's own
+    result folder.
+
+    Raises
+    ------
+    InputFileError
+        If a video's result folder is missing or holds no frame.
+    """
+    single = len(videos) == 1
+    return [CdnetResultSource.for_video(results_root, v, single_video=single) for v in videos]
+
+
+def evaluate_method(videos: Sequence[VideoSpec], results_root: str | Path,
+                    threshold: Optional[int] = None, workers: int = 1,
+                    progress: Optional[ProgressCallback] = None,
+                    cancel: Optional[CancelToken] = None) -> list[VideoEvaluation]:
+    """Evaluate one method's CDnet result tree on every video (SPEC §1, §10).
+
+    Parameters
+    ----------
+    videos
+        The dataset's videos (e.g. from :func:`~referee.core.formats.cdnet.discover_videos`).
+    results_root
+        ``<results>/<category>/<video>/bin%06d.png`` (or without the category level).
+    threshold
+        Detection threshold option (``None``: value == 255).
+    workers
+        Worker processes; 1 evaluates in this process.
+    progress, cancel
+        Progress in frames over all videos; cancellation token.
+
+    Returns
+    -------
+    One :class:`VideoEvaluation` per video, in the order of ``videos``.
+    """
+    check_threshold(threshold)
+    jobs = list(zip(videos, result_sources(videos, results_root)))
+    return evaluate_videos(jobs, threshold, workers, progress, cancel)
+
+
+def score_histograms_method(videos: Sequence[VideoSpec], results_root: str | Path,
+                            workers: int = 1, progress: Optional[ProgressCallback] = None,
+                            cancel: Optional[CancelToken] = None) -> list[VideoHistograms]:
+    """Score histograms of a soft result tree (score maps 0..255) on every video (SPEC §3)."""
+    jobs = list(zip(videos, result_sources(videos, results_root)))
+    return _run_jobs("histograms", jobs, None, workers, progress, cancel)
+
+
+__all__ = [
+    "PER_FRAME_COLUMNS", "VideoEvaluation", "VideoHistograms", "evaluate_video",
+    "score_histograms_video", "evaluate_videos", "evaluate_method", "score_histograms_method",
+    "result_sources", "frame_chunks",
+]

@@ -1,0 +1,323 @@
+"""CDnet 2014 dataset folders and result folders (SPEC §1, §10).
+
+A dataset is ``<root>/<category>/<video>/`` where each video folder holds
+``input/in%06d.jpg``, ``groundtruth/gt%06d.png``, ``ROI.bmp`` and
+``temporalROI.txt``. A video folder directly under the root, or a root that is
+itself a video folder, is a category of its own named after the video.
+
+A method's results are ``<results>/<category>/<video>/bin%06d.png`` (also
+``.jpg .jpeg .bmp .ppm``, probed in that order); ``<results>/<video>/`` is
+accepted when the category level is absent, and for a one-video dataset the
+results root may be the video's result folder itself.
+
+Reading only: no measure is computed here.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import cv2
+import numpy as np
+
+from ..errors import InputFileError, MissingFrameError
+
+INPUT_DIR = "input"
+GROUNDTRUTH_DIR = "groundtruth"
+ROI_FILE = "ROI.bmp"
+TEMPORAL_ROI_FILE = "temporalROI.txt"
+RESULT_PREFIX = "bin"
+RESULT_EXTENSIONS: tuple[str, ...] = (".png", ".jpg", ".jpeg", ".bmp", ".ppm")
+"""Extensions of result frames, in the order they are probed."""
+
+
+@dataclass(frozen=True)
+class VideoSpec:
+    """One CDnet video: where its files are and which frames are evaluated.
+
+    ``first`` and ``last`` are the 1-based, inclusive frame numbers of the
+    temporal ROI (SPEC §1).
+    """
+
+    category: str
+    name: str
+    folder: Path
+    first: int
+    last: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """``(category, name)``, unique within a dataset."""
+        return (self.category, self.name)
+
+    @property
+    def frames(self) -> range:
+        """The evaluated frame numbers, ``first..last``."""
+        return range(self.first, self.last + 1)
+
+    @property
+    def n_frames(self) -> int:
+        """Number of evaluated frames."""
+        return self.last - self.first + 1
+
+    @property
+    def roi_path(self) -> Path:
+        return self.folder / ROI_FILE
+
+    @property
+    def temporal_roi_path(self) -> Path:
+        return self.folder / TEMPORAL_ROI_FILE
+
+    def gt_path(self, i: int) -> Path:
+        """Ground-truth file of frame ``i`` (1-based)."""
+        return self.folder / GROUNDTRUTH_DIR / f"gt{i:06d}.png"
+
+    def input_path(self, i: int) -> Path:
+        """Input image of frame ``i`` (1-based)."""
+        return self.folder / INPUT_DIR / f"in{i:06d}.jpg"
+
+
+# ---------------------------------------------------------------------------
+# Images
+
+
+def read_grey(path: str | Path, what: str = "image", frame: Optional[int] = None) -> np.ndarray:
+    """Decode an image file to grey levels, ``uint8``, shape ``(h, w)``.
+
+    Colour and palette images are converted to grey levels (never raw palette
+    indices).
+
+    Parameters
+    ----------
+    path
+        Image file.
+    what
+        What the file is, for messages ("ground truth", "result", ...).
+    frame
+        The 1-based frame number the file holds, if any, for messages.
+
+    Raises
+    ------
+    MissingFrameError
+        If ``frame`` is given and the file does not exist.
+    InputFileError
+        If the file does not exist, or cannot be decoded as an image.
+    """
+    name = os.fspath(path)
+    image = cv2.imread(name, cv2.IMREAD_GRAYSCALE)
+    if image is not None:
+        return image
+    if not os.path.exists(name):
+        if frame is not None:
+            raise MissingFrameError(path, f"{what} of frame {frame} is missing; "
+                                          f"every evaluated frame needs this file")
+        raise InputFileError(path, f"{what} file is missing")
+    at = f" (frame {frame})" if frame is not None else ""
+    raise InputFileError(path, f"cannot decode this {what}{at} as an image: the file is "
+                               f"corrupt or in an unsupported format; re-save it as PNG")
+
+
+def read_gt(path: str | Path, frame: Optional[int] = None) -> np.ndarray:
+    """Ground-truth grey levels (0, 50, 85, 170, 255), ``uint8``, shape ``(h, w)``."""
+    return read_grey(path, "ground truth", frame)
+
+
+def read_roi(path: str | Path) -> np.ndarray:
+    """Region of interest: ``True`` where the grey level of ``ROI.bmp`` is > 0.
+
+    The file is decoded to grey levels first: CDnet's ``ROI.bmp`` is often a
+    palette image whose index 0 is white, so raw indices would invert it.
+    """
+    return read_grey(path, "region of interest (ROI.bmp)") > 0
+
+
+# ---------------------------------------------------------------------------
+# Temporal ROI and discovery
+
+
+def read_temporal_roi(path: str | Path) -> tuple[int, int]:
+    """Read ``temporalROI.txt``: the first and last evaluated frames (1-based, inclusive).
+
+    Raises
+    ------
+    InputFileError
+        If the file is missing, does not hold exactly two whole numbers
+        ``first last``, or the range is empty (``first > last``) or starts below 1.
+    """
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise InputFileError(p, "temporal ROI file is missing; it must hold the first and last "
+                                "evaluated frame numbers, e.g. '470 1700'") from None
+    except UnicodeDecodeError:
+        raise InputFileError(p, "temporal ROI file is not text; it must hold two frame "
+                                "numbers 'first last', e.g. '470 1700'") from None
+    except OSError as error:
+        raise InputFileError(p, f"cannot read the temporal ROI file: {error.strerror}") from None
+    fields = text.split()
+    try:
+        first, last = (int(f) for f in fields)
+    except ValueError:
+        shown = text.strip()[:60]
+        raise InputFileError(p, f"expected two whole numbers 'first last' (1-based frame "
+                                f"numbers, inclusive), found {shown!r}") from None
+    if first < 1:
+        raise InputFileError(p, f"first frame is {first} but frames are numbered from 1")
+    if first > last:
+        raise InputFileError(p, f"the temporal ROI is empty: first frame {first} is after "
+                                f"last frame {last}, so no frame would be evaluated; "
+                                f"fix the two numbers")
+    return first, last
+
+
+def is_video_folder(path: str | Path) -> bool:
+    """Whether ``path`` looks like a CDnet video folder.
+
+    It does if it has a ``groundtruth/`` folder or a ``temporalROI.txt`` file.
+    """
+    p = Path(path)
+    return (p / GROUNDTRUTH_DIR).is_dir() or (p / TEMPORAL_ROI_FILE).is_file()
+
+
+def load_video(folder: str | Path, category: Optional[str] = None) -> VideoSpec:
+    """Describe one video folder.
+
+    Parameters
+    ----------
+    folder
+        The video folder.
+    category
+        Its category; by default the video is a category of its own, named after it.
+
+    Raises
+    ------
+    InputFileError
+        If ``groundtruth/``, ``ROI.bmp`` or a valid ``temporalROI.txt`` is missing.
+    """
+    p = Path(folder)
+    if not p.is_dir():
+        raise InputFileError(p, "video folder does not exist")
+    if not (p / GROUNDTRUTH_DIR).is_dir():
+        raise InputFileError(p, f"not a CDnet video folder: it has no '{GROUNDTRUTH_DIR}' folder")
+    if not (p / ROI_FILE).is_file():
+        raise InputFileError(p / ROI_FILE, "region of interest file is missing; CDnet videos "
+                                           "need a ROI.bmp (white inside the region)")
+    first, last = read_temporal_roi(p / TEMPORAL_ROI_FILE)
+    return VideoSpec(category=category if category is not None else p.name,
+                     name=p.name, folder=p, first=first, last=last)
+
+
+def discover_videos(root: str | Path) -> list[VideoSpec]:
+    """All videos of a CDnet dataset, sorted by category then name (SPEC §10).
+
+    ``root`` may be a dataset (``<root>/<category>/<video>``), a folder of
+    video folders, a mix of both, or a single video folder. A video without a
+    category level is a category of its own named after the video.
+
+    Raises
+    ------
+    InputFileError
+        If ``root`` does not exist or holds no video folder.
+    """
+    p = Path(root)
+    if not p.is_dir():
+        raise InputFileError(p, "dataset folder does not exist")
+    if is_video_folder(p):
+        return [load_video(p)]
+    videos: list[VideoSpec] = []
+    for child in _subfolders(p):
+        if is_video_folder(child):
+            videos.append(load_video(child))
+            continue
+        for grandchild in _subfolders(child):
+            if is_video_folder(grandchild):
+                videos.append(load_video(grandchild, category=child.name))
+    if not videos:
+        raise InputFileError(p, "no CDnet video found: expected <category>/<video>/ folders "
+                                "holding groundtruth/, ROI.bmp and temporalROI.txt")
+    return sorted(videos, key=lambda v: v.key)
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    return sorted(c for c in folder.iterdir() if c.is_dir() and not c.name.startswith("."))
+
+
+# ---------------------------------------------------------------------------
+# Results
+
+
+def result_file_name(i: int, extension: str = ".png") -> str:
+    """File name of result frame ``i``: ``bin%06d`` plus the extension."""
+    return f"{RESULT_PREFIX}{i:06d}{extension}"
+
+
+def result_pattern_text() -> str:
+    """The result file names looked for, for messages."""
+    others = " ".join(RESULT_EXTENSIONS[1:])
+    return f"{RESULT_PREFIX}%06d{RESULT_EXTENSIONS[0]} (or {others})"
+
+
+def find_result_folder(results_root: str | Path, video: VideoSpec,
+                       single_video: bool = False) -> Path:
+    """The folder holding a method's results for one video.
+
+    Tries ``<results>/<category>/<video>``, then ``<results>/<video>``, then,
+    when the dataset is a single video, ``<results>`` itself.
+
+    Raises
+    ------
+    InputFileError
+        If the results root or every candidate folder is missing.
+    """
+    root = Path(results_root)
+    if not root.is_dir():
+        raise InputFileError(root, "results folder does not exist")
+    candidates = [root / video.category / video.name, root / video.name]
+    if single_video:
+        candidates.append(root)
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    tried = ", ".join(str(c) for c in candidates)
+    raise InputFileError(root, f"no results for video {video.category}/{video.name}: "
+                               f"none of these folders exists: {tried}")
+
+
+def find_result_file(folder: str | Path, i: int,
+                     extensions: tuple[str, ...] = RESULT_EXTENSIONS) -> Optional[Path]:
+    """The existing file of result frame ``i``, probing ``extensions`` in order.
+
+    Returns ``None`` if there is none.
+    """
+    for extension in extensions:
+        candidate = Path(folder) / result_file_name(i, extension)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def result_extension(folder: str | Path, first: int) -> str:
+    """The extension of a video's result frames, decided once per video.
+
+    Probes frame ``first`` with every extension in order; if that frame is
+    absent, takes the first extension that any ``bin*`` file of the folder has.
+
+    Raises
+    ------
+    InputFileError
+        If the folder holds no result frame at all.
+    """
+    found = find_result_file(folder, first)
+    if found is not None:
+        return found.suffix
+    escaped = glob.escape(os.fspath(folder))
+    for extension in RESULT_EXTENSIONS:
+        if glob.glob(os.path.join(escaped, f"{RESULT_PREFIX}{'[0-9]' * 6}{extension}")):
+            return extension
+    raise InputFileError(folder, f"this result folder holds no frame at all: looked for "
+                                 f"{result_pattern_text()}")

@@ -1,0 +1,18 @@
+"""Fixtures shared by the test suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.core.demo import DemoLayout, write_demo
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+HIGHWAY = REPOSITORY.parent / "shared" / "data" / "cdnet2014" / "baseline" / "highway"
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoLayout:
+    """The demo dataset and its methods' results, written once per test session."""
+    return write_demo(tmp_path_factory.mktemp("demo") / "demo")
