@@ -22,6 +22,10 @@ class InputFileError(RefereeError):
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
 
+    def __reduce__(self):
+        # Rebuild from the constructor's arguments, so worker processes can send it back.
+        return (type(self), (self.path, self.problem))
+
 
 class MissingFrameError(InputFileError):
     """A frame file that the temporal ROI or the ground truth requires is absent."""
@@ -33,10 +37,15 @@ class SizeMismatchError(RefereeError):
     def __init__(self, first: str | Path, first_shape: tuple[int, ...],
                  second: str | Path, second_shape: tuple[int, ...]) -> None:
         self.first, self.second = Path(first), Path(second)
+        self._arguments = (first, first_shape, second, second_shape)
         super().__init__(
             f"size mismatch: {self.first} is {_size(first_shape)} but "
             f"{self.second} is {_size(second_shape)}; both must have the same width and height"
         )
+
+
+    def __reduce__(self):
+        return (type(self), self._arguments)
 
 
 class InvalidOptionError(RefereeError):

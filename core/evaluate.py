@@ -26,7 +26,7 @@ import numpy as np
 
 from .confusion import ConfusionMatrix, VideoConfusion
 from .curves import Curves, roc_pr_curves
-from .errors import InvalidOptionError, RefereeError, SizeMismatchError
+from .errors import InvalidOptionError, SizeMismatchError
 from .formats.cdnet import GROUNDTRUTH_DIR, VideoSpec, read_gt, read_roi
 from .frames import CdnetResultSource, FrameSource
 from .pixel import COUNT_COLUMNS, N_LEVELS, FrameCounter, check_threshold, threshold_confusions
@@ -234,29 +234,16 @@ class _Chunk(NamedTuple):
     last: int
 
 
-class _Failure(NamedTuple):
-    """A user error raised in a worker, in a form that survives pickling."""
+def _run_chunk(chunk: _Chunk) -> np.ndarray:
+    """Evaluate one chunk (module level so worker processes can run it).
 
-    kind: type
-    message: str
-    state: dict[str, Any]
-
-    def rebuild(self) -> RefereeError:
-        error = self.kind.__new__(self.kind)
-        Exception.__init__(error, self.message)
-        error.__dict__.update(self.state)
-        return error
-
-
-def _run_chunk(chunk: _Chunk) -> Union[np.ndarray, _Failure]:
-    """Evaluate one chunk (module level so worker processes can run it)."""
+    A :class:`RefereeError` raised here reaches the parent unchanged (the
+    error classes pickle).
+    """
     frames = range(chunk.first, chunk.last + 1)
-    try:
-        if chunk.kind == "counts":
-            return evaluate_video(chunk.video, chunk.source, chunk.threshold, frames).per_frame
-        return score_histograms_video(chunk.video, chunk.source, frames).histograms
-    except RefereeError as error:
-        return _Failure(type(error), str(error), dict(vars(error)))
+    if chunk.kind == "counts":
+        return evaluate_video(chunk.video, chunk.source, chunk.threshold, frames).per_frame
+    return score_histograms_video(chunk.video, chunk.source, frames).histograms
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -314,8 +301,6 @@ def _run_parallel(chunks: list[_Chunk], workers: int, progress: Optional[Progres
             for future in finished:
                 chunk = pending.pop(future)
                 outcome = future.result()
-                if isinstance(outcome, _Failure):
-                    raise outcome.rebuild()
                 results[chunk.index].append((chunk.first, outcome))
                 done_frames += chunk.last - chunk.first + 1
                 report(progress, done_frames, total)
