@@ -36,8 +36,16 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
                         help="dataset root (<category>/<video>/{groundtruth,ROI.bmp,"
                              "temporalROI.txt}) or one video folder")
     parser.add_argument("results", type=Path, nargs="+", metavar="RESULTS",
-                        help="a method's results root holding <category>/<video>/bin%%06d.png; "
-                             "the folder name is the method's name")
+                        help="a method's results root holding <category>/<video>/bin%%06d.png, "
+                             "or, for a one-video dataset, its result folder or a mask video "
+                             "file; the folder or file name is the method's name")
+    parser.add_argument("--pattern", metavar="PATTERN",
+                        help="result file names inside each video's result folder, e.g. "
+                             "'mask_%%04d.png' or '{:05d}.png' (default: CDnet's bin%%06d with "
+                             ".png .jpg .jpeg .bmp .ppm probed in that order)")
+    parser.add_argument("--offset", type=int, default=0, metavar="K",
+                        help="with --pattern: frame i is file number i+K (-1 for files "
+                             "numbered from 0)")
     parser.add_argument("--threshold", type=int, metavar="T",
                         help="a result pixel is positive iff its value >= T (for soft or lossy "
                              "masks); default: positive iff exactly 255")
@@ -60,7 +68,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         progress, close = tqdm_progress(f"evaluating {method}", "frame", not args.quiet)
         try:
             evaluations = evaluate_method(videos, results_root, threshold=args.threshold,
-                                           workers=args.workers, progress=progress)
+                                          workers=args.workers, progress=progress,
+                                          pattern=args.pattern, offset=args.offset)
         finally:
             close()
         method_videos[method] = [e.confusion for e in evaluations]
@@ -117,7 +126,8 @@ def _method_arguments(args: argparse.Namespace) -> Sequence[Path]:
 
 
 def _method_name(path: Path, taken: dict) -> str:
-    name = path.resolve().name or str(path)
+    resolved = path.resolve()
+    name = (resolved.stem if resolved.is_file() else resolved.name) or str(path)
     if name in taken:
         raise RefereeError(f"two methods are both named {name!r} (after their folders or "
                            "files); rename one so results can be told apart")
@@ -310,7 +320,7 @@ def run_demo(args: argparse.Namespace) -> int:
     print(f"demo dataset: {layout.dataset}\n")
     evaluate_args = argparse.Namespace(
         dataset=layout.dataset, results=list(layout.results.values()), threshold=None,
-        workers=args.workers, quiet=args.quiet, weights="auto", weights_csv=None,
+        pattern=None, offset=0, workers=args.workers, quiet=args.quiet, weights="auto", weights_csv=None,
         rank_by="f1", json=out / "results.json", csv=out / "results.csv",
         stats_txt=out / "stats", per_video=False, force=True)
     run_evaluate(evaluate_args)

@@ -27,8 +27,8 @@ import numpy as np
 from .confusion import ConfusionMatrix, VideoConfusion
 from .curves import Curves, roc_pr_curves
 from .errors import InvalidOptionError, SizeMismatchError
-from .formats.cdnet import GROUNDTRUTH_DIR, VideoSpec, read_gt, read_roi
-from .frames import CdnetResultSource, FrameSource
+from .formats.cdnet import GROUNDTRUTH_DIR, VideoSpec, find_result_folder, read_gt, read_roi
+from .frames import CdnetResultSource, FrameSource, MaskVideoSource, PatternFolderSource
 from .pixel import COUNT_COLUMNS, N_LEVELS, FrameCounter, check_threshold, threshold_confusions
 from .progress import CancelToken, ProgressCallback, check, report
 
@@ -368,34 +368,57 @@ def evaluate_videos(jobs: Sequence[tuple[VideoSpec, FrameSource]],
     return _run_jobs("counts", jobs, threshold, workers, progress, cancel)
 
 
-def result_sources(videos: Sequence[VideoSpec], results_root: str | Path
-                   ) -> list[CdnetResultSource]:
-    """Each video's result frames under a method's results root (SPEC §10).
+def result_sources(videos: Sequence[VideoSpec], results: str | Path,
+                   pattern: Optional[str] = None, offset: int = 0) -> list[FrameSource]:
+    """Each video's result frames for one method (SPEC §1, §10).
 
-    A one-video dataset also accepts a results root that is the video's own
-    result folder.
+    Parameters
+    ----------
+    videos
+        The dataset's videos.
+    results
+        A CDnet results root (``<category>/<video>/bin%06d.png``; a one-video
+        dataset also accepts the video's own result folder), or, for a
+        one-video dataset, a mask video file decoded frame by frame.
+    pattern, offset
+        Frame file names in each video's result folder, e.g. ``mask_%04d.png``,
+        numbered ``frame + offset``; default CDnet's ``bin%06d`` with
+        extension probing.
 
     Raises
     ------
     InputFileError
-        If a video's result folder is missing or holds no frame.
+        If a video's result folder or file is missing or holds no frame.
+    InvalidOptionError
+        If a mask video is given for a dataset of several videos, or the
+        pattern has no frame-number field.
     """
     single = len(videos) == 1
-    return [CdnetResultSource.for_video(results_root, v, single_video=single) for v in videos]
+    if Path(results).is_file():
+        if not single:
+            raise InvalidOptionError(
+                f"{results}: a mask video holds one video's results, but the dataset has "
+                f"{len(videos)} videos; give the dataset's single video folder instead")
+        return [MaskVideoSource(results)]
+    if pattern is not None:
+        return [PatternFolderSource(find_result_folder(results, v, single), pattern, offset)
+                for v in videos]
+    return [CdnetResultSource.for_video(results, v, single_video=single) for v in videos]
 
 
-def evaluate_method(videos: Sequence[VideoSpec], results_root: str | Path,
+def evaluate_method(videos: Sequence[VideoSpec], results: str | Path,
                     threshold: Optional[int] = None, workers: int = 1,
                     progress: Optional[ProgressCallback] = None,
-                    cancel: Optional[CancelToken] = None) -> list[VideoEvaluation]:
-    """Evaluate one method's CDnet result tree on every video (SPEC §1, §10).
+                    cancel: Optional[CancelToken] = None,
+                    pattern: Optional[str] = None, offset: int = 0) -> list[VideoEvaluation]:
+    """Evaluate one method's results on every video (SPEC §1, §10).
 
     Parameters
     ----------
     videos
         The dataset's videos (e.g. from :func:`~referee.core.formats.cdnet.discover_videos`).
-    results_root
-        ``<results>/<category>/<video>/bin%06d.png`` (or without the category level).
+    results, pattern, offset
+        Where the method's masks are: see :func:`result_sources`.
     threshold
         Detection threshold option (``None``: value == 255).
     workers
@@ -408,7 +431,7 @@ def evaluate_method(videos: Sequence[VideoSpec], results_root: str | Path,
     One :class:`VideoEvaluation` per video, in the order of ``videos``.
     """
     check_threshold(threshold)
-    jobs = list(zip(videos, result_sources(videos, results_root)))
+    jobs = list(zip(videos, result_sources(videos, results, pattern, offset)))
     return evaluate_videos(jobs, threshold, workers, progress, cancel)
 
 

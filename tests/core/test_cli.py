@@ -139,3 +139,38 @@ def test_demo_command_generates_once_then_reuses(tmp_path):
 def test_every_command_has_help(command):
     completed = run_referee(command, "--help")
     assert completed.returncode == 0 and "usage: referee" in completed.stdout
+
+
+def test_one_video_with_a_pattern_folder_and_a_mask_video_give_the_cdnet_counts(demo, tmp_path):
+    """The same masks as renamed files and as a lossless video evaluate to the same counts."""
+    video = demo.videos[1]
+    cdnet_folder = demo.results["knn"] / video.category / video.name
+    renamed = tmp_path / "knn-renamed"
+    renamed.mkdir()
+    movie = tmp_path / "knn.mkv"
+    writer = cv2.VideoWriter(str(movie), cv2.VideoWriter_fourcc(*"FFV1"), 25.0, (160, 120))
+    assert writer.isOpened()
+    for i in range(1, video.frame_count + 1):
+        mask = cv2.imread(str(cdnet_folder / f"bin{i:06d}.png"), cv2.IMREAD_GRAYSCALE)
+        cv2.imwrite(str(renamed / f"mask_{i - 1:04d}.png"), mask)
+        writer.write(cv2.cvtColor(mask, cv2.COLOR_GRAY2BGR))
+    writer.release()
+
+    expected = independent_counts(video.path, cdnet_folder)
+    outputs = {}
+    for name, extra in (("pattern", [renamed, "--pattern", "mask_%04d.png", "--offset", "-1"]),
+                        ("movie", [movie])):
+        out = tmp_path / f"{name}.json"
+        completed = run_referee("evaluate", video.path, *extra, "--quiet", "--json", out)
+        assert completed.returncode == 0, completed.stderr
+        row = json.loads(out.read_text())["methods"][0]["videos"][0]
+        outputs[name] = tuple(row["counts"][k] for k in ("tp", "fp", "fn", "tn"))
+    assert outputs == {"pattern": expected, "movie": expected}
+
+
+def test_a_mask_video_for_a_dataset_of_several_videos_is_refused(demo, tmp_path):
+    movie = tmp_path / "m.avi"
+    movie.write_bytes(b"not really a video")
+    completed = run_referee("evaluate", demo.dataset, movie, "--quiet")
+    assert completed.returncode == EXIT_USER_ERROR
+    assert "one video's results" in completed.stderr and "Traceback" not in completed.stderr
