@@ -25,7 +25,6 @@ import tracemalloc
 from pathlib import Path
 
 import cv2
-
 from referee.core.evaluate import evaluate_method, evaluate_video
 from referee.core.formats.cdnet import load_video
 from referee.core.frames import CdnetResultSource

@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 from typing import Sequence
 
-from .cli import (add_output_options, parse_workers, refuse_overwrite, tqdm_progress)
+from .cli import add_output_options, parse_workers, refuse_overwrite, tqdm_progress
 from .confusion import ConfusionMatrix, VideoConfusion
 from .errors import InputFileError, RefereeError
 from .formats import cm_csv, stats_txt, summary_io, text_table

@@ -79,18 +79,30 @@ class VideoConfusion:
         return (self.category, self.video)
 
 
+def check_weights(n_videos: int, weights: Sequence[float]) -> np.ndarray:
+    """``weights`` as an array, checked: one per video, non-negative, summing to 1.
+
+    Raises
+    ------
+    RefereeError
+        If there is no video, the counts differ, or the weights are invalid.
+    """
+    if n_videos != len(weights):
+        raise RefereeError(f"{n_videos} videos but {len(weights)} weights")
+    if n_videos == 0:
+        raise RefereeError("nothing to summarize: no video")
+    w = np.asarray(weights, dtype=float)
+    if np.any(w < 0) or not np.isclose(w.sum(), 1.0):
+        raise RefereeError(f"weights must be non-negative and sum to 1 (they sum to {w.sum():g})")
+    return w
+
+
 def blend(matrices: Sequence[ConfusionMatrix], weights: Sequence[float]) -> ConfusionMatrix:
     """Weighted sum of normalized matrices, ``Σ_v w_v · p_v`` (SPEC §2, step 2).
 
     ``weights`` must be non-negative and sum to 1.
     """
-    if len(matrices) != len(weights):
-        raise RefereeError(f"{len(matrices)} confusion matrices but {len(weights)} weights")
-    if not matrices:
-        raise RefereeError("nothing to summarize: no video")
-    w = np.asarray(weights, dtype=float)
-    if np.any(w < 0) or not np.isclose(w.sum(), 1.0):
-        raise RefereeError(f"weights must be non-negative and sum to 1 (they sum to {w.sum():g})")
+    w = check_weights(len(matrices), weights)
     stacked = np.stack([m.normalized().as_array() for m in matrices])
     return ConfusionMatrix.from_array(w @ stacked)
 

@@ -18,6 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .confusion import check_weights
 from .errors import RefereeError
 from .pixel import N_LEVELS, threshold_confusions
 
@@ -108,13 +109,7 @@ def blend_confusions(per_video: Sequence[np.ndarray], weights: Sequence[float]) 
     RefereeError
         If the weights are invalid or a video has no evaluated pixel.
     """
-    if len(per_video) != len(weights):
-        raise RefereeError(f"{len(per_video)} videos but {len(weights)} weights")
-    if not per_video:
-        raise RefereeError("nothing to summarize: no video")
-    w = np.asarray(weights, dtype=float)
-    if np.any(w < 0) or not np.isclose(w.sum(), 1.0):
-        raise RefereeError(f"weights must be non-negative and sum to 1 (they sum to {w.sum():g})")
+    w = check_weights(len(per_video), weights)
     blended = np.zeros((N_LEVELS, 4))
     for k, (confusions, weight) in enumerate(zip(per_video, w)):
         c = _as_confusions(confusions)

@@ -27,9 +27,21 @@ import numpy as np
 from .confusion import ConfusionMatrix, VideoConfusion
 from .curves import Curves, roc_pr_curves
 from .errors import InvalidOptionError, SizeMismatchError
-from .formats.cdnet import GROUNDTRUTH_DIR, VideoSpec, find_result_folder, read_gt, read_roi
+from .formats.cdnet import (
+    GROUNDTRUTH_DIR,
+    VideoSpec,
+    find_result_folder,
+    read_gt,
+    read_roi,
+)
 from .frames import CdnetResultSource, FrameSource, MaskVideoSource, PatternFolderSource
-from .pixel import COUNT_COLUMNS, N_LEVELS, FrameCounter, check_threshold, threshold_confusions
+from .pixel import (
+    COUNT_COLUMNS,
+    N_LEVELS,
+    FrameCounter,
+    check_threshold,
+    threshold_confusions,
+)
 from .progress import CancelToken, ProgressCallback, check, report
 
 PER_FRAME_COLUMNS: tuple[str, ...] = ("frame",) + COUNT_COLUMNS

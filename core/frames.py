@@ -12,14 +12,29 @@ import glob
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NoReturn, Optional, Protocol, runtime_checkable
+from typing import (
+    Any,
+    Iterable,
+    Iterator,
+    NoReturn,
+    Optional,
+    Protocol,
+    runtime_checkable,
+)
 
 import cv2
 import numpy as np
 
 from .errors import InputFileError, InvalidOptionError, MissingFrameError
-from .formats.cdnet import (RESULT_EXTENSIONS, VideoSpec, find_result_file, find_result_folder,
-                            read_grey, result_extension, result_file_name)
+from .formats.cdnet import (
+    RESULT_EXTENSIONS,
+    VideoSpec,
+    find_result_file,
+    find_result_folder,
+    read_grey,
+    result_extension,
+    result_file_name,
+)
 
 
 @runtime_checkable

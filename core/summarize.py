@@ -24,9 +24,19 @@ from scipy.stats import kendalltau
 
 from .confusion import ConfusionMatrix, VideoConfusion, blend
 from .errors import InvalidOptionError, RefereeError
-from .indicators import (INDICATORS, IndicatorValue, evaluate_all, false_negative_rate,
-                         false_positive_rate, get_indicator, percentage_wrong, precision,
-                         recall, specificity, undefined)
+from .indicators import (
+    INDICATORS,
+    IndicatorValue,
+    evaluate_all,
+    false_negative_rate,
+    false_positive_rate,
+    get_indicator,
+    percentage_wrong,
+    precision,
+    recall,
+    specificity,
+    undefined,
+)
 
 VideoKey = tuple[str, str]
 

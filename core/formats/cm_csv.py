@@ -18,6 +18,7 @@ from typing import Optional, Sequence
 
 from ..confusion import ConfusionMatrix, VideoConfusion
 from ..errors import InputFileError, RefereeError
+from .text_files import parse_count, read_text, write_text
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("category", "video", "tp", "fp", "fn", "tn")
 HEADER: tuple[str, ...] = ("category", "video", "TP", "FP", "FN", "TN", "SE")
@@ -34,11 +35,7 @@ def read_cm_csv(path: str | Path) -> list[VideoConfusion]:
         non-negative whole number, or a (category, video) given twice; the
         message names the file and the line.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(path, f"cannot read the file ({exc}); check that it exists "
-                                   "and is a UTF-8 text file") from exc
+    text = read_text(path)
     return parse_cm_csv(text, path)
 
 
@@ -91,25 +88,13 @@ def _parse_row(row: Sequence[str], columns: dict[str, int], path: str | Path,
     if not video:
         raise InputFileError(path, f"line {line}: the video cell is empty; name the video")
     category = _cell(row, columns, "category") or video
-    counts = [_count(_cell(row, columns, name), name.upper(), path, line)
+    counts = [parse_count(_cell(row, columns, name), name.upper(), path, line)
               for name in ("tp", "fp", "fn", "tn")]
     shadow: Optional[int] = None
     if "se" in columns and _cell(row, columns, "se"):
-        shadow = _count(_cell(row, columns, "se"), "SE", path, line)
+        shadow = parse_count(_cell(row, columns, "se"), "SE", path, line)
     tp, fp, fn, tn = counts
     return VideoConfusion(category, video, ConfusionMatrix(tp, fp, fn, tn), shadow)
-
-
-def _count(cell: str, name: str, path: str | Path, line: int) -> int:
-    try:
-        value = int(cell)
-    except ValueError:
-        shown = repr(cell) if cell else "empty"
-        raise InputFileError(path, f"line {line}: {name} is {shown}, not a whole number; "
-                                   "counts are non-negative integers") from None
-    if value < 0:
-        raise InputFileError(path, f"line {line}: {name} is {value}; counts cannot be negative")
-    return value
 
 
 def format_cm_csv(videos: Sequence[VideoConfusion]) -> str:
@@ -133,11 +118,7 @@ def format_cm_csv(videos: Sequence[VideoConfusion]) -> str:
 def write_cm_csv(path: str | Path, videos: Sequence[VideoConfusion]) -> None:
     """Write ``videos`` to ``path`` as a confusion-matrix CSV (SPEC §10)."""
     text = format_cm_csv(videos)
-    try:
-        Path(path).write_text(text, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise RefereeError(f"{path}: cannot write the file ({exc.strerror}); check that the "
-                           "folder exists and is writable") from exc
+    write_text(path, text)
 
 
 def _whole(value: float, video: VideoConfusion) -> str:

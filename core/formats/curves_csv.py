@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..curves import Curves
-from ..errors import RefereeError
+from .text_files import write_text
 
 COLUMNS: tuple[str, ...] = ("method", "row", "category", "video", "threshold",
                             "tp", "fp", "fn", "tn", "fpr", "tpr", "precision")
@@ -44,8 +44,4 @@ def format_curves_csv(rows: Sequence[tuple[str, str, str, str, Curves]]) -> str:
 def write_curves_csv(path: str | Path,
                      rows: Sequence[tuple[str, str, str, str, Curves]]) -> None:
     """Write :func:`format_curves_csv` to ``path``."""
-    try:
-        Path(path).write_text(format_curves_csv(rows), encoding="utf-8", newline="")
-    except OSError as exc:
-        raise RefereeError(f"{path}: cannot write the file ({exc.strerror}); check that the "
-                           "folder exists and is writable") from exc
+    write_text(path, format_curves_csv(rows))

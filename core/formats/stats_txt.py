@@ -19,6 +19,7 @@ from ..confusion import ConfusionMatrix, VideoConfusion
 from ..errors import InputFileError, RefereeError
 from ..indicators import IndicatorValue
 from ..summarize import CDNET_STATISTICS, CdnetSummary
+from .text_files import parse_count, read_text, write_text
 
 _COMMENT = (
     "#This is the statistical file we use to compare each method.\n"
@@ -67,11 +68,7 @@ def format_stats_txt(cdnet: CdnetSummary) -> str:
 def write_stats_txt(path: str | Path, cdnet: CdnetSummary) -> None:
     """Write :func:`format_stats_txt` to ``path`` (no trailing newline, as CDnet does)."""
     text = format_stats_txt(cdnet)
-    try:
-        Path(path).write_text(text, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise RefereeError(f"{path}: cannot write the file ({exc.strerror}); check that the "
-                           "folder exists and is writable") from exc
+    write_text(path, text)
 
 
 def _row(stats: dict[str, IndicatorValue]) -> str:
@@ -110,11 +107,7 @@ def read_stats_txt(path: str | Path) -> list[VideoConfusion]:
         Unreadable file, a malformed ``cm video`` line, a video given twice,
         or no ``cm video`` line at all; the message names the file and line.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(path, f"cannot read the file ({exc}); check that it exists "
-                                   "and is a text file") from exc
+    text = read_text(path)
     return parse_stats_txt(text, path)
 
 
@@ -138,7 +131,7 @@ def parse_stats_txt(text: str, path: str | Path = "<text>") -> list[VideoConfusi
             raise InputFileError(path, f"line {number}: expected 'cm video CATEGORY VIDEO TP "
                                        f"FP FN TN SE', found {len(fields)} fields")
         category, video = fields[2], fields[3]
-        counts = [_count(cell, name, path, number)
+        counts = [parse_count(cell, name, path, number)
                   for cell, name in zip(fields[4:], ("TP", "FP", "FN", "TN", "SE"))]
         shadow: Optional[int] = counts[4] if len(counts) == 5 else None
         item = VideoConfusion(category, video, ConfusionMatrix(*counts[:4]), shadow)
@@ -152,12 +145,3 @@ def parse_stats_txt(text: str, path: str | Path = "<text>") -> list[VideoConfusi
     return videos
 
 
-def _count(cell: str, name: str, path: str | Path, line: int) -> int:
-    try:
-        value = int(cell)
-    except ValueError:
-        raise InputFileError(path, f"line {line}: {name} is {cell!r}, not a whole "
-                                   "number") from None
-    if value < 0:
-        raise InputFileError(path, f"line {line}: {name} is {value}; counts cannot be negative")
-    return value

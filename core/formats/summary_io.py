@@ -28,6 +28,7 @@ from ..confusion import ConfusionMatrix
 from ..errors import RefereeError
 from ..indicators import INDICATORS, IndicatorValue
 from ..summarize import MethodResult, RankComparison
+from .text_files import write_text
 
 FORMAT_NAME = "referee-results"
 FORMAT_VERSION = 1
@@ -141,7 +142,7 @@ def write_results_json(path: str | Path, results: Sequence[MethodResult],
                        rankings: Sequence[RankComparison] = (),
                        parameters: Optional[Mapping[str, Any]] = None) -> None:
     """Write :func:`format_results_json` to ``path``."""
-    _write(path, format_results_json(results, rankings, parameters))
+    write_text(path, format_results_json(results, rankings, parameters))
 
 
 def csv_columns() -> list[str]:
@@ -199,13 +200,6 @@ def format_results_csv(results: Sequence[MethodResult]) -> str:
 
 def write_results_csv(path: str | Path, results: Sequence[MethodResult]) -> None:
     """Write :func:`format_results_csv` to ``path``."""
-    _write(path, format_results_csv(results))
+    write_text(path, format_results_csv(results))
 
-
-def _write(path: str | Path, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise RefereeError(f"{path}: cannot write the file ({exc.strerror}); check that the "
-                           "folder exists and is writable") from exc
 

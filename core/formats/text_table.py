@@ -8,7 +8,7 @@ from typing import Sequence
 from ..confusion import ConfusionMatrix
 from ..curves import Curves
 from ..indicators import INDICATORS, IndicatorValue, evaluate
-from ..summarize import RankComparison, MethodResult
+from ..summarize import MethodResult, RankComparison
 
 #: Indicators shown in the terminal summary, in order (SPEC §2 keys).
 TABLE_INDICATORS: tuple[str, ...] = ("recall", "specificity", "fpr", "fnr", "pwc",

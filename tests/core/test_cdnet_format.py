@@ -8,15 +8,23 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from referee.core.errors import InputFileError, MissingFrameError
+from referee.core.formats.cdnet import (
+    RESULT_EXTENSIONS,
+    VideoSpec,
+    discover_videos,
+    find_result_file,
+    find_result_folder,
+    is_video_folder,
+    load_video,
+    read_grey,
+    read_gt,
+    read_roi,
+    read_temporal_roi,
+    result_extension,
+)
 
 from tests.conftest import HIGHWAY
-
-from referee.core.errors import InputFileError, MissingFrameError
-from referee.core.formats.cdnet import (RESULT_EXTENSIONS, VideoSpec, discover_videos,
-                                        find_result_file, find_result_folder, is_video_folder,
-                                        load_video, read_grey, read_gt, read_roi,
-                                        read_temporal_roi, result_extension)
-
 
 
 def make_video(folder: Path, first: int = 2, last: int = 4, n_frames: int = 5,

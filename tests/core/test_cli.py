@@ -10,7 +10,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
 from referee.core.cli import EXIT_USER_ERROR, main
 
 

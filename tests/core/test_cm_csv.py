@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from referee.core.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.cm_csv import format_cm_csv, read_cm_csv, write_cm_csv

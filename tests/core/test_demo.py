@@ -9,8 +9,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
-from referee.core.demo import BINARY_METHODS, MARKER_NAME, SOFT_METHODS, DemoLayout, write_demo
+from referee.core.demo import (
+    BINARY_METHODS,
+    MARKER_NAME,
+    SOFT_METHODS,
+    DemoLayout,
+    write_demo,
+)
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.progress import CancelToken
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-from referee.core.errors import (InputFileError, MissingFrameError, RefereeError,
-                                 SizeMismatchError)
+from referee.core.errors import (
+    InputFileError,
+    MissingFrameError,
+    RefereeError,
+    SizeMismatchError,
+)
 
 
 def test_file_errors_pickle_with_their_message_and_path() -> None:

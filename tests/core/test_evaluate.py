@@ -7,21 +7,37 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
-from tests.conftest import HIGHWAY
-
 from referee.core.confusion import ConfusionMatrix, VideoConfusion, blend
-from referee.core.curves import (blend_confusions, curves_from_confusions, iso_f1_curve,
-                                 roc_pr_curves, summarized_curves)
-from referee.core.errors import (CancelledError, InputFileError, InvalidOptionError,
-                                 MissingFrameError, RefereeError, SizeMismatchError)
-from referee.core.evaluate import (PER_FRAME_COLUMNS, evaluate_method,
-                                   evaluate_video, evaluate_videos, frame_chunks,
-                                   score_histograms_method, score_histograms_video)
+from referee.core.curves import (
+    blend_confusions,
+    curves_from_confusions,
+    iso_f1_curve,
+    roc_pr_curves,
+    summarized_curves,
+)
+from referee.core.errors import (
+    CancelledError,
+    InputFileError,
+    InvalidOptionError,
+    MissingFrameError,
+    RefereeError,
+    SizeMismatchError,
+)
+from referee.core.evaluate import (
+    PER_FRAME_COLUMNS,
+    evaluate_method,
+    evaluate_video,
+    evaluate_videos,
+    frame_chunks,
+    score_histograms_method,
+    score_histograms_video,
+)
 from referee.core.formats.cdnet import VideoSpec, discover_videos
 from referee.core.frames import CdnetResultSource, MaskVideoSource, PatternFolderSource
 from referee.core.pixel import threshold_confusions
 from referee.core.progress import CancelToken
+
+from tests.conftest import HIGHWAY
 
 HIGHWAY_POSITIVES = 5457989   # SPEC §1: frames 470-1700 inside the ROI
 HIGHWAY_NEGATIVES = 86654469

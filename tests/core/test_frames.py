@@ -9,12 +9,15 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-
 from referee.core import frames as frames_module
 from referee.core.errors import InputFileError, InvalidOptionError, MissingFrameError
 from referee.core.formats.cdnet import VideoSpec
-from referee.core.frames import (CdnetResultSource, FrameSource, MaskVideoSource,
-                                 PatternFolderSource)
+from referee.core.frames import (
+    CdnetResultSource,
+    FrameSource,
+    MaskVideoSource,
+    PatternFolderSource,
+)
 from referee.core.pixel import detection_mask
 
 SHAPE = (48, 64)  # rows, columns: 3 x 4 blocks of 16 x 16 pixels

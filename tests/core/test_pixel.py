@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from referee.core import pixel
 from referee.core.errors import InvalidOptionError
-from referee.core.pixel import (FrameCounter, check_threshold, detection_mask, frame_counts,
-                                score_histograms, threshold_confusions)
+from referee.core.pixel import (
+    FrameCounter,
+    check_threshold,
+    detection_mask,
+    frame_counts,
+    score_histograms,
+    threshold_confusions,
+)
 
 # Row 0: every grey level, detected / not detected, ROI in.
 # Row 1: the same, ROI out (must count for nothing even when detected).

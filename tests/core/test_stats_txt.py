@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from referee.core.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.errors import InputFileError, RefereeError
-from referee.core.formats.stats_txt import (format_stats_txt, parse_stats_txt, read_stats_txt,
-                                            write_stats_txt)
+from referee.core.formats.stats_txt import (
+    format_stats_txt,
+    parse_stats_txt,
+    read_stats_txt,
+    write_stats_txt,
+)
 from referee.core.summarize import cdnet_procedure
 
 # Two categories, three videos (SE of b1 unknown, written 0):

@@ -11,14 +11,23 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
 from referee.core.confusion import ConfusionMatrix, VideoConfusion, pooled
 from referee.core.errors import RefereeError
-from referee.core.formats.summary_io import (csv_columns, format_results_csv,
-                                             format_results_json)
+from referee.core.formats.summary_io import (
+    csv_columns,
+    format_results_csv,
+    format_results_json,
+)
 from referee.core.indicators import INDICATORS, evaluate, evaluate_all
-from referee.core.summarize import (cdnet_procedure, compare_rankings, summarize_method,
-                                    rank_methods, resolve_scheme, summarize, video_weights)
+from referee.core.summarize import (
+    cdnet_procedure,
+    compare_rankings,
+    rank_methods,
+    resolve_scheme,
+    summarize,
+    summarize_method,
+    video_weights,
+)
 
 # The example also used for stats.txt:
 #   baseline/a1           tp=3 fp=1 fn=1 tn=15   (20 pixels)  P=.75 R=.75 F=.75

@@ -1,0 +1,72 @@
+"""Reading and writing the text files of every format, with errors that name the file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import InputFileError
+
+
+def read_text(path: str | Path) -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped).
+
+    Raises
+    ------
+    InputFileError
+        If the file is missing, unreadable or not UTF-8 text.
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFileError(path, f"cannot read the file ({exc}); check that it exists "
+                                   "and is a UTF-8 text file") from exc
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a crash leaves the old file or the new one.
+
+    The text goes to a temporary file in the same folder, is flushed to disk,
+    then replaces ``path``.
+
+    Raises
+    ------
+    InputFileError
+        If the folder does not exist or is not writable.
+    """
+    target = Path(path)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                             dir=target.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise InputFileError(target, f"cannot write the file ({exc.strerror}); check that "
+                                     "the folder exists and is writable") from exc
+
+
+def parse_count(cell: str, name: str, path: str | Path, line: int) -> int:
+    """A non-negative whole number read from ``cell`` of line ``line`` of ``path``.
+
+    Raises
+    ------
+    InputFileError
+        Naming the file, the line and the column ``name``.
+    """
+    try:
+        value = int(cell)
+    except ValueError:
+        shown = repr(cell) if cell else "empty"
+        raise InputFileError(path, f"line {line}: {name} is {shown}, not a whole number; "
+                                   "counts are non-negative integers") from None
+    if value < 0:
+        raise InputFileError(path, f"line {line}: {name} is {value}; counts cannot be negative")
+    return value
