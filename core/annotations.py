@@ -1,0 +1,141 @@
+"""Action annotations: videos → actions → one box per frame (SPEC §4, §10).
+
+The same model holds ground truth and detections. An action is a class
+(1–10, LIRIS HARL) and one box ``(x, y, w, h)`` per frame over consecutive
+frames; each box is flagged as a keyframe or as interpolated. Boxes use
+half-open pixel ranges ``[x, x+w) × [y, y+h)``; ``w·h`` is the area.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Optional, Sequence
+
+import numpy as np
+
+from .errors import InvalidOptionError
+
+#: LIRIS HARL classes: number → (code, description) (SPEC §10).
+ACTION_CLASSES: dict[int, tuple[str, str]] = {
+    1: ("DI", "discussion"),
+    2: ("GI", "give object"),
+    3: ("BO", "put/take into/from box or desk"),
+    4: ("EN", "enter/leave room"),
+    5: ("ET", "try to enter"),
+    6: ("LO", "unlock and enter"),
+    7: ("UB", "leave baggage unattended"),
+    8: ("HS", "handshaking"),
+    9: ("KB", "typing on keyboard"),
+    10: ("TE", "telephone"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Action:
+    """One action: a class and one box per consecutive frame.
+
+    Attributes
+    ----------
+    number
+        The action's ``nr`` in its file (unique within a video).
+    action_class
+        LIRIS class, 1–10.
+    frames
+        ``int64`` frame numbers, strictly consecutive (``frames[k] = first + k``).
+    boxes
+        ``int64`` array ``(n, 4)`` of ``x, y, w, h`` in pixels, row k for ``frames[k]``.
+    interpolated
+        ``bool`` array ``(n,)``: True where the box was interpolated, False for keyframes.
+    """
+
+    number: int
+    action_class: int
+    frames: np.ndarray
+    boxes: np.ndarray
+    interpolated: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        frames = np.asarray(self.frames, dtype=np.int64).reshape(-1)
+        boxes = np.asarray(self.boxes, dtype=np.int64).reshape(-1, 4)
+        flags = (np.zeros(len(frames), dtype=bool) if self.interpolated is None
+                 else np.asarray(self.interpolated, dtype=bool).reshape(-1))
+        what = f"action {self.number}"
+        if len(frames) == 0:
+            raise InvalidOptionError(f"{what} has no box")
+        if len(boxes) != len(frames) or len(flags) != len(frames):
+            raise InvalidOptionError(f"{what}: {len(frames)} frames but {len(boxes)} boxes and "
+                                     f"{len(flags)} keyframe flags")
+        if np.any(np.diff(frames) != 1):
+            raise InvalidOptionError(f"{what}: frames must be consecutive and unique")
+        if np.any(boxes < 0):
+            raise InvalidOptionError(f"{what}: box coordinates and sizes cannot be negative")
+        if self.action_class not in ACTION_CLASSES:
+            raise InvalidOptionError(f"{what}: class {self.action_class} is not a LIRIS class "
+                                     f"(1–{max(ACTION_CLASSES)})")
+        for name, value in (("frames", frames), ("boxes", boxes), ("interpolated", flags)):
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    @property
+    def first(self) -> int:
+        return int(self.frames[0])
+
+    @property
+    def last(self) -> int:
+        return int(self.frames[-1])
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def box_at(self, frame: int) -> Optional[tuple[int, int, int, int]]:
+        """``(x, y, w, h)`` on ``frame``, or ``None`` outside the action."""
+        if not self.first <= frame <= self.last:
+            return None
+        x, y, w, h = (int(v) for v in self.boxes[frame - self.first])
+        return (x, y, w, h)
+
+    def same_as(self, other: "Action") -> bool:
+        """Equal number, class, frames, boxes and keyframe flags."""
+        return (self.number == other.number and self.action_class == other.action_class
+                and np.array_equal(self.frames, other.frames)
+                and np.array_equal(self.boxes, other.boxes)
+                and np.array_equal(self.interpolated, other.interpolated))
+
+    @classmethod
+    def from_boxes(cls, number: int, action_class: int,
+                   boxes: Mapping[int, Sequence[int]],
+                   interpolated: Iterable[int] = ()) -> "Action":
+        """Build from ``{frame: (x, y, w, h)}``; ``interpolated`` lists interpolated frames."""
+        frames = sorted(boxes)
+        flagged = set(interpolated)
+        return cls(number, action_class, np.array(frames, dtype=np.int64),
+                   np.array([boxes[f] for f in frames], dtype=np.int64).reshape(-1, 4),
+                   np.array([f in flagged for f in frames], dtype=bool))
+
+
+@dataclass(frozen=True, eq=False)
+class VideoAnnotation:
+    """The actions of one video, identified by its ``videoName``."""
+
+    name: str
+    actions: tuple[Action, ...] = ()
+
+    def action(self, number: int) -> Action:
+        """The action with ``nr == number``."""
+        for a in self.actions:
+            if a.number == number:
+                return a
+        raise InvalidOptionError(f"video {self.name!r} has no action {number}")
+
+
+@dataclass(frozen=True, eq=False)
+class AnnotationSet:
+    """Videos by name, in file order (ground truth or one method's detections)."""
+
+    videos: dict[str, VideoAnnotation]
+
+    def __iter__(self):
+        return iter(self.videos.values())
+
+    def __len__(self) -> int:
+        return len(self.videos)
