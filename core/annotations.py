@@ -127,6 +127,11 @@ class VideoAnnotation:
                 return a
         raise InvalidOptionError(f"video {self.name!r} has no action {number}")
 
+    def same_as(self, other: "VideoAnnotation") -> bool:
+        """Equal name and actions in the same order, each :meth:`Action.same_as`."""
+        return (self.name == other.name and len(self.actions) == len(other.actions)
+                and all(a.same_as(b) for a, b in zip(self.actions, other.actions)))
+
 
 @dataclass(frozen=True, eq=False)
 class AnnotationSet:
@@ -139,3 +144,67 @@ class AnnotationSet:
 
     def __len__(self) -> int:
         return len(self.videos)
+
+    @classmethod
+    def from_videos(cls, videos: Iterable[VideoAnnotation]) -> "AnnotationSet":
+        """Build from videos, keeping their order; names must be unique."""
+        by_name: dict[str, VideoAnnotation] = {}
+        for video in videos:
+            if video.name in by_name:
+                raise InvalidOptionError(f"video {video.name!r} is given twice; video names "
+                                         "must be unique")
+            by_name[video.name] = video
+        return cls(by_name)
+
+    def same_as(self, other: "AnnotationSet") -> bool:
+        """Same video names in the same order, each :meth:`VideoAnnotation.same_as`."""
+        return (list(self.videos) == list(other.videos)
+                and all(v.same_as(other.videos[name]) for name, v in self.videos.items()))
+
+
+def interpolate_action(number: int, action_class: int,
+                       keyframes: Mapping[int, Sequence[int]]) -> Action:
+    """An action whose boxes go linearly from keyframe to keyframe (SPEC §4).
+
+    Between consecutive keyframes ``f0 < f1`` each of ``x, y, w, h`` is
+    ``v0 + (v1 - v0)·(f - f0)/(f1 - f0)``, computed exactly and rounded to the
+    nearest pixel, halves rounded up (away from zero, all values being ≥ 0):
+    2.5 → 3. Boxes at keyframes are kept as given and flagged keyframes; the
+    frames in between are flagged interpolated.
+
+    Parameters
+    ----------
+    number, action_class
+        The action's ``nr`` and LIRIS class (1–10).
+    keyframes
+        ``{frame: (x, y, w, h)}`` in pixels, at least one, any order.
+
+    Raises
+    ------
+    InvalidOptionError
+        No keyframe, a box that is not four values, or what :class:`Action` refuses.
+    """
+    if not keyframes:
+        raise InvalidOptionError(f"action {number} has no keyframe; give at least one box")
+    frames = sorted(int(f) for f in keyframes)
+    key_boxes = [_four_values(number, f, keyframes[f]) for f in frames]
+    boxes: dict[int, tuple[int, ...]] = {frames[0]: key_boxes[0]}
+    for (f0, b0), (f1, b1) in zip(zip(frames, key_boxes), zip(frames[1:], key_boxes[1:])):
+        for f in range(f0 + 1, f1):
+            boxes[f] = tuple(_between(v0, v1, f - f0, f1 - f0) for v0, v1 in zip(b0, b1))
+        boxes[f1] = b1
+    filled = [f for f in boxes if f not in keyframes]
+    return Action.from_boxes(number, action_class, boxes, interpolated=filled)
+
+
+def _four_values(number: int, frame: int, box: Sequence[int]) -> tuple[int, ...]:
+    values = tuple(int(v) for v in box)
+    if len(values) != 4:
+        raise InvalidOptionError(f"action {number}, frame {frame}: a box is (x, y, w, h), "
+                                 f"got {len(values)} values")
+    return values
+
+
+def _between(start: int, end: int, step: int, steps: int) -> int:
+    """``start + (end - start)·step/steps`` rounded to the nearest integer, halves up."""
+    return (2 * (start * steps + (end - start) * step) + steps) // (2 * steps)

@@ -1,0 +1,557 @@
+"""LIRIS HARL action annotations in XML, ground truth and detections alike (SPEC §4, §10).
+
+``<tagset><video><videoName>NAME</videoName><action nr="1" class="3">
+<bbox x="40" y="30" width="50" height="101" framenr="34"/>…</action>…</video>…</tagset>``
+
+Reading is defensive: a document with a DOCTYPE or entity declarations is
+refused before the XML parser sees it, entities, DTDs and network access are
+disabled in the parser, and a resolver refuses to open any external resource;
+files larger than :data:`MAX_FILE_BYTES` and elements nested deeper than
+:data:`MAX_DEPTH` are refused. A document is then validated against the
+shipped schema ``referee/resources/liris_harl.xsd`` (strict on elements,
+unknown attributes allowed and ignored), then checked for what a schema
+cannot say: frames of an action consecutive and unique, action numbers unique
+in a video, video names unique in a file or folder. Every error is an
+:class:`XmlFormatError` naming the file, line, video and action.
+
+Boxes may come in any frame order; they are sorted. The LIRIS format has no
+keyframe flag: Referee writes ``interpolated="1"`` on interpolated boxes and
+reads it back; a box without it is a keyframe.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Optional
+
+import numpy as np
+from lxml import etree
+
+from ..annotations import ACTION_CLASSES, Action, AnnotationSet, VideoAnnotation
+from ..errors import InputFileError, InvalidOptionError
+from .text_files import write_text
+
+#: Largest LIRIS file Referee reads, in bytes (256 MiB).
+MAX_FILE_BYTES: int = 256 * 2**20
+#: Deepest element nesting accepted; a LIRIS file needs 4 (tagset/video/action/bbox).
+MAX_DEPTH: int = 16
+#: Largest coordinate, size, frame number or action number (the schema's bound).
+MAX_VALUE: int = 2**31 - 1
+
+SCHEMA_RESOURCE: tuple[str, str] = ("referee.resources", "liris_harl.xsd")
+_XML_SPACE = " \t\r\n"
+_BOX_ATTRIBUTES: tuple[str, ...] = ("x", "y", "width", "height", "framenr")
+_FORBIDDEN_MARKUP: tuple[str, ...] = ("<!DOCTYPE", "<!ENTITY")
+_CHUNK_BYTES = 1 << 20
+_SHAPE_HINT = ("a LIRIS file is <tagset><video><videoName>NAME</videoName>"
+               "<action nr=\"1\" class=\"3\"><bbox x=\"…\" y=\"…\" width=\"…\" height=\"…\" "
+               "framenr=\"…\"/>…</action>…</video>…</tagset>")
+_CLASS_LIST = ", ".join(f"{n} {code}" for n, (code, _) in ACTION_CLASSES.items())
+
+
+class XmlFormatError(InputFileError):
+    """A LIRIS XML file that cannot be read, located by file, line, video and action.
+
+    ``str(error)`` is ``"gt.xml: line 12: video 'vid0003', action 2: <detail>"``;
+    the location parts that do not apply are left out. ``problem`` is the text
+    after the file name, ``detail`` the bare problem.
+    """
+
+    def __init__(self, path: str | Path, detail: str, line: Optional[int] = None,
+                 video: Optional[str] = None, action: Optional[int | str] = None) -> None:
+        self.detail = detail
+        self.line = line
+        self.video = video
+        self.action = action
+        where = ([f"line {line}"] if line is not None else []) + [
+            ", ".join(([f"video {video!r}"] if video is not None else [])
+                      + ([f"action {action}"] if action is not None else []))]
+        super().__init__(path, ": ".join([part for part in where if part] + [detail]))
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.detail, self.line, self.video, self.action))
+
+
+# --------------------------------------------------------------------------- reading
+
+def read_liris(path: str | Path) -> AnnotationSet:
+    """Read LIRIS annotations from one XML file or a folder of ``*.xml`` files (SPEC §10).
+
+    A folder's files (not its subfolders) are read in name order; each may
+    hold one or more videos. Videos keep their file order and are paired with
+    other sets later by ``videoName``.
+
+    Raises
+    ------
+    XmlFormatError
+        A malformed, unsafe or invalid document, or a video name given twice
+        (in one file or across the folder's files).
+    InputFileError
+        A missing or unreadable path, a file over :data:`MAX_FILE_BYTES`, or a
+        folder without any ``.xml`` file.
+    """
+    source = Path(path)
+    if source.is_dir():
+        return _read_folder(source)
+    return AnnotationSet.from_videos(v for v, _ in _read_file(source))
+
+
+def parse_liris_bytes(data: bytes, path: str | Path = "<bytes>") -> AnnotationSet:
+    """Parse the bytes of one LIRIS XML document; ``path`` only names it in errors.
+
+    Raises
+    ------
+    XmlFormatError
+        See :func:`read_liris`.
+    """
+    return AnnotationSet.from_videos(v for v, _ in _parse_videos(data, path))
+
+
+def _read_folder(folder: Path) -> AnnotationSet:
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".xml")
+    if not files:
+        raise InputFileError(folder, "no .xml file in this folder; give a LIRIS XML file or "
+                                     "a folder of them")
+    seen: dict[str, tuple[Path, int]] = {}
+    videos: list[VideoAnnotation] = []
+    for file in files:
+        for video, line in _read_file(file):
+            if video.name in seen:
+                first, first_line = seen[video.name]
+                raise XmlFormatError(file, f"this video is also in {first.name} (line "
+                                           f"{first_line}); each video may appear in one file "
+                                           "only", line, video.name)
+            seen[video.name] = (file, line)
+            videos.append(video)
+    return AnnotationSet.from_videos(videos)
+
+
+def _read_file(path: Path) -> list[tuple[VideoAnnotation, int]]:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputFileError(path, f"the file has {size} bytes, more than the "
+                                       f"{MAX_FILE_BYTES} a LIRIS file may have")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(path, f"cannot read the file ({exc.strerror or exc}); check that "
+                                   "it exists and is readable") from exc
+    return _parse_videos(data, path)
+
+
+def _parse_videos(data: bytes, path: str | Path) -> list[tuple[VideoAnnotation, int]]:
+    """Videos of one document with the line of each ``<videoName>``."""
+    if len(data) > MAX_FILE_BYTES:
+        raise InputFileError(path, f"the document has {len(data)} bytes, more than the "
+                                   f"{MAX_FILE_BYTES} a LIRIS file may have")
+    _refuse_declarations(data, path)
+    root = _parse_tree(data, path)
+    _validate(root, path)
+    return _videos(root, path)
+
+
+# --------------------------------------------------------------------------- safe parsing
+
+def _refuse_declarations(data: bytes, path: str | Path) -> None:
+    """Refuse DOCTYPE and entity declarations before any parser sees them."""
+    for encoding in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
+        for markup in _FORBIDDEN_MARKUP:
+            at = data.find(markup.encode(encoding))
+            if at >= 0:
+                line = data[:at].count("\n".encode(encoding)) + 1
+                raise XmlFormatError(path, f"the document contains {markup}; DTDs and entity "
+                                           "declarations are refused for safety, and a LIRIS "
+                                           "file needs none", line)
+
+
+class _RefuseResolver(etree.Resolver):
+    """Refuse every external resource (DTD, entity, XInclude) the parser might ask for."""
+
+    def resolve(self, system_url, public_id, context):
+        raise etree.XMLSyntaxError(f"external resource {system_url!r} refused", None, 0, 0)
+
+
+def _safe_parser() -> etree.XMLPullParser:
+    parser = etree.XMLPullParser(
+        events=("start", "end"), resolve_entities=False, no_network=True, load_dtd=False,
+        dtd_validation=False, huge_tree=False, remove_comments=True, remove_pis=True,
+        collect_ids=False, attribute_defaults=False)
+    parser.resolvers.add(_RefuseResolver())
+    return parser
+
+
+def _parse_tree(data: bytes, path: str | Path) -> etree._Element:
+    """The root element, refusing malformed XML, DTDs and deep nesting."""
+    parser = _safe_parser()
+    depth = 0
+    etree.clear_error_log()  # this thread's log, so a failure below reports only its own errors
+    try:
+        for start in range(0, max(len(data), 1), _CHUNK_BYTES):
+            parser.feed(data[start:start + _CHUNK_BYTES])
+            depth = _follow_depth(parser, depth, path)
+        root = parser.close()
+        _follow_depth(parser, depth, path)
+    except etree.XMLSyntaxError as exc:
+        if not data.strip():
+            raise XmlFormatError(path, f"the file is empty; {_SHAPE_HINT}") from None
+        line, message = _syntax_problem(exc)
+        raise XmlFormatError(path, message, line) from None
+    if root is None:
+        raise XmlFormatError(path, f"the document has no root element; {_SHAPE_HINT}")
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype or docinfo.internalDTD is not None:
+        raise XmlFormatError(path, "the document has a DOCTYPE; DTDs are refused for safety, "
+                                   "and a LIRIS file needs none", 1)
+    return root
+
+
+def _follow_depth(parser: etree.XMLPullParser, depth: int, path: str | Path) -> int:
+    for event, element in parser.read_events():
+        if event == "end":
+            depth -= 1
+            continue
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise XmlFormatError(path, _too_deep(), element.sourceline)
+    return depth
+
+
+def _syntax_problem(exc: etree.XMLSyntaxError) -> tuple[Optional[int], str]:
+    """Line and reason of a parse failure (the error log is more precise than the exception)."""
+    errors = [e for e in exc.error_log if e.level >= etree.ErrorLevels.ERROR]
+    line, message = ((errors[0].line, errors[0].message) if errors
+                     else (exc.lineno, str(exc.msg or exc)))
+    message = re.sub(r",? line \d+, column \d+$", "", message.strip()) or "no reason given"
+    if "depth" in message.lower():
+        return line or None, _too_deep()
+    return line or None, f"not well-formed XML: {message}"
+
+
+def _too_deep() -> str:
+    return (f"elements are nested deeper than {MAX_DEPTH} levels; a LIRIS file needs 4 "
+            "(tagset, video, action, bbox)")
+
+
+# --------------------------------------------------------------------------- schema
+
+@lru_cache(maxsize=1)
+def _schema_document() -> bytes:
+    return importlib.resources.files(SCHEMA_RESOURCE[0]).joinpath(SCHEMA_RESOURCE[1]).read_bytes()
+
+
+_local = threading.local()
+
+
+def liris_schema() -> etree.XMLSchema:
+    """The shipped LIRIS XML schema, compiled once per thread (validators are not shared)."""
+    schema = getattr(_local, "schema", None)
+    if schema is None:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        schema = etree.XMLSchema(etree.fromstring(_schema_document(), parser))
+        _local.schema = schema
+    return schema
+
+
+def _validate(root: etree._Element, path: str | Path) -> None:
+    """Raise the first schema error, worded for people when the cause is recognized."""
+    schema = liris_schema()
+    if schema.validate(root.getroottree()):
+        return
+    entry = schema.error_log[0]
+    element = _element_at(root, entry.path, entry.line)
+    located = _explain(element)
+    if located is None:
+        located = (element, f"{_lxml_message(entry.message)}; {_SHAPE_HINT}")
+    where, detail = located
+    raise XmlFormatError(path, detail, where.sourceline or entry.line or None,
+                         *_context(where))
+
+
+def _element_at(root: etree._Element, xpath: Optional[str], line: int) -> etree._Element:
+    """The element a schema error points at: by its path, else the first on its line."""
+    try:
+        found = root.getroottree().xpath(xpath) if xpath else []
+    except etree.XPathError:
+        found = []
+    if found and isinstance(found[0], etree._Element):
+        return found[0]
+    for element in root.iter():
+        if element.sourceline == line and isinstance(element.tag, str):
+            return element
+    return root
+
+
+def _lxml_message(message: str) -> str:
+    return message.strip().rstrip(".")
+
+
+def _context(element: etree._Element) -> tuple[Optional[str], Optional[int | str]]:
+    """The ``(video name, action nr)`` an element belongs to, as far as they are known."""
+    video = action = None
+    for node in [element, *element.iterancestors()]:
+        parent = node.getparent()
+        if node.tag == "video" and parent is not None and parent.getparent() is None \
+                and parent.tag == "tagset":
+            video = node
+    for node in [element, *element.iterancestors()]:
+        if node.tag == "action" and node.getparent() is video:
+            raw = node.get("nr")
+            action = _as_int(raw) if _as_int(raw) is not None else raw
+    return (_video_name(video) if video is not None else None), action
+
+
+def _video_name(video: etree._Element) -> Optional[str]:
+    first = next(iter(video), None)
+    if first is None or first.tag != "videoName":
+        return None
+    return (first.text or "").strip(_XML_SPACE) or None
+
+
+# --------------------------------------------------------------------------- explanations
+
+def _explain(element: etree._Element) -> Optional[tuple[etree._Element, str]]:
+    """A readable reason why ``element`` (or its video) breaks the schema, if recognized."""
+    root = element.getroottree().getroot()
+    if root.tag != "tagset":
+        return root, (f"the root element is <{root.tag}>, expected <tagset> (without a "
+                      f"namespace); {_SHAPE_HINT}")
+    videos = [element] if element.tag == "video" else list(element.iterancestors(tag="video"))
+    if videos and videos[-1].getparent() is root:
+        problem = _explain_video(videos[-1])
+        if problem is not None:
+            return problem
+    if element.tag == "action":
+        return _explain_action(element)
+    if element.tag == "bbox":
+        return _explain_box(element)
+    return None
+
+
+def _explain_video(video: etree._Element) -> Optional[tuple[etree._Element, str]]:
+    children = [c for c in video if isinstance(c.tag, str)]
+    names = [c for c in children if c.tag == "videoName"]
+    number = video.getparent().index(video) + 1
+    if not names:
+        return video, (f"<video> number {number} has no <videoName>; each <video> starts with "
+                       "<videoName>NAME</videoName>")
+    if children[0] is not names[0]:
+        return names[0], "<videoName> must come first in its <video>, before the actions"
+    if len(names) > 1:
+        return names[1], "a <video> has more than one <videoName>; keep one"
+    if not (names[0].text or "").strip(_XML_SPACE):
+        return names[0], f"<video> number {number} has an empty <videoName>; give the video's name"
+    return None
+
+
+def _explain_action(action: etree._Element) -> Optional[tuple[etree._Element, str]]:
+    for name, low, top, rule in (
+            ("nr", 1, MAX_VALUE, f"action numbers are whole numbers from 1 to {MAX_VALUE}"),
+            ("class", 1, max(ACTION_CLASSES), f"LIRIS classes are {_CLASS_LIST}")):
+        raw = action.get(name)
+        if raw is None:
+            return action, (f"the <action> has no {name} attribute; write "
+                            "<action nr=\"1\" class=\"3\">")
+        problem = _integer_problem(raw, name, low, top, rule)
+        if problem:
+            return action, problem
+    if not any(c.tag == "bbox" for c in action):
+        return action, "the action has no <bbox>; an action needs one box per frame"
+    return None
+
+
+def _explain_box(box: etree._Element) -> Optional[tuple[etree._Element, str]]:
+    rule = f"box coordinates, sizes and frame numbers are whole numbers from 0 to {MAX_VALUE}"
+    for name in _BOX_ATTRIBUTES:
+        raw = box.get(name)
+        if raw is None:
+            return box, (f"the <bbox> has no {name} attribute; a box needs "
+                         f"{', '.join(_BOX_ATTRIBUTES)}")
+        problem = _integer_problem(raw, name, 0, MAX_VALUE, rule)
+        if problem:
+            return box, problem
+    flag = box.get("interpolated")
+    if flag is not None and _flag(flag) is None:
+        return box, (f"interpolated is {flag!r}; write interpolated=\"1\" on an interpolated "
+                     "box, \"0\" or nothing on a keyframe")
+    return None
+
+
+def _integer_problem(raw: str, name: str, low: int, top: int, rule: str) -> Optional[str]:
+    """Why attribute ``name`` = ``raw`` is not a whole number in ``[low, top]``, or None."""
+    value = _as_int(raw)
+    if value is None:
+        return f"{name} is {raw!r}, not a whole number; {rule}"
+    if value < 0 <= low:
+        return f"{name} is {value}, a negative number; {rule}"
+    if not low <= value <= top:
+        return f"{name} is {value}, out of range; {rule}"
+    return None
+
+
+def _as_int(raw: Optional[str]) -> Optional[int]:
+    """The integer an XML Schema integer attribute holds, or None (no underscores, ASCII digits)."""
+    if raw is None or not re.fullmatch(r"[ \t\r\n]*[+-]?[0-9]+[ \t\r\n]*", raw):
+        return None
+    return int(raw)
+
+
+def _flag(raw: str) -> Optional[bool]:
+    return {"1": True, "true": True, "0": False, "false": False}.get(raw.strip(_XML_SPACE))
+
+
+# --------------------------------------------------------------------------- semantics
+
+def _videos(root: etree._Element, path: str | Path) -> list[tuple[VideoAnnotation, int]]:
+    """Build the videos of a schema-valid document, refusing what the schema cannot see."""
+    videos: list[tuple[VideoAnnotation, int]] = []
+    first_line: dict[str, int] = {}
+    for element in root.iterchildren("video"):
+        name_element = element.find("videoName")
+        name = (name_element.text or "").strip(_XML_SPACE)
+        line = name_element.sourceline
+        if name in first_line:
+            raise XmlFormatError(path, f"this video name is used twice (first on line "
+                                       f"{first_line[name]}); each video appears once", line, name)
+        first_line[name] = line
+        videos.append((VideoAnnotation(name, _actions(element, name, path)), line))
+    return videos
+
+
+def _actions(video: etree._Element, name: str, path: str | Path) -> tuple[Action, ...]:
+    actions: list[Action] = []
+    first_line: dict[int, int] = {}
+    for element in video.iterchildren("action"):
+        number = int(element.get("nr"))
+        if number in first_line:
+            raise XmlFormatError(path, f"action number {number} is used twice in this video "
+                                       f"(first on line {first_line[number]}); give each action "
+                                       "its own nr", element.sourceline, name, number)
+        first_line[number] = element.sourceline
+        actions.append(_action(element, name, number, path))
+    return tuple(actions)
+
+
+def _action(element: etree._Element, video: str, number: int, path: str | Path) -> Action:
+    rows = sorted((int(b.get("framenr")), b.sourceline or 0,
+                   tuple(int(b.get(n)) for n in _BOX_ATTRIBUTES[:4]),
+                   bool(_flag(b.get("interpolated", "0"))))
+                  for b in element.iterchildren("bbox"))
+    for (frame, line, *_), (next_frame, next_line, *_) in zip(rows, rows[1:]):
+        if next_frame == frame:
+            raise XmlFormatError(path, f"frame {frame} has two boxes (the first on line {line}); "
+                                       "an action has one box per frame", next_line, video, number)
+        if next_frame > frame + 1:
+            missing = (f"frame {frame + 1} is missing" if next_frame == frame + 2 else
+                       f"frames {frame + 1}–{next_frame - 1} are missing")
+            raise XmlFormatError(path, f"{missing} between {frame} and {next_frame} (frames of "
+                                       "an action must be consecutive)", next_line, video, number)
+    return Action(number, int(element.get("class")),
+                  np.array([r[0] for r in rows], dtype=np.int64),
+                  np.array([r[2] for r in rows], dtype=np.int64).reshape(-1, 4),
+                  np.array([r[3] for r in rows], dtype=bool))
+
+
+# --------------------------------------------------------------------------- writing
+
+def format_liris(annotations: AnnotationSet | Iterable[VideoAnnotation]) -> bytes:
+    """The UTF-8 LIRIS XML document of ``annotations`` (SPEC §10).
+
+    Videos and actions keep their order, boxes are in frame order, and
+    interpolated boxes carry ``interpolated="1"``.
+
+    Raises
+    ------
+    InvalidOptionError
+        A video name that is empty, starts or ends with white space, or holds
+        characters XML cannot carry: it would not read back unchanged.
+    """
+    root = etree.Element("tagset")
+    for video in annotations:
+        _check_name(video.name)
+        node = etree.SubElement(root, "video")
+        etree.SubElement(node, "videoName").text = video.name
+        for action in video.actions:
+            _add_action(node, action)
+    return etree.tostring(root, encoding="UTF-8", xml_declaration=True, pretty_print=True)
+
+
+def _check_name(name: str) -> None:
+    if not name or name.strip(_XML_SPACE) != name:
+        raise InvalidOptionError(f"video name {name!r} cannot be written: names must be "
+                                 "non-empty, without leading or trailing white space")
+    try:
+        etree.Element("videoName").text = name
+    except ValueError:
+        raise InvalidOptionError(f"video name {name!r} holds characters XML cannot carry "
+                                 "(control characters); rename the video") from None
+
+
+def _add_action(video: etree._Element, action: Action) -> None:
+    node = etree.SubElement(video, "action", nr=str(action.number),
+                            **{"class": str(action.action_class)})
+    for frame, (x, y, w, h), filled in zip(action.frames.tolist(), action.boxes.tolist(),
+                                           action.interpolated.tolist()):
+        box = etree.SubElement(node, "bbox", x=str(x), y=str(y), width=str(w), height=str(h),
+                               framenr=str(frame))
+        if filled:
+            box.set("interpolated", "1")
+
+
+def write_liris(path: str | Path, annotations: AnnotationSet | Iterable[VideoAnnotation]) -> None:
+    """Write all videos to one LIRIS XML file, atomically (SPEC §10).
+
+    Raises
+    ------
+    InputFileError
+        The folder does not exist or is not writable.
+    InvalidOptionError
+        See :func:`format_liris`.
+    """
+    write_text(path, format_liris(annotations).decode("utf-8"))
+
+
+def write_liris_folder(folder: str | Path,
+                       annotations: AnnotationSet | Iterable[VideoAnnotation]) -> list[Path]:
+    """Write one LIRIS XML file per video into ``folder`` (created if missing).
+
+    A file is named after its video, characters other than letters, digits,
+    ``.``, ``_`` and ``-`` replaced by ``_`` (``-2``, ``-3``… added when two
+    names would clash); reading pairs videos by ``videoName``, not by file
+    name. Other files in the folder are left alone. Returns the written paths.
+
+    Raises
+    ------
+    InputFileError
+        The folder cannot be created or written.
+    InvalidOptionError
+        See :func:`format_liris`.
+    """
+    target = Path(folder)
+    documents: dict[Path, bytes] = {}
+    taken: set[str] = set()
+    for video in annotations:  # format every video first: a bad name writes nothing
+        stem = _file_stem(video.name, taken)
+        taken.add(stem.casefold())
+        documents[target / f"{stem}.xml"] = format_liris([video])
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputFileError(target, f"cannot create the folder ({exc.strerror or exc}); "
+                                     "check the path and permissions") from exc
+    for path, document in documents.items():
+        write_text(path, document.decode("utf-8"))
+    return list(documents)
+
+
+def _file_stem(name: str, taken: set[str]) -> str:
+    """A portable file name for video ``name``, distinct (ignoring case) from ``taken``."""
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "video"
+    candidate, n = stem, 1
+    while candidate.casefold() in taken:
+        n += 1
+        candidate = f"{stem}-{n}"
+    return candidate
