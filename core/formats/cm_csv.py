@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 from ..confusion import ConfusionMatrix, VideoConfusion
 from ..errors import InputFileError, RefereeError
-from .text_files import parse_count, read_text, write_text
+from .text_files import numbered_csv_rows, parse_count, read_text, write_text
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("category", "video", "tp", "fp", "fn", "tn")
 HEADER: tuple[str, ...] = ("category", "video", "TP", "FP", "FN", "TN", "SE")
@@ -41,7 +41,7 @@ def read_cm_csv(path: str | Path) -> list[VideoConfusion]:
 
 def parse_cm_csv(text: str, path: str | Path = "<text>") -> list[VideoConfusion]:
     """Parse the text of a confusion-matrix CSV; ``path`` only names it in errors."""
-    rows = [(n, row) for n, row in _numbered_rows(text) if any(cell.strip() for cell in row)]
+    rows = [(n, row) for n, row in numbered_csv_rows(text) if any(cell.strip() for cell in row)]
     if not rows:
         raise InputFileError(path, f"empty file; expected a header {_EXPECTED} and one row "
                                    "per video")
@@ -64,17 +64,6 @@ def parse_cm_csv(text: str, path: str | Path = "<text>") -> list[VideoConfusion]
         first_line[video.key] = line
         videos.append(video)
     return videos
-
-
-def _numbered_rows(text: str) -> list[tuple[int, list[str]]]:
-    """CSV rows with the 1-based line number each starts on."""
-    reader = csv.reader(io.StringIO(text))
-    rows = []
-    start = 1
-    for row in reader:
-        rows.append((start, row))
-        start = reader.line_num + 1
-    return rows
 
 
 def _cell(row: Sequence[str], columns: dict[str, int], name: str) -> str:

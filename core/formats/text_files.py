@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import tempfile
 from pathlib import Path
@@ -70,3 +72,14 @@ def parse_count(cell: str, name: str, path: str | Path, line: int) -> int:
     if value < 0:
         raise InputFileError(path, f"line {line}: {name} is {value}; counts cannot be negative")
     return value
+
+
+def numbered_csv_rows(text: str) -> list[tuple[int, list[str]]]:
+    """CSV rows of ``text``, each with the 1-based line number it starts on (for messages)."""
+    reader = csv.reader(io.StringIO(text))
+    rows = []
+    start = 1
+    for row in reader:
+        rows.append((start, row))
+        start = reader.line_num + 1
+    return rows

@@ -1,0 +1,163 @@
+"""Counts per frame as CSV: ``frame,count`` (SPEC §10, used by SPEC §6).
+
+The header row is required; column names are case-insensitive, in any order,
+and other columns are ignored. Frames are whole numbers >= 0, listed in order
+and consecutive: a gap, a duplicate or a frame out of order is an error naming
+the file, the line and the frame. Counts are non-negative whole numbers.
+Blank lines are ignored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InputFileError, RefereeError
+from .text_files import numbered_csv_rows, parse_count, read_text, write_text
+
+HEADER: tuple[str, str] = ("frame", "count")
+_EXPECTED = "a header 'frame,count' and one row per frame"
+
+
+@dataclass(frozen=True, eq=False)
+class CountSeries:
+    """Counts of consecutive frames ``first_frame, first_frame+1, …``.
+
+    Attributes
+    ----------
+    first_frame
+        Frame number of ``counts[0]``.
+    counts
+        ``int64`` array, one count per frame.
+    path
+        The file it was read from (for messages), or ``None``.
+    """
+
+    first_frame: int
+    counts: np.ndarray
+    path: Path | None = None
+
+    @property
+    def last_frame(self) -> int:
+        return self.first_frame + len(self.counts) - 1
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+
+def read_counts_csv(path: str | Path) -> CountSeries:
+    """Read a ``frame,count`` CSV (SPEC §10).
+
+    Raises
+    ------
+    InputFileError
+        Unreadable or empty file, missing column, a frame or count that is not a
+        non-negative whole number, or frames that are not consecutive (naming
+        the line and the missing, repeated or misplaced frame).
+    """
+    series = parse_counts_csv(read_text(path), path)
+    return CountSeries(series.first_frame, series.counts, Path(path))
+
+
+def parse_counts_csv(text: str, path: str | Path = "<text>") -> CountSeries:
+    """Parse the text of a counts CSV; ``path`` only names it in errors."""
+    rows = [(n, row) for n, row in numbered_csv_rows(text) if any(c.strip() for c in row)]
+    if not rows:
+        raise InputFileError(path, f"empty file; expected {_EXPECTED}")
+    header_line, header = rows[0]
+    columns = {name.strip().lower(): i for i, name in enumerate(header)}
+    for name in HEADER:
+        if name not in columns:
+            raise InputFileError(path, f"line {header_line}: missing column {name!r}; "
+                                       f"expected {_EXPECTED}")
+    if len(rows) == 1:
+        raise InputFileError(path, f"no rows after the header on line {header_line}")
+    frames: list[int] = []
+    counts: list[int] = []
+    first_line: dict[int, int] = {}
+    for line, row in rows[1:]:
+        frame = _parse_frame(_cell(row, columns["frame"]), path, line)
+        if frames and frame != frames[-1] + 1:
+            raise InputFileError(path, _order_problem(frame, frames[-1], first_line, line))
+        first_line[frame] = line
+        frames.append(frame)
+        counts.append(parse_count(_cell(row, columns["count"]), "count", path, line))
+    return CountSeries(frames[0], np.array(counts, dtype=np.int64))
+
+
+def _order_problem(frame: int, previous: int, first_line: dict[int, int], line: int) -> str:
+    if frame in first_line:
+        return (f"line {line}: frame {frame} appears twice (first on line "
+                f"{first_line[frame]}); keep one row per frame")
+    if frame < previous:
+        return (f"line {line}: frame {frame} comes after frame {previous}; list frames "
+                "in increasing order")
+    missing = (f"frame {previous + 1} is missing" if frame == previous + 2
+               else f"frames {previous + 1}–{frame - 1} are missing")
+    return (f"line {line}: frame {frame} follows frame {previous}: {missing}; give one row "
+            "for every frame")
+
+
+def _parse_frame(cell: str, path: str | Path, line: int) -> int:
+    try:
+        frame = int(cell)
+    except ValueError:
+        shown = repr(cell) if cell else "empty"
+        raise InputFileError(path, f"line {line}: frame is {shown}, not a whole "
+                                   "number") from None
+    if frame < 0:
+        raise InputFileError(path, f"line {line}: frame is {frame}; frame numbers cannot "
+                                   "be negative")
+    return frame
+
+
+def _cell(row: Sequence[str], index: int) -> str:
+    return row[index].strip() if index < len(row) else ""
+
+
+def check_same_frames(gt: CountSeries, estimate: CountSeries) -> None:
+    """Raise unless both series cover the same frames.
+
+    Raises
+    ------
+    RefereeError
+        Naming both files and their frame ranges.
+    """
+    if gt.first_frame != estimate.first_frame or len(gt) != len(estimate):
+        raise RefereeError(
+            f"{_name(gt, 'ground truth')} covers frames {gt.first_frame}–{gt.last_frame} but "
+            f"{_name(estimate, 'estimate')} covers frames {estimate.first_frame}–"
+            f"{estimate.last_frame}; both must list the same frames")
+
+
+def read_counts_pair(gt_path: str | Path, estimate_path: str | Path
+                     ) -> tuple[CountSeries, CountSeries]:
+    """Read ground-truth and estimated counts and check they cover the same frames."""
+    gt, estimate = read_counts_csv(gt_path), read_counts_csv(estimate_path)
+    check_same_frames(gt, estimate)
+    return gt, estimate
+
+
+def _name(series: CountSeries, fallback: str) -> str:
+    return str(series.path) if series.path is not None else f"the {fallback}"
+
+
+def format_counts_csv(first_frame: int, counts: Sequence[int] | np.ndarray) -> str:
+    """The CSV text ``frame,count`` for counts of consecutive frames from ``first_frame``."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(HEADER)
+    for k, count in enumerate(counts):
+        writer.writerow([first_frame + k, int(count)])
+    return out.getvalue()
+
+
+def write_counts_csv(path: str | Path, first_frame: int,
+                     counts: Sequence[int] | np.ndarray) -> None:
+    """Write counts of consecutive frames to ``path`` (atomically)."""
+    write_text(path, format_counts_csv(first_frame, counts))
