@@ -27,6 +27,9 @@ Typical use:
   referee demo                         make a small demo dataset and evaluate it
   referee evaluate DATASET RESULTS...  evaluate background-subtraction results
   referee summarize CM.csv...          summarize published per-video counts
+  referee actions GT.xml DET.xml       LIRIS HARL action localization
+  referee boxes GT DET                 per-frame boxes (SFDA, MODA, N-MODP)
+  referee counts GT.csv EST.csv -w W   counting (CCR_WCC)
 """
 
 
@@ -54,8 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    from . import cli_pixels  # the pixel-mask commands live in their own module
+    # Each family of commands lives in its own module.
+    from . import cli_actions, cli_boxes_counts, cli_pixels
     cli_pixels.add_commands(commands)
+    cli_actions.add_commands(commands)
+    cli_boxes_counts.add_commands(commands)
     return parser
 
 

@@ -282,6 +282,11 @@ def run_demo_data(args: argparse.Namespace) -> int:
         print(f"results of {method}: {folder}")
     for method, folder in layout.soft_results.items():
         print(f"soft scores of {method}: {folder}")
+    print(f"ground-truth actions (LIRIS XML): {layout.actions_gt}")
+    for method, path in layout.actions.items():
+        print(f"actions tracked from {method}: {path}")
+    for video, series in layout.counts.items():
+        print(f"counts of {video}: " + ", ".join(str(p) for p in series.values()))
     return 0
 
 

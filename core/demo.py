@@ -10,6 +10,27 @@ as motion, a stopped car absorbed into the background, false alarms during an
 illumination change. One method also writes a soft score map (SPEC §3) so
 ROC and PR curves have something to show.
 
+The demo also holds actions (SPEC §4) and counts (SPEC §6). The ground-truth
+actions are the scene objects themselves: one action per object and per
+stretch of frames where any of it is inside the image (all frames, not only
+the temporal ROI), one box per frame bounding the object's own pixels (not
+its shadow; occlusion by another object is ignored). The classes are
+synthetic, a plausible reading of each object's role:
+
+* 7 UB "leave baggage unattended": an object that stands still for
+  :data:`STOP_FRAMES` frames or more (the car that parks in the street);
+* 4 EN "enter/leave room": any other person (drawn as an upright ellipse);
+* 5 ET "try to enter": any other vehicle (drawn as a rectangle: the cars,
+  the cyclist).
+
+The detected actions of the methods in :data:`TRACKED_METHODS` come from
+:func:`~referee.core.tracking.track_masks` run on that method's masks inside
+the ROI, which gives the same three classes by a rule on the boxes (still,
+else tall, else wide). So the detections split, merge, miss, invent and
+misclassify objects as a real detector does. Each video has a counting
+region, a rectangle; the count of a frame is the number of boxes
+(ground-truth objects or tracker boxes) whose centre is inside it.
+
 Layout under ``root``::
 
     referee-demo.json                       marker: generator, format, seed
@@ -19,6 +40,10 @@ Layout under ``root``::
     dataset/<category>/<video>/temporalROI.txt
     results/<method>/<category>/<video>/bin%06d.png        0/255 masks
     results-soft/<method>/<category>/<video>/bin%06d.png   0-255 scores
+    actions/groundtruth.xml                 LIRIS XML, all videos, videoName <category>_<video>
+    actions/<method>.xml                    the tracker's actions on that method's masks
+    counts/<category>_<video>/groundtruth.csv   frame,count for frames 1..N
+    counts/<category>_<video>/<method>.csv
 
 Everything is a function of ``seed`` and the OpenCV version: two runs with the
 same seed write byte-identical files.
@@ -33,28 +58,46 @@ import shutil
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 import cv2
 import numpy as np
 
+from .annotations import Action, AnnotationSet, VideoAnnotation
 from .errors import CancelledError, InputFileError, InvalidOptionError, RefereeError
+from .formats.counts_csv import write_counts_csv
+from .formats.liris_xml import write_liris
 from .progress import CancelToken, ProgressCallback, check, report
+from .tracking import TrackerParams, track_masks
 
 MARKER_NAME = "referee-demo.json"
-DEMO_FORMAT = 1
+DEMO_FORMAT = 2
 WIDTH, HEIGHT = 160, 120
 
 #: Methods whose 0/255 masks are written under ``results/``.
 BINARY_METHODS: tuple[str, ...] = ("mog2", "knn", "mog", "cnt", "running-average")
 #: Methods whose 0-255 score maps are written under ``results-soft/``.
 SOFT_METHODS: tuple[str, ...] = ("running-average",)
+#: Methods whose masks are tracked into actions and counts (a subset of BINARY_METHODS).
+TRACKED_METHODS: tuple[str, ...] = ("mog2", "knn", "cnt")
+#: Name of the ground truth among the action and count files.
+GROUND_TRUTH = "groundtruth"
+
+#: Synthetic LIRIS classes of the ground-truth objects (see the module docstring).
+CLASS_STOPPING, CLASS_PERSON, CLASS_VEHICLE = 7, 4, 5
+#: An object whose path stands still for at least this many frames is "stopping".
+STOP_FRAMES = 10
+#: The tracker behind the demo's detected actions.
+TRACKER_PARAMS = TrackerParams(still_class=CLASS_STOPPING, person_class=CLASS_PERSON,
+                               vehicle_class=CLASS_VEHICLE)
 
 _GENERATOR = "referee.core.demo"
-_OWN_ENTRIES = ("dataset", "results", "results-soft")
+_OWN_ENTRIES = ("dataset", "results", "results-soft", "actions", "counts")
 
 # CDnet ground-truth grey levels (SPEC §1).
 GT_STATIC, GT_SHADOW, GT_OUTSIDE_ROI, GT_UNKNOWN, GT_MOTION = 0, 50, 85, 170, 255
+
+_Box = tuple[int, int, int, int]  # x, y, w, h in pixels
 
 
 @dataclass(frozen=True)
@@ -66,6 +109,13 @@ class DemoVideo:
     path: Path
     frame_count: int
     temporal_roi: tuple[int, int]  # (first, last), 1-based, inclusive
+    #: Counting region ``(x, y, w, h)`` in pixels, half-open (SPEC §6).
+    count_region: tuple[int, int, int, int] = (0, 0, WIDTH, HEIGHT)
+
+    @property
+    def key(self) -> str:
+        """``<category>_<video>``: the LIRIS ``videoName`` and the folder under ``counts``."""
+        return f"{self.category}_{self.name}"
 
 
 @dataclass(frozen=True)
@@ -73,7 +123,10 @@ class DemoLayout:
     """Where :func:`write_demo` put everything.
 
     ``results`` and ``soft_results`` map a method name to its folder, which
-    holds ``<category>/<video>/bin%06d.png``.
+    holds ``<category>/<video>/bin%06d.png``. ``actions_gt`` and
+    ``actions[method]`` are LIRIS XML files holding every video;
+    ``counts[video key][name]`` is a ``frame,count`` CSV, where ``name`` is
+    ``"groundtruth"`` or a method of :data:`TRACKED_METHODS`.
     """
 
     root: Path
@@ -82,6 +135,9 @@ class DemoLayout:
     soft_results: dict[str, Path]
     videos: tuple[DemoVideo, ...]
     seed: int
+    actions_gt: Path
+    actions: dict[str, Path]
+    counts: dict[str, dict[str, Path]]
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -134,12 +190,28 @@ def write_demo(root: Path, progress: Optional[ProgressCallback] = None,
     layout = _layout(root, scenes, seed)
     done = 0
     report(progress, done, total)
+    annotations: dict[str, dict[str, VideoAnnotation]] = {
+        name: {} for name in (GROUND_TRUTH, *TRACKED_METHODS)}
     try:
         for index, (scene, video) in enumerate(zip(scenes, layout.videos)):
             rng = np.random.default_rng([seed, index])
-            for _ in _write_video(scene, video, layout, rng, cancel):
+            record = _VideoRecord(scene.movers)
+            for _ in _write_video(scene, video, layout, rng, cancel, record):
                 done += 1
                 report(progress, done, total)
+            check(cancel)
+            found = {GROUND_TRUTH: _ground_truth_actions(scene.movers, record.object_boxes)}
+            for method in TRACKED_METHODS:
+                found[method] = track_masks(enumerate(record.masks[method], start=1),
+                                            TRACKER_PARAMS)
+            for name, actions in found.items():
+                annotations[name][video.key] = VideoAnnotation(video.key, tuple(actions))
+                counts = count_inside(actions, video.count_region, video.frame_count)
+                path = layout.counts[video.key][name]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_counts_csv(path, 1, counts)
+        check(cancel)
+        _write_actions(layout, annotations)
     except CancelledError:
         _remove_own_entries(root)
         (root / MARKER_NAME).unlink(missing_ok=True)
@@ -166,17 +238,23 @@ def ensure_demo(root: Path, progress: Optional[ProgressCallback] = None,
 
 
 def _layout(root: Path, scenes: list["_Scene"], seed: int) -> DemoLayout:
+    videos = tuple(
+        DemoVideo(scene.category, scene.name, root / "dataset" / scene.category / scene.name,
+                  scene.frame_count, scene.temporal_roi, scene.count_region)
+        for scene in scenes
+    )
     return DemoLayout(
         root=root,
         dataset=root / "dataset",
         results={method: root / "results" / method for method in BINARY_METHODS},
         soft_results={method: root / "results-soft" / method for method in SOFT_METHODS},
-        videos=tuple(
-            DemoVideo(scene.category, scene.name, root / "dataset" / scene.category / scene.name,
-                      scene.frame_count, scene.temporal_roi)
-            for scene in scenes
-        ),
+        videos=videos,
         seed=seed,
+        actions_gt=root / "actions" / f"{GROUND_TRUTH}.xml",
+        actions={method: root / "actions" / f"{method}.xml" for method in TRACKED_METHODS},
+        counts={video.key: {name: root / "counts" / video.key / f"{name}.csv"
+                            for name in (GROUND_TRUTH, *TRACKED_METHODS)}
+                for video in videos},
     )
 
 
@@ -229,9 +307,19 @@ def _write_marker(root: Path, seed: int, complete: bool) -> None:
 # --------------------------------------------------------------------------- writing a video
 
 
-def _write_video(scene: _Scene, video: DemoVideo, layout: DemoLayout,
-                 rng: np.random.Generator, cancel: Optional[CancelToken]) -> Iterator[int]:
-    """Render, write and segment every frame of ``scene``; yield once per frame."""
+class _VideoRecord:
+    """What a video leaves for its actions and counts, filled frame by frame."""
+
+    def __init__(self, movers: tuple["_Mover", ...]) -> None:
+        # Per mover: frame -> box of its own pixels, for the frames where it is visible.
+        self.object_boxes: list[dict[int, _Box]] = [{} for _ in movers]
+        # Per tracked method: the masks of frames 1..N, with the ROI applied.
+        self.masks: dict[str, list[np.ndarray]] = {method: [] for method in TRACKED_METHODS}
+
+
+def _write_video(scene: _Scene, video: DemoVideo, layout: DemoLayout, rng: np.random.Generator,
+                 cancel: Optional[CancelToken], record: _VideoRecord) -> Iterator[int]:
+    """Render, write and segment every frame of ``scene``, filling ``record``; yield per frame."""
     input_dir = video.path / "input"
     gt_dir = video.path / "groundtruth"
     input_dir.mkdir(parents=True)
@@ -253,6 +341,9 @@ def _write_video(scene: _Scene, video: DemoVideo, layout: DemoLayout,
     for number in range(1, video.frame_count + 1):
         check(cancel)
         image, motion, shadow = renderer.frame(number)
+        for boxes, box in zip(record.object_boxes, renderer.object_boxes(number)):
+            if box is not None:
+                boxes[number] = box
         jpeg = _encode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         (input_dir / f"in{number:06d}.jpg").write_bytes(jpeg)
         (gt_dir / f"gt{number:06d}.png").write_bytes(
@@ -267,12 +358,56 @@ def _write_video(scene: _Scene, video: DemoVideo, layout: DemoLayout,
             raw = subtractor.apply(decoded)
             mask = np.where(raw == 255, 255, 0).astype(np.uint8)  # shadow (127) is background
             (binary_dirs[method] / f"bin{number:06d}.png").write_bytes(_encode(".png", mask))
+            if method in record.masks:
+                record.masks[method].append(mask & roi)
         score = running_average.apply(decoded)
         (binary_dirs["running-average"] / f"bin{number:06d}.png").write_bytes(
             _encode(".png", np.where(score >= _RunningAverage.THRESHOLD, 255, 0).astype(np.uint8)))
         (soft_dirs["running-average"] / f"bin{number:06d}.png").write_bytes(
             _encode(".png", score))
         yield number
+
+
+def _ground_truth_actions(movers: tuple[_Mover, ...],
+                          object_boxes: list[dict[int, _Box]]) -> list[Action]:
+    """One action per mover and per run of consecutive frames in which it is visible."""
+    actions: list[Action] = []
+    for mover, boxes in zip(movers, object_boxes):
+        run: dict[int, _Box] = {}
+        for frame in sorted(boxes):
+            if run and frame - 1 not in run:
+                actions.append(Action.from_boxes(len(actions) + 1, mover.action_class, run))
+                run = {}
+            run[frame] = boxes[frame]
+        if run:
+            actions.append(Action.from_boxes(len(actions) + 1, mover.action_class, run))
+    return actions
+
+
+def count_inside(actions: Iterable[Action], region: tuple[int, int, int, int],
+                 frame_count: int) -> np.ndarray:
+    """Per frame 1..``frame_count``, how many boxes of ``actions`` have their centre in ``region``.
+
+    ``region`` is ``(x, y, w, h)`` in pixels, half-open; a box ``(x, y, w, h)``
+    has its centre at ``(x + w/2, y + h/2)``. Element ``k`` is frame ``k + 1``
+    (SPEC §6 counts).
+    """
+    rx, ry, rw, rh = region
+    counts = np.zeros(frame_count, np.int64)
+    for action in actions:
+        centres = action.boxes[:, :2] + action.boxes[:, 2:] / 2.0
+        inside = ((rx <= centres[:, 0]) & (centres[:, 0] < rx + rw)
+                  & (ry <= centres[:, 1]) & (centres[:, 1] < ry + rh))
+        frames = action.frames[inside & (action.frames >= 1) & (action.frames <= frame_count)]
+        np.add.at(counts, frames - 1, 1)
+    return counts
+
+
+def _write_actions(layout: DemoLayout, annotations: dict[str, dict[str, VideoAnnotation]]) -> None:
+    layout.actions_gt.parent.mkdir(parents=True, exist_ok=True)
+    for name, videos in annotations.items():
+        path = layout.actions_gt if name == GROUND_TRUTH else layout.actions[name]
+        write_liris(path, AnnotationSet(videos))
 
 
 def _encode(extension: str, image: np.ndarray, params: Optional[list[int]] = None) -> bytes:
@@ -381,6 +516,14 @@ class _Mover:
         y = float(np.interp(frame, frames, [key[2] for key in self.path]))
         return x, y
 
+    @property
+    def action_class(self) -> int:
+        """Synthetic LIRIS class: stopping object, person (ellipse) or vehicle (rectangle)."""
+        for (f0, x0, y0), (f1, x1, y1) in zip(self.path, self.path[1:]):
+            if (x0, y0) == (x1, y1) and f1 - f0 >= STOP_FRAMES:
+                return CLASS_STOPPING
+        return CLASS_PERSON if self.shape == "ellipse" else CLASS_VEHICLE
+
 
 @dataclass(frozen=True)
 class _Scene:
@@ -390,6 +533,7 @@ class _Scene:
     background: Callable[[np.random.Generator], np.ndarray]
     movers: tuple[_Mover, ...]
     roi_polygon: tuple[tuple[int, int], ...]  # the excluded region
+    count_region: tuple[int, int, int, int]  # x, y, w, h: objects centred inside are counted
     gain: Callable[[int], float] = lambda frame: 1.0
     casts_shadows: bool = False
     # Animates the background outside the ROI (waving trees, a flickering light).
@@ -481,11 +625,10 @@ class _Renderer:
         shadow = np.zeros((HEIGHT, WIDTH), bool)
         placed = []
         for mover, sprite in zip(scene.movers, self.sprites):
-            centre = mover.centre(number)
-            if centre is None:
+            offset = _offset(mover, sprite, number)
+            if offset is None:
                 continue
-            ox = int(round(centre[0])) - sprite.anchor[0]
-            oy = int(round(centre[1])) - sprite.anchor[1]
+            ox, oy = offset
             placed.append((sprite, ox, oy))
             if scene.casts_shadows:
                 _stamp(shadow, sprite.shadow, ox, oy)
@@ -504,6 +647,28 @@ class _Renderer:
         image *= scene.gain(number)
         image += self.rng.normal(0.0, self.NOISE_SIGMA, image.shape).astype(np.float32)
         return np.clip(np.rint(image), 0, 255).astype(np.uint8), motion, shadow
+
+    def object_boxes(self, number: int) -> list[Optional[_Box]]:
+        """Per mover, the ``(x, y, w, h)`` box of its own pixels inside the frame, or ``None``."""
+        boxes: list[Optional[_Box]] = []
+        for mover, sprite in zip(self.scene.movers, self.sprites):
+            offset = _offset(mover, sprite, number)
+            regions = None if offset is None else _clip(*offset, sprite.mask.shape)
+            local = None if regions is None else sprite.mask[regions[1]]
+            if local is None or not local.any():
+                boxes.append(None)
+                continue
+            x, y, w, h = cv2.boundingRect(local.astype(np.uint8))
+            boxes.append((regions[0][1].start + x, regions[0][0].start + y, w, h))
+        return boxes
+
+
+def _offset(mover: _Mover, sprite: _Sprite, number: int) -> Optional[tuple[int, int]]:
+    """Where the sprite's canvas goes on frame ``number`` (its top-left), or ``None`` if absent."""
+    centre = mover.centre(number)
+    if centre is None:
+        return None
+    return int(round(centre[0])) - sprite.anchor[0], int(round(centre[1])) - sprite.anchor[1]
 
 
 def _clip(ox: int, oy: int, shape: tuple[int, ...]
@@ -573,6 +738,7 @@ def _street() -> _Scene:
     )
     return _Scene("baseline", "street", n, _street_background, movers,
                   roi_polygon=((0, 0), (WIDTH, 0), (WIDTH, 32), (0, 24)),
+                  count_region=(50, 50, 60, 70),
                   animate=_street_animate)
 
 
@@ -608,7 +774,8 @@ def _plaza() -> _Scene:
         _Mover("ellipse", 9, 18, (90, 60, 160), ((100, 10.0, -12.0), (n, 40.0, 45.0))),
     )
     return _Scene("baseline", "plaza", n, _plaza_background, movers,
-                  roi_polygon=((0, 0), (62, 0), (0, 46)), gain=_plaza_gain)
+                  roi_polygon=((0, 0), (62, 0), (0, 46)), count_region=(40, 35, 80, 60),
+                  gain=_plaza_gain)
 
 
 # Corridor: a bright tiled floor under a low light; people cast hard shadows.
@@ -641,6 +808,7 @@ def _corridor() -> _Scene:
     )
     return _Scene("shadow", "corridor", n, _corridor_background, movers,
                   roi_polygon=((138, 0), (WIDTH, 0), (WIDTH, HEIGHT), (138, HEIGHT)),
+                  count_region=(40, 40, 70, 70),
                   casts_shadows=True, animate=_corridor_animate)
 
 

@@ -9,14 +9,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from referee.core.annotations import ACTION_CLASSES, Action, AnnotationSet
 from referee.core.demo import (
+    _SCENES,
     BINARY_METHODS,
+    GROUND_TRUTH,
     MARKER_NAME,
     SOFT_METHODS,
+    TRACKED_METHODS,
     DemoLayout,
+    count_inside,
     write_demo,
 )
 from referee.core.errors import CancelledError, RefereeError
+from referee.core.formats.counts_csv import read_counts_csv
 from referee.core.progress import CancelToken
 
 CDNET_LEVELS = {0, 50, 85, 170, 255}
@@ -269,3 +275,157 @@ def test_ensure_demo_reuses_a_complete_demo_and_rewrites_an_interrupted_one(tmp_
     ensure_demo(root)
     assert json.loads((root / MARKER_NAME).read_text())["complete"] is True
     assert gt.stat().st_mtime_ns != stamp, "an interrupted demo must be written again"
+
+
+# --------------------------------------------------------------------------- actions and counts
+
+
+def _read_actions(path: Path) -> AnnotationSet:
+    from referee.core.formats.liris_xml import read_liris
+
+    return read_liris(path)
+
+
+@pytest.fixture(scope="module")
+def actions(demo: DemoLayout) -> dict[str, AnnotationSet]:
+    found = {GROUND_TRUTH: _read_actions(demo.actions_gt)}
+    found.update({method: _read_actions(path) for method, path in demo.actions.items()})
+    return found
+
+
+def _iou(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    iw = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    ih = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    inter = max(iw, 0) * max(ih, 0)
+    return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+
+
+def _best_iou(detection: Action, truth: Action) -> float:
+    common = range(max(detection.first, truth.first), min(detection.last, truth.last) + 1)
+    return max((_iou(detection.box_at(f), truth.box_at(f)) for f in common), default=0.0)
+
+
+def test_action_and_count_files_are_where_the_layout_says(demo: DemoLayout) -> None:
+    assert demo.actions_gt == demo.root / "actions" / "groundtruth.xml"
+    assert set(demo.actions) == set(TRACKED_METHODS) and len(TRACKED_METHODS) >= 2
+    assert set(TRACKED_METHODS) <= set(BINARY_METHODS)
+    assert sorted(p.name for p in (demo.root / "actions").iterdir()) == sorted(
+        f"{name}.xml" for name in (GROUND_TRUTH, *TRACKED_METHODS))
+    assert set(demo.counts) == {video.key for video in demo.videos}
+    for video in demo.videos:
+        assert video.key == f"{video.category}_{video.name}"
+        files = demo.counts[video.key]
+        assert set(files) == {GROUND_TRUTH, *TRACKED_METHODS}
+        for name, path in files.items():
+            assert path == demo.root / "counts" / video.key / f"{name}.csv" and path.is_file()
+
+
+def test_action_files_hold_every_video(demo: DemoLayout, actions: dict[str, AnnotationSet]) -> None:
+    keys = [video.key for video in demo.videos]
+    for name, annotation in actions.items():
+        assert list(annotation.videos) == keys, name
+        for video in demo.videos:
+            for action in annotation.videos[video.key].actions:
+                assert np.all(np.diff(action.frames) == 1)
+                assert 1 <= action.first and action.last <= video.frame_count
+                assert action.action_class in ACTION_CLASSES
+                boxes = action.boxes
+                assert np.all(boxes[:, 2:] > 0)
+                assert np.all(boxes[:, 0] + boxes[:, 2] <= 160)
+                assert np.all(boxes[:, 1] + boxes[:, 3] <= 120)
+
+
+def test_ground_truth_has_one_action_per_visible_stretch_of_each_object(
+        demo: DemoLayout, actions: dict[str, AnnotationSet]) -> None:
+    classes: set[int] = set()
+    for factory, video in zip(_SCENES, demo.videos):
+        scene = factory()
+        stretches = 0
+        for mover in scene.movers:
+            visible = []
+            for f in range(1, video.frame_count + 1):
+                centre = mover.centre(f)
+                visible.append(centre is not None
+                               and -mover.width / 2 < centre[0] < 160 + mover.width / 2
+                               and -mover.height / 2 < centre[1] < 120 + mover.height / 2)
+            stretches += sum(1 for k, v in enumerate(visible) if v and (k == 0 or not visible[k - 1]))
+        gt = actions[GROUND_TRUTH].videos[video.key].actions
+        assert len(gt) == stretches, video.key
+        assert [a.number for a in gt] == list(range(1, len(gt) + 1))
+        assert not any(a.interpolated.any() for a in gt)
+        classes |= {a.action_class for a in gt}
+    assert len(classes) >= 3
+
+
+def test_ground_truth_boxes_hold_the_moving_pixels(demo: DemoLayout,
+                                                    actions: dict[str, AnnotationSet]) -> None:
+    for video in demo.videos:
+        gt = actions[GROUND_TRUTH].videos[video.key].actions
+        for f in range(5, video.frame_count + 1, 15):
+            labels = _grey(video.path / "groundtruth" / f"gt{f:06d}.png")
+            motion = labels == 255
+            covered = np.zeros_like(motion)
+            for action in gt:
+                box = action.box_at(f)
+                if box is not None:
+                    x, y, w, h = box
+                    covered[y:y + h, x:x + w] = True
+                    # Motion, its boundary band, or outside the ROI: never static or shadow only.
+                    assert np.isin(labels[y:y + h, x:x + w], (255, 170, 85)).any()
+            assert not np.any(motion & ~covered), (video.key, f)
+
+
+def test_trackers_find_the_objects_but_make_mistakes(demo: DemoLayout,
+                                                     actions: dict[str, AnnotationSet]) -> None:
+    wrong_class = interpolated = 0
+    for method in TRACKED_METHODS:
+        differs = False
+        matched = 0
+        for video in demo.videos:
+            gt = actions[GROUND_TRUTH].videos[video.key].actions
+            found = actions[method].videos[video.key].actions
+            if len(found) != len(gt) or not all(a.same_as(b) for a, b in zip(found, gt)):
+                differs = True
+            for detection in found:
+                ious = [_best_iou(detection, truth) for truth in gt]
+                best = int(np.argmax(ious)) if ious else -1
+                if best >= 0 and ious[best] > 0.5:
+                    matched += 1
+                    wrong_class += detection.action_class != gt[best].action_class
+                interpolated += int(detection.interpolated.sum())
+        assert differs, method
+        assert matched >= 1, method
+    assert wrong_class > 0 and interpolated > 0
+
+
+def test_count_series_cover_every_frame(demo: DemoLayout,
+                                        actions: dict[str, AnnotationSet]) -> None:
+    for video in demo.videos:
+        x, y, w, h = video.count_region
+        assert 0 <= x and 0 <= y and x + w <= 160 and y + h <= 120 and w * h > 0
+        series = {name: read_counts_csv(path) for name, path in demo.counts[video.key].items()}
+        for name, counts in series.items():
+            assert counts.first_frame == 1 and len(counts) == video.frame_count, name
+            assert np.all(counts.counts >= 0)
+        gt = series[GROUND_TRUTH].counts
+        assert len(np.unique(gt)) >= 2 and np.any(np.diff(gt) > 0) and np.any(np.diff(gt) < 0)
+        for name, counts in series.items():
+            expected = count_inside(list(actions[name].videos[video.key].actions),
+                                    video.count_region, video.frame_count)
+            np.testing.assert_array_equal(counts.counts, expected, err_msg=name)
+        assert any(not np.array_equal(series[m].counts, gt) for m in TRACKED_METHODS)
+
+
+def test_count_inside_uses_box_centres_in_a_half_open_region() -> None:
+    inside = Action.from_boxes(1, 4, {1: (10, 10, 4, 4), 2: (12, 10, 4, 4), 3: (30, 10, 4, 4)})
+    on_edge = Action.from_boxes(2, 4, {2: (18, 10, 4, 4)})  # centre x = 20: the region's end
+    assert count_inside([inside, on_edge], (10, 10, 10, 10), 4).tolist() == [1, 1, 0, 0]
+
+
+def test_actions_and_counts_are_deterministic(demo: DemoLayout, rerun: DemoLayout) -> None:
+    for name in TRACKED_METHODS:
+        assert demo.actions[name].read_bytes() == rerun.actions[name].read_bytes()
+    assert demo.actions_gt.read_bytes() == rerun.actions_gt.read_bytes()
+    for key, files in demo.counts.items():
+        for name, path in files.items():
+            assert path.read_bytes() == rerun.counts[key][name].read_bytes()
