@@ -10,8 +10,9 @@ measured side by side count):
 * the peak memory traced during evaluation of a short and of the full
   temporal ROI (it must not grow with the number of frames).
 
-The result evaluated is OpenCV's MOG2 run on the video's input frames; it is
-computed once into a cache folder outside the repository.
+The result evaluated is OpenCV's MOG2 run on the video's input frames
+(``highway_detectors.py``), computed once into a cache folder outside the
+repository.
 
 Usage: python benchmarks/evaluate_highway.py [--rounds N] [--cache DIR]
 """
@@ -19,32 +20,15 @@ Usage: python benchmarks/evaluate_highway.py [--rounds N] [--cache DIR]
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
 import cv2
+from highway_detectors import DEFAULT_CACHE, HIGHWAY, highway_results
 from referee.core.evaluate import evaluate_method, evaluate_video
 from referee.core.formats.cdnet import load_video
 from referee.core.frames import CdnetResultSource
-
-HIGHWAY = Path(__file__).resolve().parents[1].parent / "shared/data/cdnet2014/baseline/highway"
-
-
-def make_result(video_folder: Path, out: Path) -> Path:
-    """Run MOG2 over every input frame; write ``bin%06d.png`` (0/255) into ``out``."""
-    done = out / ".complete"
-    if done.exists():
-        return out
-    out.mkdir(parents=True, exist_ok=True)
-    subtractor = cv2.createBackgroundSubtractorMOG2(detectShadows=True)
-    for path in sorted((video_folder / "input").glob("in*.jpg")):
-        mask = subtractor.apply(cv2.imread(str(path)))
-        mask[mask != 255] = 0
-        cv2.imwrite(str(out / f"bin{path.stem[2:]}.png"), mask)
-    done.touch()
-    return out
 
 
 def decode_only(video, result_folder: Path) -> float:
@@ -74,12 +58,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3,
                         help="alternating rounds; the fastest time of each kind is kept")
-    parser.add_argument("--cache", type=Path,
-                        default=Path(tempfile.gettempdir()) / "referee-bench" / "highway-mog2")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
 
     video = load_video(HIGHWAY, category="baseline")
-    result_folder = make_result(HIGHWAY, args.cache)
+    result_folder = highway_results(args.cache)["mog2"]
     n = len(video.frames)
 
     times: dict[str, list[float]] = {"decode": [], "eval1": [], "eval2": []}

@@ -30,6 +30,8 @@ Typical use:
   referee actions GT.xml DET.xml       LIRIS HARL action localization
   referee boxes GT DET                 per-frame boxes (SFDA, MODA, N-MODP)
   referee counts GT.csv EST.csv -w W   counting (CCR_WCC)
+  referee pseudo DATASET RESULTS...    quality without ground truth (pseudo ground truth)
+  referee rank DATASET RESULTS...      which frames to annotate next
   referee significance DATASET A B --a A --b B   do two methods really differ?
 """
 
@@ -59,10 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     # Each family of commands lives in its own module.
-    from . import cli_actions, cli_boxes_counts, cli_pixels, cli_significance
+    from . import (cli_actions, cli_boxes_counts, cli_pixels, cli_pseudo, cli_rank,
+                   cli_significance)
     cli_pixels.add_commands(commands)
     cli_actions.add_commands(commands)
     cli_boxes_counts.add_commands(commands)
+    cli_pseudo.add_commands(commands)
+    cli_rank.add_commands(commands)
     cli_significance.add_commands(commands)
     return parser
 

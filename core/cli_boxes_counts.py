@@ -34,6 +34,7 @@ from .counting import CountingResult, evaluate_counts
 from .errors import InputFileError
 from .formats.counts_csv import CountSeries, read_counts_pair
 from .formats.text_files import write_text
+from .formats.text_table import grid
 from .indicators import IndicatorValue
 
 BOXES_FORMAT = "referee-boxes"
@@ -168,13 +169,6 @@ def _number(value: IndicatorValue | float) -> str:
     return "undef." if math.isnan(v) else f"{v:.4f}"
 
 
-def _grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    return "\n".join("  ".join(str(c).rjust(w) if i else str(c).ljust(w)
-                               for i, (c, w) in enumerate(zip(line, widths)))
-                     for line in [header, *rows])
-
-
 def _totals_row(label: str, t: BoxTotals) -> list[str]:
     return [label, str(t.frames), str(t.n_gt), str(t.n_det), str(t.tp), str(t.false_positives),
             str(t.misses), _number(t.sfda), _number(t.moda), _number(t.n_modp)]
@@ -199,7 +193,7 @@ def format_boxes_table(result: BoxEvaluation) -> str:
     notes = [f"{name} undefined: {value.reason.removeprefix('undefined: ')}"
              for name, value in (("SFDA", result.overall.sfda), ("MODA", result.overall.moda),
                                  ("N-MODP", result.overall.n_modp)) if not value.defined]
-    return "\n".join([title, _grid(header, rows), *notes])
+    return "\n".join([title, grid(header, rows), *notes])
 
 
 def _value(value: IndicatorValue) -> dict[str, Any]:

@@ -64,7 +64,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     videos = discover_videos(args.dataset)
     method_videos: dict[str, list[VideoConfusion]] = {}
     for results_root in args.results:
-        method = _method_name(results_root, method_videos)
+        method = method_name(results_root, method_videos)
         progress, close = tqdm_progress(f"evaluating {method}", "frame", not args.quiet)
         try:
             evaluations = evaluate_method(videos, results_root, threshold=args.threshold,
@@ -106,7 +106,7 @@ def run_summarize(args: argparse.Namespace) -> int:
         is_stats = path.name.lower() == "stats.txt" or path.suffix.lower() == ".txt"
         videos = stats_txt.read_stats_txt(path) if is_stats else cm_csv.read_cm_csv(path)
         base = path.parent if path.name.lower() == "stats.txt" else path.with_suffix("")
-        method_videos[_method_name(base, method_videos)] = videos
+        method_videos[method_name(base, method_videos)] = videos
     _summarize_and_report(method_videos, args, parameters={
         "inputs": [str(p) for p in args.inputs]})
     return 0
@@ -125,7 +125,7 @@ def _method_arguments(args: argparse.Namespace) -> Sequence[Path]:
     return args.results if hasattr(args, "results") else args.inputs
 
 
-def _method_name(path: Path, taken: dict) -> str:
+def method_name(path: Path, taken: dict) -> str:
     resolved = path.resolve()
     name = (resolved.stem if resolved.is_file() else resolved.name) or str(path)
     if name in taken:
@@ -230,7 +230,7 @@ def run_curves(args: argparse.Namespace) -> int:
     rows, best = [], []
     taken: dict[str, None] = {}
     for results_root in args.results:
-        method = _method_name(results_root, taken)
+        method = method_name(results_root, taken)
         taken[method] = None
         progress, close = tqdm_progress(f"sweeping {method}", "frame", not args.quiet)
         try:

@@ -22,7 +22,7 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from ..annotations import ACTION_CLASSES
 from ..errors import RefereeError
 from ..indicators import IndicatorValue
 from .text_files import write_text
+from .text_table import grid
 
 FORMAT_NAME = "referee-actions"
 FORMAT_VERSION = 1
@@ -79,14 +80,6 @@ def _shown(value: IndicatorValue) -> str:
 
 
 # --- terminal --------------------------------------------------------------------------------
-
-
-def _grid(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    table = [list(header), *(list(r) for r in rows)]
-    widths = [max(len(line[c]) for line in table) for c in range(len(header))]
-    return "\n".join("  ".join(cell.rjust(w) if c else cell.ljust(w)
-                               for c, (cell, w) in enumerate(zip(line, widths))).rstrip()
-                     for line in table)
 
 
 def format_report(evaluation: ActionEvaluation, per_video: bool = False,
@@ -139,7 +132,7 @@ def format_video_table(per_video: Mapping[str, ActionScores]) -> str:
              short(s.point.recall), short(s.point.precision), short(s.point.f),
              *(short(s.integrals[k]) for k in THRESHOLD_KEYS), short(s.final)]
             for name, s in per_video.items()]
-    return "Per video\n" + _grid(header, rows)
+    return "Per video\n" + grid(header, rows)
 
 
 def format_confusion(confusion: ClassConfusion) -> str:
@@ -152,7 +145,7 @@ def format_confusion(confusion: ClassConfusion) -> str:
         cells = [(f"{n} ({p:.0f}%)" if n else "·") if not math.isnan(p) else "·"
                  for n, p in zip(counts, confusion.percentages[r])]
         rows.append([f"{c} {codes[r]}", *cells, str(int(counts.sum()))])
-    return _grid(header, rows)
+    return grid(header, rows)
 
 
 # --- JSON ------------------------------------------------------------------------------------

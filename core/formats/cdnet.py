@@ -175,16 +175,21 @@ def read_temporal_roi(path: str | Path) -> tuple[int, int]:
     return first, last
 
 
-def is_video_folder(path: str | Path) -> bool:
+def is_video_folder(path: str | Path, require_groundtruth: bool = True) -> bool:
     """Whether ``path`` looks like a CDnet video folder.
 
-    It does if it has a ``groundtruth/`` folder or a ``temporalROI.txt`` file.
+    It does if it has a ``groundtruth/`` folder or a ``temporalROI.txt`` file;
+    with ``require_groundtruth=False`` (evaluation without ground truth,
+    SPEC §7) an ``input/`` folder is enough.
     """
     p = Path(path)
-    return (p / GROUNDTRUTH_DIR).is_dir() or (p / TEMPORAL_ROI_FILE).is_file()
+    if (p / GROUNDTRUTH_DIR).is_dir() or (p / TEMPORAL_ROI_FILE).is_file():
+        return True
+    return not require_groundtruth and (p / INPUT_DIR).is_dir()
 
 
-def load_video(folder: str | Path, category: Optional[str] = None) -> VideoSpec:
+def load_video(folder: str | Path, category: Optional[str] = None,
+               require_groundtruth: bool = True) -> VideoSpec:
     """Describe one video folder.
 
     Parameters
@@ -193,15 +198,29 @@ def load_video(folder: str | Path, category: Optional[str] = None) -> VideoSpec:
         The video folder.
     category
         Its category; by default the video is a category of its own, named after it.
+    require_groundtruth
+        ``False`` for evaluation without ground truth (SPEC §7): ``groundtruth/``
+        and ``ROI.bmp`` may then be missing, and without ``temporalROI.txt``
+        the frames are ``1..N``, ``N`` the highest ``input/in%06d.jpg`` number
+        (0, an empty range, when there is no input frame).
 
     Raises
     ------
     InputFileError
-        If ``groundtruth/``, ``ROI.bmp`` or a valid ``temporalROI.txt`` is missing.
+        If ``groundtruth/``, ``ROI.bmp`` or a valid ``temporalROI.txt`` is
+        missing (only a present but invalid ``temporalROI.txt`` without
+        ``require_groundtruth``).
     """
     p = Path(folder)
     if not p.is_dir():
         raise InputFileError(p, "video folder does not exist")
+    if not require_groundtruth:
+        name = category if category is not None else p.name
+        if (p / TEMPORAL_ROI_FILE).is_file():
+            first, last = read_temporal_roi(p / TEMPORAL_ROI_FILE)
+        else:
+            first, last = 1, _last_input_frame(p / INPUT_DIR)
+        return VideoSpec(category=name, name=p.name, folder=p, first=first, last=last)
     if not (p / GROUNDTRUTH_DIR).is_dir():
         raise InputFileError(p, f"not a CDnet video folder: it has no '{GROUNDTRUTH_DIR}' folder")
     if not (p / ROI_FILE).is_file():
@@ -212,12 +231,14 @@ def load_video(folder: str | Path, category: Optional[str] = None) -> VideoSpec:
                      name=p.name, folder=p, first=first, last=last)
 
 
-def discover_videos(root: str | Path) -> list[VideoSpec]:
+def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[VideoSpec]:
     """All videos of a CDnet dataset, sorted by category then name (SPEC §10).
 
     ``root`` may be a dataset (``<root>/<category>/<video>``), a folder of
     video folders, a mix of both, or a single video folder. A video without a
-    category level is a category of its own named after the video.
+    category level is a category of its own named after the video. With
+    ``require_groundtruth=False`` (SPEC §7) video folders need not hold ground
+    truth, a ROI or a temporal ROI: see :func:`load_video`.
 
     Raises
     ------
@@ -227,20 +248,39 @@ def discover_videos(root: str | Path) -> list[VideoSpec]:
     p = Path(root)
     if not p.is_dir():
         raise InputFileError(p, "dataset folder does not exist")
-    if is_video_folder(p):
-        return [load_video(p)]
+    strict = require_groundtruth
+    if is_video_folder(p, strict):
+        return [load_video(p, require_groundtruth=strict)]
     videos: list[VideoSpec] = []
     for child in _subfolders(p):
-        if is_video_folder(child):
-            videos.append(load_video(child))
+        if is_video_folder(child, strict):
+            videos.append(load_video(child, require_groundtruth=strict))
             continue
         for grandchild in _subfolders(child):
-            if is_video_folder(grandchild):
-                videos.append(load_video(grandchild, category=child.name))
+            if is_video_folder(grandchild, strict):
+                videos.append(load_video(grandchild, category=child.name,
+                                         require_groundtruth=strict))
     if not videos:
+        holding = ("groundtruth/, ROI.bmp and temporalROI.txt" if strict
+                   else "input/, groundtruth/ or temporalROI.txt")
         raise InputFileError(p, "no CDnet video found: expected <category>/<video>/ folders "
-                                "holding groundtruth/, ROI.bmp and temporalROI.txt")
+                                f"holding {holding}")
     return sorted(videos, key=lambda v: v.key)
+
+
+def _last_input_frame(folder: Path) -> int:
+    """Highest ``N`` of the ``in%06d.jpg`` files in ``folder`` (0 if none)."""
+    numbers = _numbers_of(folder, "in", (".jpg",))
+    return max(numbers, default=0)
+
+
+def _numbers_of(folder: Path, prefix: str, extensions: tuple[str, ...]) -> set[int]:
+    escaped = glob.escape(os.fspath(folder))
+    numbers: set[int] = set()
+    for extension in extensions:
+        for name in glob.glob(os.path.join(escaped, f"{prefix}{'[0-9]' * 6}{extension}")):
+            numbers.add(int(os.path.basename(name)[len(prefix):len(prefix) + 6]))
+    return numbers
 
 
 def _subfolders(folder: Path) -> list[Path]:
@@ -321,3 +361,12 @@ def result_extension(folder: str | Path, first: int) -> str:
             return extension
     raise InputFileError(folder, f"this result folder holds no frame at all: looked for "
                                  f"{result_pattern_text()}")
+
+
+def result_frame_numbers(folder: str | Path) -> list[int]:
+    """Sorted numbers of the result frames ``bin%06d.<ext>`` present in ``folder``.
+
+    Any extension of :data:`RESULT_EXTENSIONS` counts. Used when a video has
+    no temporal ROI, to find the frames every detector has (SPEC §7).
+    """
+    return sorted(_numbers_of(Path(folder), RESULT_PREFIX, RESULT_EXTENSIONS))

@@ -34,7 +34,7 @@ FORMAT_NAME = "referee-results"
 FORMAT_VERSION = 1
 
 
-def _number(value: float) -> Optional[float | int]:
+def json_number(value: float) -> Optional[float | int]:
     if math.isnan(value):
         return None
     if math.isinf(value):
@@ -44,30 +44,30 @@ def _number(value: float) -> Optional[float | int]:
     return float(value)
 
 
-def _value(v: IndicatorValue) -> dict[str, Any]:
-    return {"value": _number(v.value), "reason": v.reason}
+def json_value(v: IndicatorValue) -> dict[str, Any]:
+    return {"value": json_number(v.value), "reason": v.reason}
 
 
-def _values(values: Mapping[str, IndicatorValue]) -> dict[str, dict[str, Any]]:
-    return {key: _value(v) for key, v in values.items()}
+def json_values(values: Mapping[str, IndicatorValue]) -> dict[str, dict[str, Any]]:
+    return {key: json_value(v) for key, v in values.items()}
 
 
-def _matrix(cm: ConfusionMatrix) -> dict[str, Optional[float | int]]:
-    return {"tp": _number(cm.tp), "fp": _number(cm.fp), "fn": _number(cm.fn),
-            "tn": _number(cm.tn)}
+def json_matrix(cm: ConfusionMatrix) -> dict[str, Optional[float | int]]:
+    return {"tp": json_number(cm.tp), "fp": json_number(cm.fp), "fn": json_number(cm.fn),
+            "tn": json_number(cm.tn)}
 
 
 def _method_to_dict(result: MethodResult) -> dict[str, Any]:
     summary, cdnet = result.summary, result.cdnet
     videos = []
     for v in result.videos:
-        counts = _matrix(v.cm)
+        counts = json_matrix(v.cm)
         counts["se"] = v.shadow_errors
         videos.append({
             "category": v.category, "video": v.video, "counts": counts,
             "weight": summary.weights[v.key],
-            "indicators": _values(cdnet.indicators_per_video[v.key]),
-            "cdnet_statistics": _values(cdnet.statistics_per_video[v.key]),
+            "indicators": json_values(cdnet.indicators_per_video[v.key]),
+            "cdnet_statistics": json_values(cdnet.statistics_per_video[v.key]),
         })
     return {
         "method": result.method,
@@ -76,19 +76,19 @@ def _method_to_dict(result: MethodResult) -> dict[str, Any]:
             "scheme": summary.scheme,
             "weights": [{"category": c, "video": name, "weight": w}
                         for (c, name), w in summary.weights.items()],
-            "blended_confusion": _matrix(summary.cm),
-            "indicators": _values(summary.values),
+            "blended_confusion": json_matrix(summary.cm),
+            "indicators": json_values(summary.values),
         },
         "cdnet_procedure": {
             "categories": [
                 {"category": c,
                  "videos": [name for _, name in cdnet.categories[c]],
-                 "statistics": _values(cdnet.statistics_per_category[c]),
-                 "indicators": _values(cdnet.indicators_per_category[c])}
+                 "statistics": json_values(cdnet.statistics_per_category[c]),
+                 "indicators": json_values(cdnet.indicators_per_category[c])}
                 for c in cdnet.categories
             ],
-            "overall": {"statistics": _values(cdnet.statistics_overall),
-                        "indicators": _values(cdnet.indicators_overall)},
+            "overall": {"statistics": json_values(cdnet.statistics_overall),
+                        "indicators": json_values(cdnet.indicators_overall)},
         },
     }
 
@@ -98,11 +98,11 @@ def _ranking_to_dict(r: RankComparison) -> dict[str, Any]:
         "indicator": r.indicator,
         "summary_ranking": list(r.summary_ranking),
         "cdnet_ranking": list(r.cdnet_ranking),
-        "methods": {m: {"summary_value": _number(r.summary_values[m]),
-                        "cdnet_value": _number(r.cdnet_values[m]),
+        "methods": {m: {"summary_value": json_number(r.summary_values[m]),
+                        "cdnet_value": json_number(r.cdnet_values[m]),
                         "summary_rank": r.summary_rank[m], "cdnet_rank": r.cdnet_rank[m]}
                     for m in r.summary_values},
-        "kendall_tau": _value(r.kendall_tau),
+        "kendall_tau": json_value(r.kendall_tau),
     }
 
 
@@ -151,21 +151,21 @@ def csv_columns() -> list[str]:
             + list(INDICATORS) + ["fmeasure", "undefined"])
 
 
-def _cell(value: Optional[float]) -> str:
+def csv_cell(value: Optional[float]) -> str:
     if value is None or math.isnan(value):
         return ""
-    number = _number(value)
+    number = json_number(value)
     return repr(number) if isinstance(number, float) else str(number)
 
 
 def _indicator_cells(values: Mapping[str, IndicatorValue],
                      fmeasure: Optional[IndicatorValue]) -> tuple[list[str], str]:
-    cells = [_cell(values[key].value) for key in INDICATORS]
+    cells = [csv_cell(values[key].value) for key in INDICATORS]
     reasons = [f"{key}: {v.reason}" for key, v in values.items() if not v.defined]
     if fmeasure is None:
         cells.append("")
     else:
-        cells.append(_cell(fmeasure.value))
+        cells.append(csv_cell(fmeasure.value))
         if not fmeasure.defined:
             reasons.append(f"fmeasure: {fmeasure.reason}")
     return cells, "; ".join(reasons)
@@ -183,14 +183,14 @@ def format_results_csv(results: Sequence[MethodResult]) -> str:
                                               cdnet.statistics_per_video[v.key]["fmeasure"])
             se = "" if v.shadow_errors is None else str(v.shadow_errors)
             writer.writerow([result.method, "video", v.category, v.video,
-                             _cell(v.cm.tp), _cell(v.cm.fp), _cell(v.cm.fn), _cell(v.cm.tn),
-                             se, _cell(result.summary.weights[v.key]), *cells, reasons])
+                             csv_cell(v.cm.tp), csv_cell(v.cm.fp), csv_cell(v.cm.fn), csv_cell(v.cm.tn),
+                             se, csv_cell(result.summary.weights[v.key]), *cells, reasons])
     for result in results:
         summary = result.summary
         cells, reasons = _indicator_cells(summary.values, None)
         writer.writerow([result.method, f"summary:{summary.scheme}", "", "",
-                         _cell(summary.cm.tp), _cell(summary.cm.fp), _cell(summary.cm.fn),
-                         _cell(summary.cm.tn), "", "", *cells, reasons])
+                         csv_cell(summary.cm.tp), csv_cell(summary.cm.fp), csv_cell(summary.cm.fn),
+                         csv_cell(summary.cm.tn), "", "", *cells, reasons])
         cells, reasons = _indicator_cells(result.cdnet.indicators_overall,
                                           result.cdnet.statistics_overall["fmeasure"])
         writer.writerow([result.method, "cdnet-procedure", "", "", "", "", "", "", "", "",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ..confusion import ConfusionMatrix
 from ..curves import Curves
@@ -25,12 +25,13 @@ def _number(value: IndicatorValue | float) -> str:
     return "undef." if math.isnan(v) else f"{v:.4f}"
 
 
-def _grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    lines = ["  ".join(str(c).rjust(w) if i else str(c).ljust(w)
-                       for i, (c, w) in enumerate(zip(line, widths)))
-             for line in [header, *rows]]
-    return "\n".join(lines)
+def grid(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A plain-text table: first column left-aligned, the others right-aligned."""
+    table = [[str(c) for c in header], *([str(c) for c in row] for row in rows)]
+    widths = [max(len(line[c]) for line in table) for c in range(len(header))]
+    return "\n".join("  ".join(cell.rjust(w) if c else cell.ljust(w)
+                               for c, (cell, w) in enumerate(zip(line, widths))).rstrip()
+                     for line in table)
 
 
 def format_summary_table(results: Sequence[MethodResult]) -> str:
@@ -40,7 +41,7 @@ def format_summary_table(results: Sequence[MethodResult]) -> str:
     rows = [[r.method, *(_number(r.summary.values[k]) for k in TABLE_INDICATORS)]
             for r in results]
     return (f"Summary over videos: blend of normalized confusion matrices, "
-            f"weights '{scheme}' (SPEC §2)\n" + _grid(header, rows))
+            f"weights '{scheme}' (SPEC §2)\n" + grid(header, rows))
 
 
 def format_cdnet_table(results: Sequence[MethodResult]) -> str:
@@ -49,7 +50,7 @@ def format_cdnet_table(results: Sequence[MethodResult]) -> str:
     rows = [[r.method, *(_number(r.cdnet.statistics_overall[k]) for k, _ in CDNET_COLUMNS)]
             for r in results]
     return ("CDnet procedure: per-video values, mean per category, mean of categories\n"
-            + _grid(header, rows))
+            + grid(header, rows))
 
 
 def format_ranking_table(ranking: RankComparison) -> str:
@@ -61,7 +62,7 @@ def format_ranking_table(ranking: RankComparison) -> str:
     tau = ranking.kendall_tau
     tau_text = f"{tau.value:.3f}" if tau.defined else str(tau.reason)
     return (f"Ranking by {ranking.indicator}: summary vs CDnet procedure "
-            f"(Kendall tau = {tau_text})\n" + _grid(header, rows))
+            f"(Kendall tau = {tau_text})\n" + grid(header, rows))
 
 
 def format_video_table(result: MethodResult) -> str:
@@ -75,7 +76,7 @@ def format_video_table(result: MethodResult) -> str:
         rows.append([v.category, v.video, *(f"{int(c)}" for c in (v.cm.tp, v.cm.fp, v.cm.fn,
                                                                      v.cm.tn)),
                      se, *(_number(stats[k]) for k, _ in CDNET_COLUMNS)])
-    return f"{result.method}: per video\n" + _grid(header, rows)
+    return f"{result.method}: per video\n" + grid(header, rows)
 
 
 def format_best_threshold_table(rows: Sequence[tuple[str, str, Curves]]) -> str:
@@ -89,4 +90,4 @@ def format_best_threshold_table(rows: Sequence[tuple[str, str, Curves]]) -> str:
                       _number(curves.tpr[best]), _number(curves.fpr[best]),
                       _number(curves.precision[best])])
     return ("Soft outputs: summarized curves, threshold of highest F1 "
-            "(detected iff score >= T; SPEC §3)\n" + _grid(header, lines))
+            "(detected iff score >= T; SPEC §3)\n" + grid(header, lines))

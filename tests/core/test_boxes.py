@@ -8,8 +8,15 @@ import numpy as np
 import pytest
 from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.boxes import (
-    FrameBoxes, VideoBoxes, boxes_from_annotations, boxes_from_rows, evaluate_boxes,
-    evaluate_frame, iou_matrix, map_boxes)
+    FrameBoxes,
+    VideoBoxes,
+    boxes_from_annotations,
+    boxes_from_rows,
+    evaluate_boxes,
+    evaluate_frame,
+    iou_matrix,
+    map_boxes,
+)
 from referee.core.errors import CancelledError, InvalidOptionError
 from referee.core.progress import CancelToken
 

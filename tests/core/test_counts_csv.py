@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.counts_csv import (
-    format_counts_csv, read_counts_csv, read_counts_pair, write_counts_csv)
+    format_counts_csv,
+    read_counts_csv,
+    read_counts_pair,
+    write_counts_csv,
+)
 
 
 def _write(tmp_path: Path, text: str, name: str = "counts.csv") -> Path:

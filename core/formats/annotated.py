@@ -1,0 +1,44 @@
+"""Which frames of a CDnet video already have ground truth (SPEC §8).
+
+A frame counts as annotated when ``groundtruth/gt%06d.png`` exists for it,
+whatever the file holds (even a frame that is all "outside ROI" or "unknown"
+is annotated: someone looked at it). The files are listed, never decoded.
+
+Reading only: no measure is computed here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..errors import InputFileError
+from .cdnet import GROUNDTRUTH_DIR, VideoSpec
+
+_GT_NAME = re.compile(r"gt(\d{6})\.png")
+
+
+def annotated_frames(video: VideoSpec) -> set[int]:
+    """Numbers of the frames of ``video`` that have a ground-truth file (SPEC §8).
+
+    Every ``groundtruth/gt%06d.png`` counts, inside the temporal ROI or not; a
+    video without a ``groundtruth/`` folder has none.
+
+    Raises
+    ------
+    InputFileError
+        If ``groundtruth/`` exists but cannot be listed.
+    """
+    folder = video.folder / GROUNDTRUTH_DIR
+    if not folder.is_dir():
+        return set()
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in entries]
+    except OSError as error:
+        raise InputFileError(folder, f"cannot list the ground-truth folder "
+                                     f"({error.strerror})") from None
+    return {int(match.group(1)) for match in map(_GT_NAME.fullmatch, names) if match}
+
+
+__all__ = ["annotated_frames"]
