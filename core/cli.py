@@ -61,8 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     # Each family of commands lives in its own module.
-    from . import (cli_actions, cli_boxes_counts, cli_pixels, cli_pseudo, cli_rank,
-                   cli_significance)
+    from . import (
+        cli_actions,
+        cli_boxes_counts,
+        cli_pixels,
+        cli_pseudo,
+        cli_rank,
+        cli_significance,
+    )
     cli_pixels.add_commands(commands)
     cli_actions.add_commands(commands)
     cli_boxes_counts.add_commands(commands)

@@ -24,7 +24,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .cli import parse_workers, refuse_overwrite, tqdm_progress
-from .errors import InvalidOptionError, SizeMismatchError
+from .errors import InvalidOptionError
 from .significance import (
     DEFAULT_ALPHA,
     DEFAULT_TAU,
@@ -300,39 +300,18 @@ def _mask_cases(dataset: Path, results: Sequence[Path], pair: Optional[tuple[str
 
 def _pseudo_cases(videos: Sequence, names: Sequence[str], results: Sequence[Path],
                   chosen: Sequence[int], quiet: bool) -> CaseScores:
-    """Per-frame pseudo confusion counts of the chosen methods, the committee being all
-    methods (SPEC §7 default: plus the trivial classifiers), over ROI pixels."""
-    from .evaluate import result_sources
-    from .formats.cdnet import read_roi
-    from .pixel import detection_mask
-    from .pseudo import consensus, pseudo_confusion
+    """Per-frame pseudo-F1 of the chosen methods, the committee being all methods
+    (SPEC §7 default: plus the trivial classifiers), over ROI pixels."""
+    from .pseudo import pseudo_evaluate
     from .significance import pseudo_f1_cases
 
-    sources = [result_sources(videos, root) for root in results]
-    counts: dict[str, list[tuple[float, float, float, float]]] = {names[k]: [] for k in chosen}
-    labels: list[str] = []
-    total = sum(v.n_frames for v in videos)
     progress, close = tqdm_progress("pseudo ground truth", "frame", not quiet)
-    done = 0
     try:
-        for v, video in enumerate(videos):
-            roi = read_roi(video.roi_path)
-            for i in video.frames:
-                masks = []
-                for method in sources:
-                    frame = method[v].read(i)
-                    if frame.shape != roi.shape:
-                        raise SizeMismatchError(method[v].path_of(i), frame.shape,
-                                                video.roi_path, roi.shape)
-                    masks.append(detection_mask(frame))
-                p = consensus(masks)
-                for k in chosen:
-                    cm = pseudo_confusion(masks[k], p, roi)
-                    counts[names[k]].append((cm.tp, cm.fp, cm.fn, cm.tn))
-                labels.append(f"{video.category}/{video.name}:{i}")
-                done += 1
-                progress(done, total)
+        result = pseudo_evaluate(videos, dict(zip(names, results)), progress=progress,
+                                 entropy=False)
     finally:
         close()
-    return pseudo_f1_cases({m: np.array(c, dtype=np.float64).reshape(-1, 4)
-                            for m, c in counts.items()}, labels)
+    counts = {names[k]: np.concatenate([v.per_frame[names[k]][:, 1:5] for v in result.videos])
+              for k in chosen}
+    labels = [f"{v.category}/{v.video}:{int(i)}" for v in result.videos for i in v.frames]
+    return pseudo_f1_cases(counts, labels)

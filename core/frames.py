@@ -19,13 +19,19 @@ from typing import (
     NoReturn,
     Optional,
     Protocol,
+    Sequence,
     runtime_checkable,
 )
 
 import cv2
 import numpy as np
 
-from .errors import InputFileError, InvalidOptionError, MissingFrameError
+from .errors import (
+    InputFileError,
+    InvalidOptionError,
+    MissingFrameError,
+    SizeMismatchError,
+)
 from .formats.cdnet import (
     RESULT_EXTENSIONS,
     VideoSpec,
@@ -298,3 +304,26 @@ class MaskVideoSource:
 
     def __repr__(self) -> str:
         return f"MaskVideoSource({str(self.path)!r})"
+
+
+def masks_by_frame(sources: Sequence[FrameSource], numbers: Sequence[int],
+                   shape: Optional[tuple[int, ...]], reference: str | Path
+                   ) -> Iterator[tuple[int, list[np.ndarray]]]:
+    """``(i, [each source's frame i])`` for increasing frame numbers, sizes checked.
+
+    Every frame must have ``shape`` (when ``None``, the first frame's shape),
+    which comes from ``reference`` (named in the size-mismatch error).
+    """
+    streams = [source.iter_frames(numbers) for source in sources]
+    first_path: Optional[str] = None
+    for i in numbers:
+        masks = []
+        for source, stream in zip(sources, streams):
+            j, mask = next(stream)
+            if shape is None:
+                shape, first_path = mask.shape, str(source.path_of(j))
+            if mask.shape != shape:
+                raise SizeMismatchError(source.path_of(j), mask.shape,
+                                        first_path or reference, shape)
+            masks.append(mask)
+        yield i, masks

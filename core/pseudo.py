@@ -48,9 +48,9 @@ import cv2
 import numpy as np
 
 from .confusion import ConfusionMatrix, VideoConfusion
-from .errors import InvalidOptionError, RefereeError, SizeMismatchError
+from .errors import InvalidOptionError, RefereeError
 from .formats.cdnet import VideoSpec, read_roi, result_frame_numbers
-from .frames import FrameSource
+from .frames import FrameSource, masks_by_frame
 from .indicators import INDICATORS, NO_PIXELS, IndicatorValue, evaluate_all, undefined
 from .pixel import check_threshold
 from .progress import CancelToken, ProgressCallback, check, report
@@ -445,20 +445,6 @@ def _array_frames(frames: Iterable[tuple[int, Sequence[np.ndarray]]], k: int,
         yield int(i), checked
 
 
-def _file_frames(sources: Sequence[FrameSource], numbers: Sequence[int],
-                 shape: tuple[int, int], reference: str | Path
-                 ) -> Iterator[tuple[int, list[np.ndarray]]]:
-    """Every detector's mask of each frame, decoded when needed, sizes checked."""
-    for i in numbers:
-        masks = []
-        for source in sources:
-            mask = source.read(i)
-            if mask.shape != shape:
-                raise SizeMismatchError(source.path_of(i), mask.shape, reference, shape)
-            masks.append(mask)
-        yield i, masks
-
-
 # ---------------------------------------------------------------------------
 # Results
 
@@ -767,7 +753,7 @@ def pseudo_evaluate_video(video: VideoSpec, sources: Mapping[str, FrameSource],
     rules = _Rules(committee, methods)
     check(cancel)
     job, roi = _job(video, list(sources.values()), frames)
-    partial = _stream(_file_frames(job.sources, job.frames, job.shape, job.reference), rules,
+    partial = _stream(masks_by_frame(job.sources, job.frames, job.shape, job.reference), rules,
                       roi, job.shape, entropy, len(job.frames), progress, cancel)
     return _finish(video.category, video.name, methods, committee, [partial], roi)
 
@@ -798,7 +784,7 @@ def consensus_map(video: VideoSpec, frame: int,
     members = list(sources.values()) if isinstance(sources, Mapping) else list(sources)
     rules = _Rules(committee, names)
     job, roi = _job(video, members, [frame])
-    _, masks = next(_file_frames(job.sources, job.frames, job.shape, job.reference))
+    _, masks = next(masks_by_frame(job.sources, job.frames, job.shape, job.reference))
     p = consensus([m > rules.cut for m in masks], rules.w, committee.include_trivial)
     if roi is not None:
         p[~roi] = np.nan
@@ -824,7 +810,7 @@ def _run_chunk(chunk: _Chunk) -> _Partial:
     """Evaluate one chunk (module level so worker processes can run it)."""
     job = chunk.job
     roi = _roi_of(job.video)
-    return _stream(_file_frames(job.sources, job.frames, job.shape, job.reference),
+    return _stream(masks_by_frame(job.sources, job.frames, job.shape, job.reference),
                    _Rules(chunk.committee, chunk.methods), roi, job.shape, chunk.entropy,
                    len(job.frames), None, None)
 
@@ -1026,7 +1012,7 @@ def pseudo_evaluate(videos: Sequence[VideoSpec], results_by_method: Mapping[str,
         for job, roi in zip(jobs, rois):
             def step(done: int, _: int, offset: int = offset) -> None:
                 report(progress, offset + done, total)
-            partial = _stream(_file_frames(job.sources, job.frames, job.shape, job.reference),
+            partial = _stream(masks_by_frame(job.sources, job.frames, job.shape, job.reference),
                               rules, roi, job.shape, entropy, len(job.frames), step, cancel)
             results.append(_finish(job.video.category, job.video.name, methods, committee,
                                    [partial], roi))

@@ -37,19 +37,19 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
-from typing import Collection, Iterable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Collection, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from .annotations import VideoAnnotation
 from .boxes import MAPPINGS, FrameBoxes, VideoBoxes, evaluate_frame
-from .errors import InvalidOptionError, RefereeError, SizeMismatchError
+from .errors import InvalidOptionError, RefereeError
 from .formats.cdnet import VideoSpec, read_roi
-from .frames import FrameSource
+from .frames import FrameSource, masks_by_frame
 from .indicators import evaluate
 from .pixel import check_threshold
 from .progress import CancelToken, ProgressCallback, check, report
-from .pseudo import consensus, pseudo_confusion
+from .pseudo import binary_entropy, consensus, pseudo_confusion
 
 VOTE_ENTROPY = "vote-entropy"
 PAIRWISE_DICE = "pairwise-dice"
@@ -176,14 +176,6 @@ def describe(criterion: str) -> str:
 # --- one frame -----------------------------------------------------------------------------
 
 
-def binary_entropy_bits(p: np.ndarray | float) -> np.ndarray:
-    """``H(p) = −p log2 p − (1−p) log2(1−p)`` in bits; 0 at ``p`` = 0 and 1."""
-    p = np.asarray(p, dtype=np.float64)
-    inside = (p > 0.0) & (p < 1.0)
-    q = np.where(inside, p, 0.5)
-    return np.where(inside, -(q * np.log2(q) + (1.0 - q) * np.log2(1.0 - q)), 0.0)
-
-
 def _selected(mask: np.ndarray, evaluated: Optional[np.ndarray]) -> np.ndarray:
     mask = np.asarray(mask) != 0
     if evaluated is None:
@@ -231,7 +223,7 @@ def vote_entropy(masks: Sequence[np.ndarray], evaluated: Optional[np.ndarray] = 
     if n == 0:
         raise InvalidOptionError("no evaluated pixel: the region of interest is empty")
     k = len(masks)
-    return float(binary_entropy_bits(np.arange(k + 1) / k) @ histogram / n)
+    return float(binary_entropy(np.arange(k + 1) / k) @ histogram / n)
 
 
 def dice_disagreement(a: np.ndarray, b: np.ndarray,
@@ -405,25 +397,6 @@ def video_label(video: VideoSpec) -> str:
     return video.name if video.category == video.name else f"{video.category}/{video.name}"
 
 
-def _file_frames(sources: Sequence[FrameSource], numbers: Sequence[int],
-                 shape: Optional[tuple[int, ...]], reference: str
-                 ) -> Iterator[tuple[int, list[np.ndarray]]]:
-    """Every source's mask of each frame, read in order, sizes checked."""
-    streams = [source.iter_frames(numbers) for source in sources]
-    first_path = None
-    for i in numbers:
-        masks = []
-        for source, stream in zip(sources, streams):
-            j, mask = next(stream)
-            if shape is None:
-                shape, first_path = mask.shape, str(source.path_of(j))
-            if mask.shape != shape:
-                raise SizeMismatchError(source.path_of(j), mask.shape,
-                                        first_path or reference, shape)
-            masks.append(mask)
-        yield i, masks
-
-
 def mask_frame_scores(video: VideoSpec, sources: Mapping[str, FrameSource],
                       criterion: str = VOTE_ENTROPY, pair: Optional[tuple[str, str]] = None,
                       threshold: Optional[int] = None, frames: Optional[Iterable[int]] = None,
@@ -465,7 +438,7 @@ def mask_frame_scores(video: VideoSpec, sources: Mapping[str, FrameSource],
     if roi is not None and not roi.any():
         raise RefereeError(f"{video.roi_path}: the region of interest holds no pixel; "
                            "every pixel outside it is ignored, so nothing would be scored")
-    stream = _file_frames([sources[m] for m in methods], numbers,
+    stream = masks_by_frame([sources[m] for m in methods], numbers,
                           None if roi is None else roi.shape, str(video.roi_path))
     return score_mask_frames(stream, methods, criterion, pair, roi, video_label(video),
                              threshold, len(numbers), progress, cancel)
@@ -724,7 +697,7 @@ def rank_frames(scores: Union[FrameScores, Sequence[FrameScores]], gap: int = DE
 __all__ = [
     "VOTE_ENTROPY", "PAIRWISE_DICE", "PSEUDO_GAP", "PAIRWISE_FDA", "CLASSES", "MASK_CRITERIA",
     "PAIR_CRITERIA", "CRITERIA", "DEFAULT_GAP", "FrameScores", "RankedFrame", "describe",
-    "binary_entropy_bits", "vote_entropy", "dice_disagreement", "pseudo_f1_gap",
+    "vote_entropy", "dice_disagreement", "pseudo_f1_gap",
     "fda_disagreement", "class_disagreement", "score_mask_frames", "mask_frame_scores",
     "mask_scores", "video_label", "box_frame_scores", "box_scores", "class_frame_scores",
     "class_scores", "rank_frames",

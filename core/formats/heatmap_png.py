@@ -17,13 +17,13 @@ Rendering only: no measure is computed here.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from ..errors import InputFileError, InvalidOptionError
+from .text_files import write_bytes
 
 COLORMAPS: dict[str, int] = {
     "viridis": cv2.COLORMAP_VIRIDIS,
@@ -82,21 +82,7 @@ def _write_png(path: str | Path, image: np.ndarray) -> None:
     ok, encoded = cv2.imencode(".png", image)
     if not ok:  # pragma: no cover - OpenCV always encodes these types
         raise InputFileError(target, "cannot encode the heatmap as PNG")
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                             dir=target.parent)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(encoded.tobytes())
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise InputFileError(target, f"cannot write the image ({exc.strerror}); check that "
-                                     "the folder exists and is writable") from exc
+    write_bytes(target, encoded.tobytes())
 
 
 def write_heatmap_png(path: str | Path, values: np.ndarray, vmin: float = 0.0,

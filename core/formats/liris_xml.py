@@ -33,7 +33,7 @@ from lxml import etree
 
 from ..annotations import ACTION_CLASSES, Action, AnnotationSet, VideoAnnotation
 from ..errors import InputFileError, InvalidOptionError
-from .text_files import write_text
+from .text_files import write_bytes
 
 #: Largest LIRIS file Referee reads, in bytes (256 MiB).
 MAX_FILE_BYTES: int = 256 * 2**20
@@ -511,7 +511,7 @@ def write_liris(path: str | Path, annotations: AnnotationSet | Iterable[VideoAnn
     InvalidOptionError
         See :func:`format_liris`.
     """
-    write_text(path, format_liris(annotations).decode("utf-8"))
+    write_bytes(path, format_liris(annotations))
 
 
 def write_liris_folder(folder: str | Path,
@@ -543,7 +543,7 @@ def write_liris_folder(folder: str | Path,
         raise InputFileError(target, f"cannot create the folder ({exc.strerror or exc}); "
                                      "check the path and permissions") from exc
     for path, document in documents.items():
-        write_text(path, document.decode("utf-8"))
+        write_bytes(path, document)
     return list(documents)
 
 

@@ -26,10 +26,10 @@ def read_text(path: str | Path) -> str:
                                    "and is a UTF-8 text file") from exc
 
 
-def write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: a crash leaves the old file or the new one.
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a crash leaves the old file or the new one.
 
-    The text goes to a temporary file in the same folder, is flushed to disk,
+    The data goes to a temporary file in the same folder, is flushed to disk,
     then replaces ``path``.
 
     Raises
@@ -42,8 +42,8 @@ def write_text(path: str | Path, text: str) -> None:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                              dir=target.parent)
         try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-                out.write(text)
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(temporary, target)
@@ -53,6 +53,11 @@ def write_text(path: str | Path, text: str) -> None:
     except OSError as exc:
         raise InputFileError(target, f"cannot write the file ({exc.strerror}); check that "
                                      "the folder exists and is writable") from exc
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` as UTF-8 to ``path`` atomically (see :func:`write_bytes`)."""
+    write_bytes(path, text.encode("utf-8"))
 
 
 def parse_count(cell: str, name: str, path: str | Path, line: int) -> int:
