@@ -206,6 +206,39 @@ class FrameCounter:
         return np.ascontiguousarray(table[1:], dtype=np.int64)
 
 
+COMPARISON_LABELS: tuple[str, ...] = ("true negative", "true positive", "false positive",
+                                     "false negative", "shadow error", "not evaluated")
+"""Names of the codes of :func:`comparison_labels`, in code order 0..5."""
+LABEL_TN, LABEL_TP, LABEL_FP, LABEL_FN, LABEL_SHADOW_ERROR, LABEL_NOT_EVALUATED = range(6)
+
+
+def comparison_labels(gt: np.ndarray, roi: np.ndarray, detection: np.ndarray,
+                      threshold: Optional[int] = None) -> np.ndarray:
+    """What each pixel of one frame counts as under SPEC §1, as a ``uint8`` code image.
+
+    Codes are the indices of :data:`COMPARISON_LABELS`: 0 true negative,
+    1 true positive, 2 false positive on static ground truth, 3 false
+    negative, 4 shadow error (detected on hard shadow; SPEC counts it as a
+    false positive too), 5 not evaluated (outside the ROI or unknown motion).
+    Counting the codes gives :func:`frame_counts`: ``fp`` is codes 2 and 4.
+    """
+    counter = FrameCounter(roi, threshold)
+    g = counter._evaluated_gt(gt)
+    _check_grey(detection, "detection")
+    if detection.shape != g.shape:
+        raise ValueError(f"detection shape {detection.shape} differs from ground truth {g.shape}")
+    detected = detection_mask(detection, counter.threshold) > 0
+    labels = np.full(g.shape, LABEL_NOT_EVALUATED, dtype=np.uint8)
+    motion = g == GT_MOTION
+    negative = (g == GT_STATIC) | (g == GT_SHADOW)
+    labels[negative] = LABEL_TN
+    labels[motion & detected] = LABEL_TP
+    labels[motion & ~detected] = LABEL_FN
+    labels[(g == GT_STATIC) & detected] = LABEL_FP
+    labels[(g == GT_SHADOW) & detected] = LABEL_SHADOW_ERROR
+    return labels
+
+
 def frame_counts(gt: np.ndarray, roi: np.ndarray, detection: np.ndarray,
                  threshold: Optional[int] = None) -> np.ndarray:
     """Counts ``[tp, fp, fn, tn, se]`` of one frame (SPEC §1).

@@ -9,6 +9,7 @@ from referee.core.errors import InvalidOptionError
 from referee.core.pixel import (
     FrameCounter,
     check_threshold,
+    comparison_labels,
     detection_mask,
     frame_counts,
     score_histograms,
@@ -213,3 +214,23 @@ def test_strided_views_are_accepted() -> None:
     scores = np.arange(32, dtype=np.uint8).reshape(4, 8)
     h = score_histograms(gt[:, ::2], roi, scores[:, 1::2])
     assert h[2].sum() == 4 and h[2, 1] == 1 and h[2, 11] == 1
+
+
+def test_comparison_labels_on_a_hand_made_frame() -> None:
+    gt = np.array([[0, 0, 50, 50, 255, 255, 170, 85]], dtype=np.uint8)
+    det = np.array([[0, 255, 0, 255, 255, 0, 255, 255]], dtype=np.uint8)
+    roi = np.ones(gt.shape, dtype=bool)
+    roi[0, 1] = False  # the false positive there is outside the ROI
+    labels = comparison_labels(gt, roi, det)
+    assert labels.tolist() == [[0, 5, 0, 4, 1, 3, 5, 5]]
+
+
+def test_comparison_labels_count_to_frame_counts() -> None:
+    rng = np.random.default_rng(7)
+    gt = rng.choice(np.array([0, 50, 85, 170, 255], dtype=np.uint8), size=(40, 50))
+    det = rng.integers(0, 256, size=(40, 50), dtype=np.uint8)
+    roi = rng.random((40, 50)) > 0.2
+    labels = comparison_labels(gt, roi, det, threshold=128)
+    n = np.bincount(labels.ravel(), minlength=6)
+    tp, fp, fn, tn, se = frame_counts(gt, roi, det, threshold=128)
+    assert (n[1], n[2] + n[4], n[3], n[0], n[4]) == (tp, fp, fn, tn, se)

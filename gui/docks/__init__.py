@@ -1,0 +1,1 @@
+"""Analysis docks: each a QDockWidget that shows core results and asks for jobs."""

@@ -1,0 +1,19 @@
+"""GUI tests run offscreen, with settings kept out of the user's own."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path, monkeypatch) -> None:
+    """Keep QSettings and the demo folder inside the test's temporary folder."""
+    from PySide6.QtCore import QSettings
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
