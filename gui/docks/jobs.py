@@ -1,0 +1,131 @@
+"""Where running jobs show: a dock with one row per job, and a compact status-bar widget."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from referee.gui.worker import Job, JobRunner, progress_text
+
+
+def _bind_progress(bar: QProgressBar, job: Job) -> None:
+    """Keep ``bar`` showing ``job``'s progress (busy indicator until a total is known)."""
+    bar.setRange(0, 0)
+
+    def update(done: int, total: int) -> None:
+        bar.setRange(0, max(total, 1))
+        bar.setValue(done)
+
+    job.progress.connect(update)
+
+
+class _JobRow(QWidget):
+    """Title, progress bar and Cancel button of one job."""
+
+    def __init__(self, job: Job, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.job = job
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        title = QLabel(job.title)
+        title.setMinimumWidth(140)
+        self.bar = QProgressBar()
+        _bind_progress(self.bar, job)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip(f"Stop {job.title.lower()} (Esc cancels every job)")
+        self.cancel_button.clicked.connect(job.cancel)
+        layout.addWidget(title)
+        layout.addWidget(self.bar, 1)
+        layout.addWidget(self.cancel_button)
+
+
+class JobsDock(QDockWidget):
+    """Every running job with its progress and a Cancel button."""
+
+    def __init__(self, runner: JobRunner, parent: Optional[QWidget] = None) -> None:
+        super().__init__("Jobs", parent)
+        self.setObjectName("JobsDock")
+        body = QWidget()
+        self._rows = QVBoxLayout(body)
+        self._rows.setContentsMargins(2, 2, 2, 2)
+        self._idle = QLabel("No job running.")
+        self._idle.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._rows.addWidget(self._idle)
+        self._rows.addStretch(1)
+        self.setWidget(body)
+        runner.job_started.connect(self._on_job_started)
+
+    def rows(self) -> list[_JobRow]:
+        """The rows of the jobs still shown."""
+        return [self._rows.itemAt(i).widget() for i in range(self._rows.count())
+                if isinstance(self._rows.itemAt(i).widget(), _JobRow)]
+
+    def _on_job_started(self, job: Job) -> None:
+        row = _JobRow(job)
+        self._rows.insertWidget(self._rows.count() - 1, row)
+        self._idle.hide()
+        job.ended.connect(lambda: self._on_job_ended(row))
+
+    def _on_job_ended(self, row: _JobRow) -> None:
+        row.deleteLater()
+        self._rows.removeWidget(row)
+        self._idle.setVisible(not self.rows())
+
+
+class JobsStatusWidget(QWidget):
+    """Status-bar summary: the newest running job's progress, a count of others, Cancel."""
+
+    def __init__(self, runner: JobRunner, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self._runner = runner
+        self._job: Optional[Job] = None
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.label = QLabel()
+        self.bar = QProgressBar()
+        self.bar.setMaximumWidth(160)
+        self.bar.setMaximumHeight(16)
+        self.cancel_button = QToolButton()
+        self.cancel_button.setText("✕")
+        self.cancel_button.setToolTip("Cancel this job")
+        self.cancel_button.clicked.connect(self._on_cancel)
+        for widget in (self.label, self.bar, self.cancel_button):
+            layout.addWidget(widget)
+        runner.job_started.connect(self._on_job_started)
+        self._refresh()
+
+    def _on_job_started(self, job: Job) -> None:
+        job.ended.connect(self._refresh)
+        job.progress.connect(self._refresh)
+        self._refresh()
+
+    def _on_cancel(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+
+    def _refresh(self) -> None:
+        jobs = self._runner.jobs
+        self.setVisible(bool(jobs))
+        if not jobs:
+            self._job = None
+            return
+        job = jobs[-1]
+        if job is not self._job:
+            self._job = job
+            self.bar.setRange(0, 0)
+        if job.total > 0:
+            self.bar.setRange(0, job.total)
+            self.bar.setValue(job.done)
+        others = f" (+{len(jobs) - 1} more)" if len(jobs) > 1 else ""
+        self.label.setText(progress_text(job) + others)

@@ -1,0 +1,161 @@
+"""One way to run long core functions off the GUI thread, with progress and cancellation.
+
+A core function takes ``progress`` and ``cancel`` keyword arguments (see
+``referee.core.progress``). :class:`JobRunner` runs it on a ``QThreadPool``;
+the :class:`Job` it returns emits ``progress``, ``finished``, ``failed`` and
+``cancelled`` on the GUI thread. A newer job of the same kind cancels the
+older one, whose result, if it still arrives, is dropped.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from typing import Any, Callable, Optional
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from referee.core.errors import CancelledError, RefereeError
+from referee.core.progress import CancelToken
+
+#: A core function as the runner calls it: ``fn(progress=..., cancel=...)``.
+JobFunction = Callable[..., Any]
+
+#: Progress signals are sent at most this often (seconds), plus the final one.
+PROGRESS_INTERVAL = 0.05
+
+
+class Job(QObject):
+    """One run of a core function; its signals arrive on the GUI thread."""
+
+    progress = Signal(int, int)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+    ended = Signal()
+
+    RUNNING, DONE, FAILED, CANCELLED = "running", "done", "failed", "cancelled"
+
+    def __init__(self, kind: str, title: str, parent: Optional[QObject] = None) -> None:
+        super().__init__(parent)
+        self.kind = kind
+        self.title = title
+        self.token = CancelToken()
+        self.state = self.RUNNING
+        self.done, self.total = 0, 0
+        self.finished.connect(lambda _: self._end(self.DONE))
+        self.failed.connect(lambda _: self._end(self.FAILED))
+        self.cancelled.connect(lambda: self._end(self.CANCELLED))
+        self.progress.connect(self._remember_progress)
+
+    def cancel(self) -> None:
+        """Ask the function to stop at its next check; ``cancelled`` follows."""
+        self.token.cancel()
+
+    @property
+    def running(self) -> bool:
+        return self.state == self.RUNNING
+
+    def _remember_progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+    def _end(self, state: str) -> None:
+        self.state = state
+        self.ended.emit()
+
+
+class _JobRunnable(QRunnable):
+    """Calls the function on a pool thread and routes the outcome to the job's signals."""
+
+    def __init__(self, job: Job, fn: JobFunction) -> None:
+        super().__init__()
+        self._job = job
+        self._fn = fn
+        self._last_progress = 0.0
+
+    def _progress(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - self._last_progress >= PROGRESS_INTERVAL:
+            self._last_progress = now
+            self._job.progress.emit(int(done), int(total))
+
+    def run(self) -> None:
+        job = self._job
+        try:
+            result = self._fn(progress=self._progress, cancel=job.token)
+        except CancelledError:
+            job.cancelled.emit()
+        except RefereeError as error:
+            if job.token.cancelled:
+                job.cancelled.emit()
+            else:
+                job.failed.emit(str(error))
+        except Exception as error:  # a bug: keep the GUI alive, say so, log the traceback
+            traceback.print_exc(file=sys.stderr)
+            job.failed.emit(f"Unexpected error in {job.title}: {type(error).__name__}: {error}")
+        else:
+            if job.token.cancelled:
+                job.cancelled.emit()
+            else:
+                job.finished.emit(result)
+
+
+class JobRunner(QObject):
+    """Starts jobs on a thread pool; the newest job of a kind cancels the older one."""
+
+    job_started = Signal(object)
+
+    def __init__(self, pool: Optional[QThreadPool] = None, parent: Optional[QObject] = None
+                 ) -> None:
+        super().__init__(parent)
+        self._pool = pool or QThreadPool.globalInstance()
+        self._jobs: list[Job] = []
+
+    @property
+    def jobs(self) -> tuple[Job, ...]:
+        """Jobs still running, oldest first."""
+        return tuple(job for job in self._jobs if job.running)
+
+    def run(self, kind: str, title: str, fn: JobFunction,
+            on_done: Optional[Callable[[Any], None]] = None,
+            on_error: Optional[Callable[[str], None]] = None) -> Job:
+        """Run ``fn(progress=..., cancel=...)`` off the GUI thread.
+
+        ``on_done(result)`` and ``on_error(message)`` are called on the GUI
+        thread; a cancelled job calls neither.
+        """
+        for job in self.jobs:
+            if job.kind == kind:
+                job.cancel()
+        job = Job(kind, title, self)
+        if on_done is not None:
+            job.finished.connect(on_done)
+        if on_error is not None:
+            job.failed.connect(on_error)
+        job.ended.connect(lambda: self._forget(job))
+        self._jobs.append(job)
+        self.job_started.emit(job)
+        self._pool.start(_JobRunnable(job, fn))
+        return job
+
+    def cancel_all(self) -> None:
+        """Cancel every running job."""
+        for job in self.jobs:
+            job.cancel()
+
+    def wait(self, timeout_ms: int = 30000) -> bool:
+        """Block until the pool is idle (for shutdown and tests)."""
+        return self._pool.waitForDone(timeout_ms)
+
+    def _forget(self, job: Job) -> None:
+        if job in self._jobs:
+            self._jobs.remove(job)
+
+
+def progress_text(job: Job) -> str:
+    """``"<title> 40 %"`` or ``"<title>…"`` when the total is not known yet."""
+    if job.total > 0:
+        return f"{job.title} {100 * job.done // job.total} %"
+    return f"{job.title}…"
+

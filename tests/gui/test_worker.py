@@ -1,0 +1,91 @@
+"""The job runner: work off the GUI thread, progress, cancellation, newest wins, errors."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from PySide6.QtCore import QTimer
+from referee.core.errors import InputFileError
+from referee.core.evaluate import evaluate_method
+from referee.core.formats.cdnet import discover_videos
+from referee.core.progress import check
+from referee.gui.worker import JobRunner
+
+
+def _slow_count(n: int, progress, cancel) -> int:
+    for i in range(n):
+        check(cancel)
+        time.sleep(0.01)
+        progress(i + 1, n)
+    return n
+
+
+def test_full_demo_evaluation_runs_while_the_event_loop_keeps_ticking(qtbot, demo) -> None:
+    videos = discover_videos(demo.dataset)
+    threads: list[int] = []
+
+    def evaluate_all(progress, cancel):
+        threads.append(threading.get_ident())
+        return {name: evaluate_method(videos, root, progress=progress, cancel=cancel)
+                for name, root in demo.results.items()}
+
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start(5)
+    runner = JobRunner()
+    progress: list[tuple[int, int]] = []
+    job = runner.run("evaluate", "Evaluating", evaluate_all)
+    job.progress.connect(lambda d, t: progress.append((d, t)))
+    with qtbot.waitSignal(job.finished, timeout=60000) as blocker:
+        pass
+    timer.stop()
+    assert threads and threads[0] != threading.get_ident()
+    assert set(blocker.args[0]) == set(demo.results)
+    # The timer fired all along: many ticks, none of them starved for the whole run.
+    assert len(ticks) >= 10
+    assert progress and progress[-1][0] == progress[-1][1]
+
+
+def test_cancel_stops_the_job_and_drops_its_result(qtbot) -> None:
+    runner = JobRunner()
+    results: list[int] = []
+    job = runner.run("count", "Counting", lambda progress, cancel: _slow_count(500, progress, cancel),
+                     on_done=results.append)
+    qtbot.waitUntil(lambda: job.done > 0, timeout=5000)
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        job.cancel()
+    assert job.state == job.CANCELLED and results == []
+    assert runner.jobs == ()
+
+
+def test_a_newer_job_of_the_same_kind_cancels_the_older(qtbot) -> None:
+    runner = JobRunner()
+    done: list[int] = []
+    first = runner.run("count", "first", lambda progress, cancel: _slow_count(500, progress, cancel),
+                       on_done=done.append)
+    other = runner.run("other", "other kind", lambda progress, cancel: _slow_count(50, progress, cancel),
+                       on_done=done.append)
+    runner.run("count", "second", lambda progress, cancel: _slow_count(3, progress, cancel),
+               on_done=done.append)
+    qtbot.waitUntil(lambda: len(done) == 2 and first.state == first.CANCELLED, timeout=10000)
+    assert sorted(done) == [3, 50] and other.state == other.DONE
+
+
+def test_errors_arrive_as_messages(qtbot, tmp_path) -> None:
+    runner = JobRunner()
+    messages: list[str] = []
+
+    def bad_file(progress, cancel):
+        raise InputFileError(tmp_path / "x.png", "is not an image")
+
+    def bug(progress, cancel):
+        return 1 / 0
+
+    runner.run("a", "Reading", bad_file, on_error=messages.append)
+    qtbot.waitUntil(lambda: len(messages) == 1, timeout=5000)
+    runner.run("b", "Computing", bug, on_error=messages.append)
+    qtbot.waitUntil(lambda: len(messages) == 2, timeout=5000)
+    assert messages[0] == f"{tmp_path / 'x.png'}: is not an image"
+    assert messages[1].startswith("Unexpected error in Computing: ZeroDivisionError")
