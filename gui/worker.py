@@ -15,7 +15,6 @@ import traceback
 from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
-
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.progress import CancelToken
 

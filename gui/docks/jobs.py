@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
 from referee.gui.worker import Job, JobRunner, progress_text
 
 
