@@ -98,6 +98,17 @@ class VideoEvaluation:
         """The evaluated frame numbers."""
         return self.per_frame[:, 0]
 
+    def heavy_frames(self, column: str = "fp", fraction: float = 0.1) -> list[int]:
+        """Frames whose ``column`` count (``tp fp fn tn se``) is in the top ``fraction``.
+
+        Only frames with a non-zero count qualify, so a clean video has none.
+        """
+        values = self.per_frame[:, 1 + COUNT_COLUMNS.index(column)]
+        if values.size == 0 or not values.any():
+            return []
+        cut = max(np.quantile(values, 1.0 - fraction), 1)
+        return [int(f) for f in self.frames[values >= cut]]
+
     def frame_confusion(self, i: int) -> ConfusionMatrix:
         """Confusion matrix of frame ``i`` alone.
 

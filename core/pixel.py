@@ -28,6 +28,11 @@ GT_OUTSIDE = 85
 GT_UNKNOWN = 170
 GT_MOTION = 255
 
+GT_LEVEL_NAMES: dict[int, str] = {GT_STATIC: "static", GT_SHADOW: "hard shadow",
+                                  GT_OUTSIDE: "outside the ROI", GT_UNKNOWN: "unknown motion",
+                                  GT_MOTION: "motion"}
+"""What each ground-truth grey level means (SPEC §1)."""
+
 COUNT_COLUMNS: tuple[str, ...] = ("tp", "fp", "fn", "tn", "se")
 """Column order of every count array of this module."""
 

@@ -25,6 +25,7 @@ from referee.core.errors import (
 )
 from referee.core.evaluate import (
     PER_FRAME_COLUMNS,
+    VideoEvaluation,
     evaluate_method,
     evaluate_video,
     evaluate_videos,
@@ -463,3 +464,11 @@ def test_highway_two_workers_and_histograms(highway: VideoSpec) -> None:
     assert hist.histograms[:2].sum() == HIGHWAY_NEGATIVES
     row = threshold_confusions(hist.histograms)[100]
     assert row[:4].tolist() == [serial.total.tp, serial.total.fp, serial.total.fn, serial.total.tn]
+
+
+def test_heavy_frames_are_the_top_tenth_by_false_positives() -> None:
+    per_frame = np.array([[f, 0, fp, 0, 0, 0] for f, fp in zip(range(1, 21), [0] * 10 + list(range(1, 11)))])
+    evaluation = VideoEvaluation.from_per_frame("c", "v", per_frame)
+    # Values 1..10 on frames 11..20: the top tenth of 20 frames are the two largest.
+    assert evaluation.heavy_frames("fp", 0.1) == [19, 20]
+    assert VideoEvaluation.from_per_frame("c", "v", per_frame * [1, 1, 0, 1, 1, 1]).heavy_frames() == []
