@@ -1,0 +1,227 @@
+"""Referee project files, ``*.referee.json`` (see :mod:`referee.core.project`).
+
+::
+
+    {
+      "format": "referee-project",
+      "version": 1,
+      "name": "Street study",
+      "dataset": "dataset",
+      "video_files": ["clips/lobby.mp4"],
+      "actions_groundtruth": "actions/groundtruth.xml",
+      "counts": "counts",
+      "detectors": [
+        {"name": "mog2", "masks": "results/mog2", "scores": null, "actions": "actions/mog2.xml"}
+      ]
+    }
+
+Paths are stored relative to the file's folder, with ``/`` separators, so a
+project folder can be moved or copied to another machine; a path on another
+drive stays absolute. Optional entries may be ``null`` or left out. Unknown
+keys are refused, so that a misspelt key is not silently ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+from .. import project as model
+from ..errors import InputFileError
+from .text_files import read_text, write_text
+
+FORMAT_NAME = "referee-project"
+FORMAT_VERSION = 1
+
+_PATH_KEYS: tuple[str, ...] = ("dataset", "actions_groundtruth", "counts")
+_PROJECT_KEYS: frozenset[str] = frozenset(
+    ("format", "version", "name", "video_files", "detectors", *_PATH_KEYS))
+_DETECTOR_PATH_KEYS: tuple[str, ...] = ("masks", "scores", "actions")
+_DETECTOR_KEYS: frozenset[str] = frozenset(("name", *_DETECTOR_PATH_KEYS))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_project(path: str | Path) -> model.Project:
+    """Read a project file; its paths become absolute, relative ones taken from its folder.
+
+    Raises
+    ------
+    InputFileError
+        Naming the file and the problem: unreadable, not JSON (with line and
+        column), not a Referee project or of another version, a missing,
+        unknown or ill-typed key, an empty name, or a detector name given twice.
+    """
+    file = Path(os.path.abspath(path))
+    text = read_text(file)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputFileError(file, f"not valid JSON: line {error.lineno}, column "
+                                   f"{error.colno}: {error.msg}") from None
+    return _Reader(file).project(document)
+
+
+class _Reader:
+    """Turns the parsed JSON of ``file`` into a project, raising errors that name ``file``."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+
+    def fail(self, problem: str) -> InputFileError:
+        return InputFileError(self.file, problem)
+
+    def project(self, document: Any) -> model.Project:
+        if not isinstance(document, dict):
+            raise self.fail("not a Referee project: the file must hold a JSON object "
+                            f'{{"format": "{FORMAT_NAME}", "version": {FORMAT_VERSION}, ...}}')
+        self.check_header(document)
+        self.check_keys(document, _PROJECT_KEYS, "the project")
+        detectors = tuple(self.detector(item, f"detectors[{index}]")
+                          for index, item in enumerate(self.list_of(document, "detectors")))
+        self.check_unique(detectors)
+        return model.Project(
+            name=self.name(document, "name"),
+            dataset=self.path(document, "dataset"),
+            video_files=tuple(self.stored_path(value, f"video_files[{index}]")
+                              for index, value in enumerate(self.list_of(document, "video_files"))),
+            actions_groundtruth=self.path(document, "actions_groundtruth"),
+            counts=self.path(document, "counts"),
+            detectors=detectors,
+            file=self.file,
+        )
+
+    def check_header(self, document: dict) -> None:
+        if "format" not in document:
+            raise self.fail(f"not a Referee project: the key 'format' is missing; "
+                            f"a project file starts with \"format\": \"{FORMAT_NAME}\"")
+        if document["format"] != FORMAT_NAME:
+            raise self.fail(f"not a Referee project: 'format' is {document['format']!r}, "
+                            f"expected {FORMAT_NAME!r}")
+        version = document.get("version")
+        if type(version) is not int:
+            raise self.fail(f"'version' must be the whole number {FORMAT_VERSION}, "
+                            f"not {version!r}")
+        if version != FORMAT_VERSION:
+            raise self.fail(f"project format version {version} is not supported; this "
+                            f"Referee reads version {FORMAT_VERSION} (a newer Referee may "
+                            "have written the file)")
+
+    def check_keys(self, mapping: dict, allowed: frozenset[str], where: str) -> None:
+        unknown = sorted(set(mapping) - allowed)
+        if unknown:
+            raise self.fail(f"unknown key {unknown[0]!r} in {where}; the keys are "
+                            + ", ".join(sorted(allowed)))
+
+    def check_unique(self, detectors: tuple[model.DetectorSource, ...]) -> None:
+        seen: set[str] = set()
+        for detector in detectors:
+            if detector.name in seen:
+                raise self.fail(f"detector name {detector.name!r} is given twice; each "
+                                "detector needs its own name")
+            seen.add(detector.name)
+
+    def detector(self, item: Any, where: str) -> model.DetectorSource:
+        if not isinstance(item, dict):
+            raise self.fail(f"{where} must be an object like "
+                            '{"name": "mog2", "masks": "results/mog2"}')
+        self.check_keys(item, _DETECTOR_KEYS, where)
+        name = self.name(item, "name", where)
+        problem = model.detector_name_problem(name)
+        if problem is not None:
+            raise self.fail(f"{where}: {problem}")
+        paths = {key: self.path(item, key, where) for key in _DETECTOR_PATH_KEYS}
+        return model.DetectorSource(name, **paths)
+
+    def name(self, mapping: dict, key: str, where: str = "") -> str:
+        label = f"{where}.{key}" if where else key
+        if key not in mapping:
+            raise self.fail(f"the key {label!r} is missing")
+        value = self.text(mapping[key], label)
+        if not value.strip():
+            raise self.fail(f"{label!r} is empty; give a name")
+        return value
+
+    def path(self, mapping: dict, key: str, where: str = "") -> Optional[Path]:
+        value = mapping.get(key)
+        if value is None:
+            return None
+        return self.stored_path(value, f"{where}.{key}" if where else key)
+
+    def list_of(self, mapping: dict, key: str) -> list:
+        value = mapping.get(key, [])
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail(f"{key!r} must be a list, not {_json_type(value)}")
+        return value
+
+    def text(self, value: Any, label: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(f"{label!r} must be a string, not {_json_type(value)}")
+        return value
+
+    def stored_path(self, value: Any, label: str) -> Path:
+        """The absolute path of a stored one, relative ones taken from the file's folder."""
+        if not self.text(value, label):
+            raise self.fail(f"{label!r} is an empty string; give a path or leave the key out")
+        return Path(os.path.normpath(os.path.join(self.file.parent, value)))
+
+
+def _json_type(value: Any) -> str:
+    names = {bool: "true/false", int: "a number", float: "a number", str: "a string",
+             list: "a list", dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write_project(project: model.Project, path: str | Path) -> model.Project:
+    """Write ``project`` to ``path`` atomically, paths relative to its folder.
+
+    Returns
+    -------
+    Project
+        ``project`` with ``file`` set to ``path`` (made absolute).
+
+    Raises
+    ------
+    InputFileError
+        If the folder does not exist or is not writable.
+    """
+    file = Path(os.path.abspath(path))
+    write_text(file, json.dumps(project_document(project, file.parent), indent=2,
+                                ensure_ascii=False) + "\n")
+    return dataclasses.replace(project, file=file)
+
+
+def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
+    """The JSON object of ``project`` with paths relative to ``folder``."""
+    def stored(path: Optional[Path]) -> Optional[str]:
+        return None if path is None else _relative(path, folder)
+
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "name": project.name,
+        "dataset": stored(project.dataset),
+        "video_files": [stored(path) for path in project.video_files],
+        "actions_groundtruth": stored(project.actions_groundtruth),
+        "counts": stored(project.counts),
+        "detectors": [{"name": d.name, "masks": stored(d.masks), "scores": stored(d.scores),
+                       "actions": stored(d.actions)} for d in project.detectors],
+    }
+
+
+def _relative(path: Path, folder: Path) -> str:
+    """``path`` relative to ``folder`` with ``/`` separators, or absolute on another drive."""
+    absolute = os.path.abspath(path)
+    try:
+        return Path(os.path.relpath(absolute, folder)).as_posix()
+    except ValueError:
+        return Path(absolute).as_posix()
