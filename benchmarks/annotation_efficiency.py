@@ -27,14 +27,18 @@ from pathlib import Path
 
 import numpy as np
 from highway_detectors import HIGHWAY, highway_results
-from scipy.stats import kendalltau
-
 from referee.core.demo import ensure_demo
 from referee.core.evaluate import evaluate_method, result_sources
 from referee.core.formats.cdnet import discover_videos
-from referee.core.ranking import (PAIRWISE_DICE, PSEUDO_GAP, VOTE_ENTROPY, mask_scores,
-                                  rank_frames)
+from referee.core.ranking import (
+    PAIRWISE_DICE,
+    PSEUDO_GAP,
+    VOTE_ENTROPY,
+    mask_scores,
+    rank_frames,
+)
 from referee.core.significance import compare_pair, f1_from_counts
+from scipy.stats import kendalltau
 
 CRITERIA = (VOTE_ENTROPY, PAIRWISE_DICE, PSEUDO_GAP)
 

@@ -24,6 +24,8 @@ DESCRIPTION = """\
 Referee evaluates video-analysis algorithms against ground truth.
 
 Typical use:
+  referee                              open the desktop application on the demo project
+  referee gui PATH                     open a project, dataset folder or video in it
   referee demo                         make a small demo dataset and evaluate it
   referee evaluate DATASET RESULTS...  evaluate background-subtraction results
   referee summarize CM.csv...          summarize published per-video counts
@@ -40,9 +42,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``referee`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not hasattr(args, "run"):
-        parser.print_help()
-        return 0
+    if not hasattr(args, "run"):  # no command: the desktop application on the demo
+        from .cli_gui import run_gui
+
+        args = argparse.Namespace(path=None, screenshot=None, demo_dir=None, force=False)
+        args.run = run_gui
     try:
         return args.run(args)
     except RefereeError as error:
@@ -64,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import (
         cli_actions,
         cli_boxes_counts,
+        cli_gui,
         cli_pixels,
         cli_pseudo,
         cli_rank,
@@ -75,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_pseudo.add_commands(commands)
     cli_rank.add_commands(commands)
     cli_significance.add_commands(commands)
+    cli_gui.add_commands(commands)
     return parser
 
 

@@ -1,0 +1,196 @@
+"""The Annotate next dock: which frames to label next, by detector disagreement (SPEC §8).
+
+The dock asks for a ranking (:class:`RankingRequest` through ``run_requested``)
+and lists the :class:`~referee.core.ranking.RankedFrame` entries the window
+gives back; activating a row (double-click or Enter) asks the window to show
+that frame. The window says which frames already have ground truth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Collection, Optional, Sequence
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
+)
+from referee.core.ranking import (
+    DEFAULT_GAP,
+    MASK_CRITERIA,
+    PAIR_CRITERIA,
+    RankedFrame,
+    describe,
+)
+
+from .pseudo import number_item, read_only_table, text_item
+
+#: Entries asked for by default.
+DEFAULT_COUNT = 20
+#: Text and tooltip of the mark of a frame that already has ground truth.
+ANNOTATED_MARK = "✓"
+ANNOTATED_TOOLTIP = "already annotated"
+
+_HEADERS = ("rank", "video", "frame", "score", "criterion", "annotated")
+_VIDEO_COLUMN, _FRAME_COLUMN, _ANNOTATED_COLUMN = 1, 2, 5
+
+
+@dataclass(frozen=True)
+class RankingRequest:
+    """What to rank: criterion key, number of entries, suppression gap (frames).
+
+    ``pair`` names the two compared detectors for the pair criteria, else ``None``.
+    """
+
+    criterion: str
+    k: int
+    gap: int
+    pair: Optional[tuple[str, str]] = None
+
+
+class AnnotateDock(QDockWidget):
+    """Frames ranked by disagreement, most informative to annotate first (SPEC §8)."""
+
+    run_requested = Signal(object)
+    frame_requested = Signal(str, int)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__("Annotate next", parent)
+        self.setObjectName("AnnotateDock")
+        self.setToolTip("Frames where the detectors disagree most: annotate these first")
+        self._criterion = QComboBox()
+        for criterion in MASK_CRITERIA:
+            self._criterion.addItem(criterion)
+            self._criterion.setItemData(self._criterion.count() - 1, describe(criterion),
+                                        Qt.ItemDataRole.ToolTipRole)
+        self._criterion.setToolTip(describe(MASK_CRITERIA[0]))
+        self._criterion.currentIndexChanged.connect(self._on_criterion_changed)
+        self._a, self._b = QComboBox(), QComboBox()
+        self._a.setToolTip("First detector of the pair criteria")
+        self._b.setToolTip("Second detector of the pair criteria")
+        self._count = QSpinBox()
+        self._count.setRange(1, 10_000)
+        self._count.setValue(DEFAULT_COUNT)
+        self._count.setToolTip("How many frames to list")
+        self._gap = QSpinBox()
+        self._gap.setRange(0, 100_000)
+        self._gap.setValue(DEFAULT_GAP)
+        self._gap.setSuffix(" frames")
+        self._gap.setToolTip("After a frame is chosen, frames within ± this many of it are "
+                             "skipped (diversity)")
+        self._run = QPushButton("Update")
+        self._run.setToolTip("Rank the frames with these options")
+        self._run.clicked.connect(self._on_run_clicked)
+        self._table = read_only_table(_HEADERS)
+        self._table.setToolTip("Double-click or press Enter on a row to go to that frame")
+        self._table.cellDoubleClicked.connect(self._on_row_activated)
+        self._table.installEventFilter(self)
+        self._annotated: frozenset[tuple[str, int]] = frozenset()
+        self.setWidget(self._layout())
+        self.setMinimumSize(300, 240)
+        self._on_criterion_changed()
+
+    def _layout(self) -> QWidget:
+        pair = QHBoxLayout()
+        pair.addWidget(self._a, 1)
+        pair.addWidget(QLabel("vs"))
+        pair.addWidget(self._b, 1)
+        form = QFormLayout()
+        form.addRow("Criterion", self._criterion)
+        form.addRow("Pair", pair)
+        numbers = QHBoxLayout()
+        numbers.addWidget(QLabel("Count"))
+        numbers.addWidget(self._count)
+        numbers.addWidget(QLabel("Gap"))
+        numbers.addWidget(self._gap)
+        numbers.addStretch(1)
+        numbers.addWidget(self._run)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.addLayout(form)
+        layout.addLayout(numbers)
+        layout.addWidget(self._table, 1)
+        return body
+
+    # --- inputs -------------------------------------------------------------------------
+
+    def set_detectors(self, names: Sequence[str]) -> None:
+        """Detectors offered for the pair criteria (A = first, B = second by default)."""
+        for combo, default in ((self._a, 0), (self._b, 1)):
+            combo.clear()
+            combo.addItems(list(names))
+            combo.setCurrentIndex(min(default, len(names) - 1))
+
+    def request(self) -> RankingRequest:
+        """The request the Update button sends."""
+        criterion = self._criterion.currentText()
+        pair = ((self._a.currentText(), self._b.currentText())
+                if criterion in PAIR_CRITERIA else None)
+        return RankingRequest(criterion, self._count.value(), self._gap.value(), pair)
+
+    def _on_criterion_changed(self) -> None:
+        criterion = self._criterion.currentText()
+        self._criterion.setToolTip(describe(criterion))
+        for combo in (self._a, self._b):
+            combo.setEnabled(criterion in PAIR_CRITERIA)
+
+    def _on_run_clicked(self) -> None:
+        self.run_requested.emit(self.request())
+
+    # --- results ------------------------------------------------------------------------
+
+    def show_ranking(self, frames: Sequence[RankedFrame]) -> None:
+        """List the ranked frames, in the order given."""
+        self._table.setRowCount(len(frames))
+        for row, entry in enumerate(frames):
+            self._table.setItem(row, 0, text_item(str(entry.rank)))
+            self._table.setItem(row, _VIDEO_COLUMN, text_item(entry.video))
+            self._table.setItem(row, _FRAME_COLUMN, text_item(str(entry.frame)))
+            self._table.setItem(row, 3, number_item(entry.score))
+            self._table.setItem(row, 4, text_item(entry.criterion, describe(
+                entry.criterion.split(":")[0])))
+        self._mark_annotated()
+
+    def set_annotated(self, frames: Collection[tuple[str, int]]) -> None:
+        """Mark the rows whose ``(video label, frame)`` already has ground truth."""
+        self._annotated = frozenset((str(video), int(frame)) for video, frame in frames)
+        self._mark_annotated()
+
+    def _mark_annotated(self) -> None:
+        for row in range(self._table.rowCount()):
+            done = self._row_frame(row) in self._annotated
+            self._table.setItem(row, _ANNOTATED_COLUMN,
+                                text_item(ANNOTATED_MARK if done else "",
+                                          ANNOTATED_TOOLTIP if done else ""))
+
+    def _row_frame(self, row: int) -> tuple[str, int]:
+        return (self._table.item(row, _VIDEO_COLUMN).text(),
+                int(self._table.item(row, _FRAME_COLUMN).text()))
+
+    def _on_row_activated(self, row: int, _column: int = 0) -> None:
+        if 0 <= row < self._table.rowCount():
+            self.frame_requested.emit(*self._row_frame(row))
+
+    @property
+    def table(self) -> QTableWidget:
+        """The table of rows shown."""
+        return self._table
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter or Return on the table activates the current row."""
+        if (watched is self._table and event.type() == QEvent.Type.KeyPress
+                and isinstance(event, QKeyEvent)
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)):
+            self._on_row_activated(self._table.currentRow())
+            return True
+        return super().eventFilter(watched, event)

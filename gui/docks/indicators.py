@@ -1,0 +1,366 @@
+"""The Indicators dock: per-video counts and indicators, and both summaries (SPEC §2).
+
+One row per (detector, video) with its confusion counts and every indicator
+of the registry, then per detector the blended summary under the chosen
+weight scheme and, beneath it, the CDnet procedure. Cells where the two
+summaries differ are highlighted: the dock shows both kinds of numbers and
+never mixes them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from typing import Mapping, Optional, Sequence
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+from referee.core.errors import RefereeError
+from referee.core.evaluate import VideoEvaluation
+from referee.core.indicators import INDICATORS, IndicatorValue, evaluate_all
+from referee.core.summarize import (
+    WEIGHT_SCHEMES,
+    cdnet_procedure,
+    summarize,
+    video_label,
+)
+from referee.gui.palette import OKABE_ITO
+
+#: Weight schemes offered; ``custom`` needs a table of weights the dock does not hold.
+OFFERED_SCHEMES: tuple[str, ...] = tuple(s for s in WEIGHT_SCHEMES if s != "custom")
+SCHEME_TIPS: dict[str, str] = {
+    "auto": "category weights when videos have categories, else video weights",
+    "video": "every video weighs the same (1/|V|)",
+    "category": "every category weighs the same, split evenly over its videos (CDnet-like)",
+    "pixels": "weights proportional to evaluated pixels (pooling raw counts)",
+}
+COUNT_COLUMNS: tuple[str, ...] = ("TP", "FP", "FN", "TN", "Shadow errors")
+COUNT_TIPS: tuple[str, ...] = (
+    "true positives: detected pixels on motion ground truth",
+    "false positives: detected pixels on static or shadow ground truth",
+    "false negatives: missed pixels on motion ground truth",
+    "true negatives: undetected pixels on static or shadow ground truth",
+    "detected pixels on hard-shadow ground truth (also counted in FP)",
+)
+CDNET_ROW = "CDnet procedure"
+DIFFERENCE_TOLERANCE = 1e-9
+DIFFERS_TIP = "differs from the CDnet procedure"
+#: Background of summary cells where the blended summary and the CDnet procedure differ.
+DIFFERS_RGBA: tuple[int, int, int, int] = (*OKABE_ITO["yellow"], 150)
+UNDEFINED_TEXT = "—"
+_EXPORT_ROLE = Qt.ItemDataRole.UserRole
+_VIDEO_KEY_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def format_count(count: int) -> str:
+    """A pixel count with thousands separators."""
+    return f"{count:,}"
+
+
+def format_ratio(value: float) -> str:
+    """A ratio (or PWC percentage) with 4 decimals."""
+    return f"{value:.4f}"
+
+
+def procedures_differ(a: IndicatorValue, b: IndicatorValue) -> bool:
+    """Whether two summaries of one indicator differ (by more than 1e-9, or in definedness)."""
+    if a.defined != b.defined:
+        return True
+    return a.defined and abs(a.value - b.value) > DIFFERENCE_TOLERANCE
+
+
+def _text_item(text: str, export: str, tooltip: str = "") -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+    item.setData(_EXPORT_ROLE, export)
+    if tooltip:
+        item.setToolTip(tooltip)
+    return item
+
+
+def _count_item(count: Optional[int]) -> QTableWidgetItem:
+    if count is None:
+        return _text_item("", "")
+    item = _text_item(format_count(count), str(count))
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
+def _value_item(value: IndicatorValue) -> QTableWidgetItem:
+    if not value.defined:
+        item = _text_item(UNDEFINED_TEXT, "", value.reason or "undefined")
+        item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+        return item
+    item = _text_item(format_ratio(value.value), repr(value.value))
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
+def _undefined_values(reason: str) -> dict[str, IndicatorValue]:
+    return {key: IndicatorValue(math.nan, reason) for key in INDICATORS}
+
+
+class IndicatorsDock(QDockWidget):
+    """Counts and indicators per (detector, video), with both summaries per detector.
+
+    Signals
+    -------
+    video_selected(category, video)
+        A video row was clicked.
+    scheme_changed(scheme)
+        The weight scheme of the blended summary changed.
+    """
+
+    video_selected = Signal(str, str)
+    scheme_changed = Signal(str)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__("Indicators", parent)
+        self.setObjectName("IndicatorsDock")
+        self._evaluations: dict[str, list[VideoEvaluation]] = {}
+        self.detector_list = self._make_detector_list()
+        self.scheme_combo = self._make_scheme_combo()
+        self.copy_button = QPushButton("Copy as CSV")
+        self.copy_button.setToolTip("Copy the table (header and rows) to the clipboard as CSV "
+                                    "(Ctrl+C); full-precision values, undefined values empty")
+        self.copy_button.clicked.connect(self._on_copy)
+        self.table = self._make_table()
+        self.table.installEventFilter(self)
+        self.setWidget(self._assemble())
+        self.setMinimumSize(360, 200)
+
+    # --- construction ------------------------------------------------------------------
+
+    def _make_detector_list(self) -> QListWidget:
+        detectors = QListWidget()
+        detectors.setToolTip("Detectors shown in the table (check to show)")
+        detectors.setMinimumWidth(90)
+        detectors.setMaximumWidth(220)
+        detectors.itemChanged.connect(self._on_detector_toggled)
+        return detectors
+
+    def _make_scheme_combo(self) -> QComboBox:
+        combo = QComboBox()
+        for scheme in OFFERED_SCHEMES:
+            combo.addItem(scheme)
+            combo.setItemData(combo.count() - 1, SCHEME_TIPS[scheme], Qt.ItemDataRole.ToolTipRole)
+        combo.setToolTip("Weights P(V=v) of the videos in the blended summary (SPEC §2)")
+        combo.currentTextChanged.connect(self._on_scheme_changed)
+        return combo
+
+    def _make_table(self) -> QTableWidget:
+        table = QTableWidget()
+        headers = ["Detector", "Video", *COUNT_COLUMNS,
+                   *(indicator.symbol for indicator in INDICATORS.values())]
+        tips = ["detector (method)", "category/video, or the summary procedure", *COUNT_TIPS,
+                *(f"{i.name}: {i.formula}" for i in INDICATORS.values())]
+        table.setColumnCount(len(headers))
+        for column, (header, tip) in enumerate(zip(headers, tips)):
+            item = QTableWidgetItem(header)
+            item.setToolTip(tip)
+            table.setHorizontalHeaderItem(column, item)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
+        table.setAlternatingRowColors(True)
+        table.setMinimumSize(240, 120)
+        table.cellClicked.connect(self._on_cell_clicked)
+        return table
+
+    def _assemble(self) -> QWidget:
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Weights:"))
+        bar.addWidget(self.scheme_combo)
+        bar.addSpacing(12)
+        bar.addWidget(self._legend())
+        bar.addStretch(1)
+        bar.addWidget(self.copy_button)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.detector_list)
+        splitter.addWidget(self.table)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([120, 600])
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        return body
+
+    def _legend(self) -> QLabel:
+        r, g, b, a = DIFFERS_RGBA
+        legend = QLabel(f'<span style="background-color: rgba({r},{g},{b},{a}); color: black;">'
+                        f'&nbsp;&nbsp;0.1234&nbsp;&nbsp;</span>&nbsp;{DIFFERS_TIP} '
+                        f'(by more than 1e-9)')
+        legend.setToolTip("Summary cells are highlighted where the blended summary and the "
+                          "CDnet procedure (mean per category, then mean of categories) differ")
+        return legend
+
+    # --- public API --------------------------------------------------------------------
+
+    def show_evaluations(self, evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> None:
+        """Show detector name → its per-video evaluations; every detector starts checked."""
+        self._evaluations = {name: list(videos) for name, videos in evaluations.items()}
+        self.detector_list.blockSignals(True)
+        self.detector_list.clear()
+        for name in self._evaluations:
+            item = QListWidgetItem(name)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+            self.detector_list.addItem(item)
+        self.detector_list.blockSignals(False)
+        self._fit_detector_list()
+        self._rebuild()
+
+    def _fit_detector_list(self) -> None:
+        width = self.detector_list.sizeHintForColumn(0) + 2 * self.detector_list.frameWidth() + 8
+        self.detector_list.setMinimumWidth(min(max(90, width), 220))
+
+    def scheme(self) -> str:
+        """The weight scheme selected for the blended summary."""
+        return self.scheme_combo.currentText()
+
+    def set_scheme(self, scheme: str) -> None:
+        """Select a weight scheme (one of :data:`OFFERED_SCHEMES`)."""
+        self.scheme_combo.setCurrentText(scheme)
+
+    def selected_detectors(self) -> list[str]:
+        """Checked detectors, in the order they were given."""
+        items = (self.detector_list.item(i) for i in range(self.detector_list.count()))
+        return [item.text() for item in items if item.checkState() == Qt.CheckState.Checked]
+
+    def set_detector_checked(self, name: str, checked: bool) -> None:
+        """Show or hide one detector's rows."""
+        for item in self.detector_list.findItems(name, Qt.MatchFlag.MatchExactly):
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def table_csv(self) -> str:
+        """The table as CSV: header, then rows; counts as integers, ratios at full precision."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        columns = range(self.table.columnCount())
+        writer.writerow([self.table.horizontalHeaderItem(c).text() for c in columns])
+        for row in range(self.table.rowCount()):
+            writer.writerow([self.table.item(row, c).data(_EXPORT_ROLE) for c in columns])
+        return buffer.getvalue()
+
+    # --- table contents ----------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        self.table.setRowCount(0)
+        for name in self.selected_detectors():
+            evaluations = self._evaluations[name]
+            for evaluation in evaluations:
+                self._add_video_row(name, evaluation)
+            self._add_summary_rows(name, evaluations)
+        self.table.resizeColumnsToContents()
+
+    def _append_row(self, items: Sequence[QTableWidgetItem]) -> int:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        for column, item in enumerate(items):
+            self.table.setItem(row, column, item)
+        return row
+
+    def _add_video_row(self, detector: str, evaluation: VideoEvaluation) -> None:
+        cm = evaluation.total
+        label = video_label(evaluation.confusion)
+        values = evaluate_all(cm)
+        items = [_text_item(detector, detector), _text_item(label, label),
+                 *(_count_item(int(n)) for n in (cm.tp, cm.fp, cm.fn, cm.tn)),
+                 _count_item(evaluation.shadow_errors),
+                 *(_value_item(values[key]) for key in INDICATORS)]
+        for item in items[:2]:
+            item.setData(_VIDEO_KEY_ROLE, evaluation.key)
+        self._append_row(items)
+
+    def _add_summary_rows(self, detector: str, evaluations: Sequence[VideoEvaluation]) -> None:
+        confusions = [e.confusion for e in evaluations]
+        try:
+            summary = summarize(confusions, self.scheme())
+            blended, title = summary.values, f"summarized ({summary.scheme})"
+            cdnet = cdnet_procedure(confusions).indicators_overall
+        except RefereeError as error:
+            blended, title = _undefined_values(f"undefined: {error}"), "summarized"
+            cdnet = _undefined_values(f"undefined: {error}")
+        rows = [self._summary_row(detector, title, blended),
+                self._summary_row(detector, CDNET_ROW, cdnet)]
+        for column, key in enumerate(INDICATORS, start=2 + len(COUNT_COLUMNS)):
+            if procedures_differ(blended[key], cdnet[key]):
+                for row in rows:
+                    self._mark_differs(self.table.item(row, column))
+
+    def _summary_row(self, detector: str, title: str,
+                     values: Mapping[str, IndicatorValue]) -> int:
+        items = [_text_item(detector, detector), _text_item(title, title),
+                 *(_count_item(None) for _ in COUNT_COLUMNS),
+                 *(_value_item(values[key]) for key in INDICATORS)]
+        bold = QFont(self.table.font())
+        bold.setBold(True)
+        for item in items:
+            item.setFont(bold)
+        return self._append_row(items)
+
+    @staticmethod
+    def _mark_differs(item: QTableWidgetItem) -> None:
+        item.setBackground(QBrush(QColor(*DIFFERS_RGBA)))
+        item.setForeground(QBrush(QColor("black")))
+        reason = item.toolTip()
+        item.setToolTip(f"{DIFFERS_TIP}; {reason}" if reason else DIFFERS_TIP)
+
+    def is_highlighted(self, row: int, column: int) -> bool:
+        """Whether a cell is marked as differing from the CDnet procedure."""
+        return self.table.item(row, column).toolTip().startswith(DIFFERS_TIP)
+
+    # --- slots -------------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Ctrl+C (the platform's Copy) in the table copies the whole table as CSV."""
+        if watched is self.table and isinstance(event, QKeyEvent) \
+                and event.matches(QKeySequence.StandardKey.Copy):
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()  # take Copy before any window-wide shortcut
+                return True
+            if event.type() == QEvent.Type.KeyPress:
+                self._on_copy()
+                return True
+        return super().eventFilter(watched, event)
+
+    def _on_detector_toggled(self, _item: QListWidgetItem) -> None:
+        self._rebuild()
+
+    def _on_scheme_changed(self, scheme: str) -> None:
+        self._rebuild()
+        self.scheme_changed.emit(scheme)
+
+    def _on_cell_clicked(self, row: int, _column: int) -> None:
+        key = self.table.item(row, 0).data(_VIDEO_KEY_ROLE)
+        if key is not None:
+            self.video_selected.emit(*key)
+
+    def _on_copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.table_csv())

@@ -1,0 +1,291 @@
+"""The Pseudo ground truth dock: committee choice, pseudo indicators, consensus heatmap (SPEC §7).
+
+The dock only asks for a pseudo evaluation (:class:`PseudoRequest` through
+``run_requested``) and draws what the window gives back: a
+:class:`~referee.core.pseudo.PseudoResult`, optionally with a
+:class:`~referee.core.pseudo.TruthComparison`, and the consensus map of the
+current frame.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDockWidget,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+from referee.core.formats.pseudo_io import TABLE_COLUMNS
+from referee.core.indicators import INDICATORS
+from referee.core.pseudo import (
+    CommitteeOptions,
+    Correlation,
+    PseudoResult,
+    TruthComparison,
+)
+
+#: Shown in place of an undefined value; its reason goes in the tooltip.
+UNDEFINED_TEXT = "—"
+#: Colour map of the consensus heatmap (the CLI's too).
+HEATMAP_COLORMAP = "viridis"
+
+_CORRELATION_HEADERS = ("indicator", "Pearson", "Spearman", "detectors")
+
+
+@dataclass(frozen=True)
+class PseudoRequest:
+    """What to evaluate: the committee's detectors, in order, and its options."""
+
+    methods: tuple[str, ...]
+    options: CommitteeOptions
+
+
+def number_item(value: float, reason: Optional[str] = None, digits: int = 4,
+                style: str = "f") -> QTableWidgetItem:
+    """A read-only, right-aligned table cell; NaN shows "—" with ``reason`` as tooltip.
+
+    ``digits`` and ``style`` (``"f"`` fixed, ``"g"`` significant) format the number.
+    """
+    defined = not math.isnan(value)
+    item = QTableWidgetItem(f"{value:.{digits}{style}}" if defined else UNDEFINED_TEXT)
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+    if not defined:
+        item.setToolTip(reason or "undefined")
+    return item
+
+
+def text_item(text: str, tooltip: str = "") -> QTableWidgetItem:
+    """A read-only text cell."""
+    item = QTableWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+    if tooltip:
+        item.setToolTip(tooltip)
+    return item
+
+
+def read_only_table(headers: Sequence[str]) -> QTableWidget:
+    """An empty table with these column headers, whole-row selection and no editing."""
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return table
+
+
+def correlation_label(key: str) -> str:
+    """Row label of a correlated key; NCC and PSNR are compared with MCC and −10 log10 ER."""
+    if key == "ncc":
+        return "NCC (true: MCC)"
+    if key == "psnr":
+        return "PSNR (true: −10 log10 ER)"
+    return f"{INDICATORS[key].symbol} ({key})"
+
+
+def true_header(key: str) -> str:
+    """Column header of a key's true value (NCC and PSNR stand for MCC and −10 log10 ER)."""
+    if key == "ncc":
+        return "MCC (true)"
+    if key == "psnr":
+        return "−10 log10 ER (true)"
+    return f"{INDICATORS[key].symbol} (true)"
+
+
+class PseudoDock(QDockWidget):
+    """Pseudo indicators of each detector under its committee's consensus (SPEC §7)."""
+
+    run_requested = Signal(object)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__("Pseudo ground truth", parent)
+        self.setObjectName("PseudoDock")
+        self.setToolTip("Evaluate detectors without ground truth: their consensus is the "
+                        "reference (SPEC §7)")
+        defaults = CommitteeOptions()
+        self._detectors = QListWidget()
+        self._detectors.setToolTip("Detectors voting in the consensus; each is evaluated "
+                                   "against it")
+        self._detectors.setMaximumHeight(90)
+        self._trivial = QCheckBox("trivial all-ones/all-zeros voters")
+        self._trivial.setChecked(defaults.include_trivial)
+        self._trivial.setToolTip("Add the all-ones and all-zeros classifiers to the committee "
+                                 "(K' = K + 2, as in the seed)")
+        self._leave_one_out = QCheckBox("leave one out")
+        self._leave_one_out.setChecked(defaults.leave_one_out)
+        self._leave_one_out.setToolTip("Evaluate each detector against the consensus of the "
+                                       "others only")
+        self._run = QPushButton("Run")
+        self._run.setToolTip("Pseudo-evaluate the checked detectors")
+        self._run.clicked.connect(self._on_run_clicked)
+        self._caption = QLabel("No result yet: check detectors and press Run.")
+        self._caption.setWordWrap(True)
+        self._values = read_only_table(["detector"])
+        self._values.setToolTip("Pseudo indicators summarized over videos; 'true' columns "
+                                "appear when ground truth exists")
+        self._correlations = read_only_table(_CORRELATION_HEADERS)
+        self._correlations.setToolTip("Correlation across detectors of each pseudo indicator "
+                                      "with its true value")
+        self._correlations.setVisible(False)
+        self._heatmap = _ConsensusWidget()
+        self.setWidget(self._layout())
+        self.setMinimumSize(320, 360)
+
+    def _layout(self) -> QWidget:
+        options = QVBoxLayout()
+        options.addWidget(self._trivial)
+        options.addWidget(self._leave_one_out)
+        options.addStretch(1)
+        options.addWidget(self._run)
+        committee = QHBoxLayout()
+        committee.addWidget(self._detectors, 1)
+        committee.addLayout(options)
+        tables = QSplitter(Qt.Orientation.Vertical)
+        tables.addWidget(self._values)
+        tables.addWidget(self._correlations)
+        tables.addWidget(self._heatmap)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.addLayout(committee)
+        layout.addWidget(self._caption)
+        layout.addWidget(tables, 1)
+        return body
+
+    # --- inputs -------------------------------------------------------------------------
+
+    def set_detectors(self, names: Sequence[str]) -> None:
+        """List the detectors that may vote, all checked."""
+        self._detectors.clear()
+        for name in names:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+            self._detectors.addItem(item)
+
+    def request(self) -> PseudoRequest:
+        """The request the Run button sends: checked detectors and committee options."""
+        methods = tuple(self._detectors.item(i).text() for i in range(self._detectors.count())
+                        if self._detectors.item(i).checkState() == Qt.CheckState.Checked)
+        options = CommitteeOptions(include_trivial=self._trivial.isChecked(),
+                                   leave_one_out=self._leave_one_out.isChecked())
+        return PseudoRequest(methods, options)
+
+    def _on_run_clicked(self) -> None:
+        self.run_requested.emit(self.request())
+
+    # --- results ------------------------------------------------------------------------
+
+    def show_result(self, result: PseudoResult, truth: Optional[TruthComparison] = None) -> None:
+        """Show each detector's summarized pseudo values, and the true ones when given."""
+        self._caption.setText(result.options.describe(result.methods)
+                              + f"; videos weighted '{result.scheme}'")
+        headers = ["detector"]
+        for key, title in TABLE_COLUMNS:
+            headers.append(title)
+            if truth is not None:
+                headers.append(true_header(key))
+        self._values.setColumnCount(len(headers))
+        self._values.setHorizontalHeaderLabels(headers)
+        self._values.setRowCount(len(result.methods))
+        for row, method in enumerate(result.methods):
+            self._values.setItem(row, 0, text_item(method))
+            pseudo = result.summaries[method].values
+            column = 1
+            for key, _ in TABLE_COLUMNS:
+                self._values.setItem(row, column, number_item(pseudo[key].value,
+                                                              pseudo[key].reason))
+                column += 1
+                if truth is not None:
+                    true = truth.true_summary[method][key]
+                    self._values.setItem(row, column, number_item(true.value, true.reason))
+                    column += 1
+        self._show_correlations(truth)
+
+    def _show_correlations(self, truth: Optional[TruthComparison]) -> None:
+        self._correlations.setVisible(truth is not None)
+        if truth is None:
+            self._correlations.setRowCount(0)
+            return
+        self._correlations.setRowCount(len(truth.summary))
+        for row, (key, c) in enumerate(truth.summary.items()):
+            self._set_correlation_row(row, key, c)
+
+    def _set_correlation_row(self, row: int, key: str, c: Correlation) -> None:
+        self._correlations.setItem(row, 0, text_item(correlation_label(key)))
+        self._correlations.setItem(row, 1, number_item(c.pearson.value, c.pearson.reason, 3))
+        self._correlations.setItem(row, 2, number_item(c.spearman.value, c.spearman.reason, 3))
+        self._correlations.setItem(row, 3, text_item(str(c.n_detectors)))
+
+    def show_heatmap(self, consensus: np.ndarray, frame: int) -> None:
+        """Show the consensus ``P`` (0..1, NaN outside the ROI) of ``frame``."""
+        self._heatmap.show_consensus(consensus, frame)
+
+    @property
+    def values_table(self) -> QTableWidget:
+        """One row per detector: pseudo values (and true ones beside them)."""
+        return self._values
+
+    @property
+    def correlation_table(self) -> QTableWidget:
+        """One row per correlated key: Pearson, Spearman, detectors counted."""
+        return self._correlations
+
+    @property
+    def heatmap_image(self) -> pg.ImageItem:
+        """The consensus image."""
+        return self._heatmap.image
+
+    @property
+    def colour_bar(self) -> pg.ColorBarItem:
+        """The 0..1 colour bar of the consensus image."""
+        return self._heatmap.bar
+
+
+class _ConsensusWidget(pg.GraphicsLayoutWidget):
+    """The consensus map of one frame with a 0..1 colour bar."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setToolTip("Consensus P of the current frame: fraction of the committee that "
+                        "detects each pixel (transparent outside the ROI)")
+        self.setMinimumHeight(140)
+        self._plot = self.addPlot(title="consensus P")
+        self._plot.setAspectLocked(True)
+        self._plot.invertY(True)
+        self._plot.hideAxis("bottom")
+        self._plot.hideAxis("left")
+        self._image = pg.ImageItem(axisOrder="row-major")
+        self._plot.addItem(self._image)
+        self._bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=HEATMAP_COLORMAP,
+                                    label="P", interactive=False, width=12)
+        self._bar.setImageItem(self._image, insert_in=self._plot)
+
+    @property
+    def image(self) -> pg.ImageItem:
+        return self._image
+
+    @property
+    def bar(self) -> pg.ColorBarItem:
+        return self._bar
+
+    def show_consensus(self, consensus: np.ndarray, frame: int) -> None:
+        self._image.setImage(np.asarray(consensus, dtype=np.float64), levels=(0.0, 1.0))
+        self._plot.setTitle(f"consensus P, frame {frame}")

@@ -1,0 +1,239 @@
+"""The Significance dock: do the methods really differ? (SPEC §9)
+
+The dock asks for a discriminative evaluation (:class:`SignificanceRequest`
+through ``run_requested``) and draws the
+:class:`~referee.core.significance.DiscriminativeResult` the window gives
+back: p against the normalized threshold with the α line, the threshold table
+and core's verdict in words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
+)
+from referee.core.significance import (
+    DEFAULT_ALPHA,
+    PAIR_TESTS,
+    SEVERAL_TESTS,
+    TEST_NAMES,
+    DiscriminativeResult,
+)
+from referee.gui.palette import OKABE_ITO, series_colour
+
+from .pseudo import number_item, read_only_table, text_item
+
+#: Let core choose the test: paired t-test for two methods, ANOVA for more.
+AUTO_TEST = "auto"
+#: Case kinds the window can build, with what a case's score is (core's builders).
+CASE_KIND_MEASURES: dict[str, str] = {
+    "frames": "per-frame F1",
+    "pseudo": "per-frame pseudo-F1",
+    "boxes": "per-frame FDA",
+    "actions": "per-action Dice",
+}
+
+_HEADERS = ("t", "normalized t", "t / max d", "cases left", "removed %", "statistic", "p")
+_P_RGB = series_colour(0)
+_ALPHA_RGB = OKABE_ITO["vermillion"]
+
+
+@dataclass(frozen=True)
+class SignificanceRequest:
+    """What to compare: methods (two or more), case kind, test key or ``"auto"``, α."""
+
+    methods: tuple[str, ...]
+    kind: str
+    test: str
+    alpha: float
+
+
+def kind_label(kind: str) -> str:
+    """``frames (per-frame F1)`` for a known kind, else the kind itself."""
+    measure = CASE_KIND_MEASURES.get(kind)
+    return f"{kind} ({measure})" if measure else kind
+
+
+class SignificanceDock(QDockWidget):
+    """Threshold sweep and verdict of the discriminative evaluation (SPEC §9)."""
+
+    run_requested = Signal(object)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__("Significance", parent)
+        self.setObjectName("SignificanceDock")
+        self.setToolTip("Is one method really better? Cases where the methods score alike are "
+                        "removed step by step and the rest is tested (SPEC §9)")
+        self._methods = QListWidget()
+        self._methods.setToolTip("Check two methods (A and B) for a pairwise test, or more "
+                                 "for ANOVA / Friedman")
+        self._methods.setMaximumHeight(90)
+        self._kind = QComboBox()
+        self._kind.setToolTip("What a test case is and how it is scored")
+        self._test = QComboBox()
+        self._test.addItem(f"{AUTO_TEST} (t-test for two, ANOVA for more)", AUTO_TEST)
+        for key in PAIR_TESTS + SEVERAL_TESTS:
+            self._test.addItem(TEST_NAMES[key], key)
+        self._test.setToolTip("Statistical test; 'auto' lets the number of methods decide")
+        self._alpha = QDoubleSpinBox()
+        self._alpha.setDecimals(3)
+        self._alpha.setRange(0.001, 0.5)
+        self._alpha.setSingleStep(0.01)
+        self._alpha.setValue(DEFAULT_ALPHA)
+        self._alpha.setToolTip("Significance level α")
+        self._run = QPushButton("Run")
+        self._run.setToolTip("Compare the checked methods")
+        self._run.clicked.connect(self._on_run_clicked)
+        self._plot = pg.PlotWidget()
+        self._plot.setToolTip("p-value at each normalized threshold; below the α line the "
+                              "methods differ at that threshold")
+        self._plot.setMinimumHeight(150)
+        self._plot.setLabel("bottom", "normalized threshold t / Σt")
+        self._plot.setLabel("left", "p (log scale)")
+        self._plot.getAxis("bottom").enableAutoSIPrefix(False)
+        self._plot.setLogMode(x=False, y=True)
+        self._plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(0, 0, 0, 170))
+        self._curve = self._plot.plot([], [], pen=pg.mkPen(_P_RGB, width=2), symbol="o",
+                                      symbolSize=6, symbolBrush=_P_RGB, name="p-value")
+        self._alpha_line = pg.InfiniteLine(pos=math.log10(DEFAULT_ALPHA), angle=0,
+                                           pen=pg.mkPen(_ALPHA_RGB, width=1.5,
+                                                        style=Qt.PenStyle.DashLine))
+        self._plot.addItem(self._alpha_line)
+        self._plot.getPlotItem().legend.addItem(
+            pg.PlotDataItem(pen=self._alpha_line.pen), f"α = {DEFAULT_ALPHA:g}")
+        self._verdict = QLabel("No result yet.")
+        self._verdict.setWordWrap(True)
+        self._verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._table = read_only_table(_HEADERS)
+        self._table.setToolTip("The sweep: at threshold t the cases whose scores differ by "
+                                "less than t are removed")
+        self.setWidget(self._layout())
+        self.setMinimumSize(320, 380)
+
+    def _layout(self) -> QWidget:
+        form = QFormLayout()
+        form.addRow("Cases", self._kind)
+        form.addRow("Test", self._test)
+        alpha = QHBoxLayout()
+        alpha.addWidget(self._alpha)
+        alpha.addStretch(1)
+        alpha.addWidget(self._run)
+        form.addRow("α", alpha)
+        top = QHBoxLayout()
+        top.addWidget(self._methods, 1)
+        top.addLayout(form, 2)
+        results = QSplitter(Qt.Orientation.Vertical)
+        results.addWidget(self._plot)
+        results.addWidget(self._table)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.addLayout(top)
+        layout.addWidget(self._verdict)
+        layout.addWidget(results, 1)
+        return body
+
+    # --- inputs -------------------------------------------------------------------------
+
+    def set_detectors(self, names: Sequence[str]) -> None:
+        """Offer these methods; the first two are checked (A and B)."""
+        self._methods.clear()
+        for index, name in enumerate(names):
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if index < 2 else Qt.CheckState.Unchecked)
+            self._methods.addItem(item)
+
+    def set_case_kinds(self, kinds: Sequence[str]) -> None:
+        """Offer these case kinds (e.g. keys of :data:`CASE_KIND_MEASURES`), first selected."""
+        self._kind.clear()
+        for kind in kinds:
+            self._kind.addItem(kind_label(kind), kind)
+
+    def request(self) -> SignificanceRequest:
+        """The request the Run button sends."""
+        methods = tuple(self._methods.item(i).text() for i in range(self._methods.count())
+                        if self._methods.item(i).checkState() == Qt.CheckState.Checked)
+        return SignificanceRequest(methods, self._kind.currentData() or "",
+                                   self._test.currentData(), self._alpha.value())
+
+    def _on_run_clicked(self) -> None:
+        self.run_requested.emit(self.request())
+
+    # --- results ------------------------------------------------------------------------
+
+    def show_result(self, result: DiscriminativeResult) -> None:
+        """Plot p against the normalized threshold, list the sweep, state the verdict."""
+        rows = result.rows
+        x = np.array([row.normalized for row in rows], dtype=float)
+        p = np.array([row.p.value for row in rows], dtype=float)
+        self._curve.setData(x, p, connect="finite")
+        self._alpha_line.setValue(math.log10(result.alpha))  # the y axis is log10 p
+        self._set_alpha_legend(result.alpha)
+        self._plot.setTitle(f"{TEST_NAMES[result.test]} on {result.cases.measure}, "
+                            f"{' vs '.join(result.methods)}")
+        direction = result.direction
+        self._verdict.setText(f"{result.verdict}.\n{direction[:1].upper()}{direction[1:]}."
+                              + (f" {result.cases.dropped} case(s) left out: "
+                                 f"{result.cases.dropped_reason}." if result.cases.dropped
+                                 else ""))
+        self._show_rows(result)
+
+    def _set_alpha_legend(self, alpha: float) -> None:
+        legend = self._plot.getPlotItem().legend
+        for _, label in legend.items:
+            if label.text.startswith("α"):
+                label.setText(f"α = {alpha:g}")
+
+    def _show_rows(self, result: DiscriminativeResult) -> None:
+        self._table.setRowCount(len(result.rows))
+        for r, row in enumerate(result.rows):
+            values = (row.threshold, row.normalized, row.fraction_of_max)
+            for column, value in enumerate(values):
+                self._table.setItem(r, column, number_item(
+                    value, "undefined: every case scores the same for all methods"))
+            self._table.setItem(r, 3, text_item(str(row.cases_left)))
+            self._table.setItem(r, 4, number_item(100 * row.fraction_removed, None, 0))
+            self._table.setItem(r, 5, number_item(row.statistic, row.p.reason, 3))
+            self._table.setItem(r, 6, number_item(row.p.value, row.p.reason, 3, "g"))
+            if r == result.t0_index:
+                self._table.item(r, 6).setToolTip("t_0: p stays below α from here on")
+
+    @property
+    def p_curve(self) -> pg.PlotDataItem:
+        """The p-value curve (x = normalized threshold, y = p, drawn on a log axis)."""
+        return self._curve
+
+    @property
+    def alpha_line(self) -> pg.InfiniteLine:
+        """The horizontal line at α (its value is log10 α: the y axis is logarithmic)."""
+        return self._alpha_line
+
+    @property
+    def table(self) -> QTableWidget:
+        """The sweep table, one row per threshold."""
+        return self._table
+
+    @property
+    def verdict_text(self) -> str:
+        """The verdict as shown."""
+        return self._verdict.text()
+

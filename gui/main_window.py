@@ -1,0 +1,468 @@
+"""The main window: a thin assembly of the viewer, the docks, menus and shortcuts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Optional
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QWidget,
+)
+from referee.core import __version__
+from referee.core.errors import RefereeError
+from referee.core.formats.project_json import write_project
+from referee.core.project import (
+    DetectorSource,
+    Project,
+    open_path,
+    source_status,
+    with_detector,
+    without_detector,
+)
+from referee.gui.docks.actions import ActionsDock
+from referee.gui.docks.annotate import AnnotateDock
+from referee.gui.docks.data import DataDock
+from referee.gui.docks.indicators import IndicatorsDock
+from referee.gui.docks.jobs import JobsDock, JobsStatusWidget
+from referee.gui.docks.plots import PlotsDock, per_frame_f
+from referee.gui.docks.pseudo import PseudoDock
+from referee.gui.docks.significance import SignificanceDock
+from referee.gui.frame_view import LAYER_TITLES, LAYERS
+from referee.gui.layers_panel import LayersPanel
+from referee.gui.session import CASE_KINDS, ProjectSession
+from referee.gui.theme import apply_theme
+from referee.gui.viewer import ViewerPanel
+from referee.gui.worker import JobRunner
+
+RECENT_LIMIT = 8
+OPEN_FILTER = "Referee projects (*.referee.json);;Videos (*.mp4 *.avi *.mkv *.mov *.webm);;All files (*)"
+
+#: (menu text, shortcut, what it does) of the navigation keys, for Help › Shortcuts too.
+NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
+    ("Play / pause", "Space"),
+    ("Previous frame", "Left"),
+    ("Next frame", "Right"),
+    ("Back 10 frames", "Shift+Left"),
+    ("Forward 10 frames", "Shift+Right"),
+    ("First frame", "Home"),
+    ("Last frame", "End"),
+    ("Previous flagged frame", "["),
+    ("Next flagged frame", "]"),
+    ("Previous video", "PgUp"),
+    ("Next video", "PgDown"),
+)
+LAYER_KEYS = ("1", "2", "3", "4", "5")
+VIEW_KEYS = (("One view", "Ctrl+1", 1), ("Two views side by side", "Ctrl+2", 2),
+             ("Four views side by side", "Ctrl+4", 4))
+
+
+class MainWindow(QMainWindow):
+    """Referee's window. ``open(path)`` loads a project, dataset folder or video."""
+
+    def __init__(self, parent: Optional[QWidget] = None, remember_layout: bool = True) -> None:
+        super().__init__(parent)
+        self.remember_layout = remember_layout
+        self.setWindowTitle("Referee")
+        self.setAcceptDrops(True)
+        self.resize(1400, 900)
+        self.runner = JobRunner(parent=self)
+        self.session = ProjectSession(self.runner, self)
+        self.viewer = ViewerPanel(self.session)
+        self.setCentralWidget(self.viewer)
+        self._build_docks()
+        self._build_menus()
+        self.status_label = QLabel()
+        self.statusBar().addWidget(self.status_label, 1)
+        self.statusBar().addPermanentWidget(JobsStatusWidget(self.runner))
+        self._connect()
+        for name in LAYERS:
+            self.layers_panel.set_checked(name, self.viewer.layer_visible[name])
+        self._restore_settings()
+
+    # --- assembly ---------------------------------------------------------------------------
+
+    def _build_docks(self) -> None:
+        self.data_dock = DataDock()
+        self.layers_panel = LayersPanel()
+        self.layers_dock = self._wrap("Layers", "LayersDock", self.layers_panel)
+        self.inspector = QLabel("Move the mouse over the frame.")
+        self.inspector.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.inspector.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.inspector.setMargin(6)
+        self.inspector_dock = self._wrap("Inspector", "InspectorDock", self.inspector)
+        self.indicators_dock = IndicatorsDock()
+        self.plots_dock = PlotsDock()
+        self.pseudo_dock = PseudoDock()
+        self.annotate_dock = AnnotateDock()
+        self.significance_dock = SignificanceDock()
+        self.actions_dock = ActionsDock()
+        self.jobs_dock = JobsDock(self.runner)
+        left = Qt.DockWidgetArea.LeftDockWidgetArea
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        for dock in (self.data_dock, self.layers_dock, self.inspector_dock, self.jobs_dock):
+            self.addDockWidget(left, dock)
+        self.tabifyDockWidget(self.layers_dock, self.inspector_dock)
+        self.tabifyDockWidget(self.layers_dock, self.jobs_dock)
+        self.layers_dock.raise_()
+        analysis = (self.indicators_dock, self.plots_dock, self.annotate_dock,
+                    self.pseudo_dock, self.significance_dock, self.actions_dock)
+        self.addDockWidget(right, analysis[0])
+        for dock in analysis[1:]:
+            self.tabifyDockWidget(analysis[0], dock)
+        self.indicators_dock.raise_()
+        self.resizeDocks([self.data_dock, self.indicators_dock], [320, 600],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.data_dock, self.layers_dock], [260, 520], Qt.Orientation.Vertical)
+
+    def _wrap(self, title: str, name: str, widget: QWidget) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        return dock
+
+    def _action(self, menu, text: str, slot: Callable, shortcut: Optional[str] = None,
+                tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setToolTip(tip or text)
+        action.setStatusTip(tip or text)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "&Open…", self.choose_and_open, "Ctrl+O",
+                     "Open a project (*.referee.json), a CDnet dataset folder or a video")
+        self._action(file, "Open &folder…", self.choose_folder_and_open, "Ctrl+Shift+O",
+                     "Open a CDnet dataset or video folder")
+        self.recent_menu = file.addMenu("Open &recent")
+        file.addSeparator()
+        self._action(file, "&Save project", self.save_project, "Ctrl+S")
+        self._action(file, "Save project &as…", self.save_project_as, "Ctrl+Shift+S")
+        file.addSeparator()
+        self._action(file, "&Quit", self.close, "Ctrl+Q")
+
+        go = bar.addMenu("&Go")
+        timeline = self.viewer.timeline
+        slots = (timeline.toggle_play, lambda: timeline.step(-1), lambda: timeline.step(1),
+                 lambda: timeline.step(-10), lambda: timeline.step(10), timeline.go_to_first,
+                 timeline.go_to_last, timeline.previous_marked, timeline.next_marked,
+                 lambda: self.viewer.step_video(-1), lambda: self.viewer.step_video(1))
+        for (text, key), slot in zip(NAVIGATION_KEYS, slots):
+            self._action(go, text, slot, key)
+        go.addSeparator()
+        self._action(go, "Cancel all jobs", self.runner.cancel_all, "Esc")
+
+        view = bar.addMenu("&View")
+        self.layer_actions: dict[str, QAction] = {}
+        for name, key in zip(LAYERS, LAYER_KEYS):
+            action = self._action(view, f"{LAYER_TITLES[name]} layer",
+                                  lambda checked, n=name: self.layers_panel.set_checked(n, checked),
+                                  key, f"Show or hide the {LAYER_TITLES[name].lower()} layer")
+            action.setCheckable(True)
+            action.setChecked(self.layers_panel.is_checked(name))
+            self.layer_actions[name] = action
+        view.addSeparator()
+        for text, key, count in VIEW_KEYS:
+            self._action(view, text, lambda _=False, n=count: self.viewer.set_view_count(n), key)
+        view.addSeparator()
+        self.dark_action = self._action(view, "&Dark theme", self._on_dark_toggled, "Ctrl+D")
+        self.dark_action.setCheckable(True)
+        docks = view.addMenu("&Docks")
+        for dock in self.findChildren(QDockWidget):
+            docks.addAction(dock.toggleViewAction())
+
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, "F1")
+        self._action(help_menu, "&About Referee", self.show_about)
+
+    def _connect(self) -> None:
+        session, viewer = self.session, self.viewer
+        session.error.connect(self.show_error)
+        session.project_changed.connect(self._on_project_changed)
+        session.evaluations_changed.connect(self._on_evaluations_changed)
+        session.actions_changed.connect(
+            lambda: self.actions_dock.show_evaluations(session.actions))
+        session.actions_changed.connect(
+            lambda: self.plots_dock.show_actions(session.actions))
+        session.pseudo_changed.connect(self._on_pseudo_changed)
+        session.ranking_changed.connect(
+            lambda: self.annotate_dock.show_ranking(session.ranking))
+        session.significance_changed.connect(
+            lambda: self.significance_dock.show_result(session.significance))
+        viewer.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        viewer.pixel_info.connect(self.inspector.setText)
+        viewer.frame_shown.connect(self._on_frame_shown)
+        self.layers_panel.visibility_changed.connect(self._on_layer_visibility)
+        self.layers_panel.opacity_changed.connect(viewer.set_layer_opacity)
+        self.data_dock.add_requested.connect(self.add_detector)
+        self.data_dock.remove_requested.connect(self.remove_detector)
+        self.indicators_dock.video_selected.connect(
+            lambda category, video: viewer.go_to(video if category == video
+                                                 else f"{category}/{video}", viewer.timeline.frame()))
+        self.plots_dock.frame_requested.connect(
+            lambda frame: viewer.go_to(viewer.current_video_label() or "", frame))
+        self.annotate_dock.frame_requested.connect(viewer.go_to)
+        self.actions_dock.action_selected.connect(self._on_action_selected)
+        self.pseudo_dock.run_requested.connect(
+            lambda request: self._guard(session.run_pseudo, request.methods, request.options))
+        self.annotate_dock.run_requested.connect(
+            lambda request: self._guard(session.run_ranking, request.criterion, request.k,
+                                        request.gap, request.pair))
+        self.significance_dock.run_requested.connect(
+            lambda request: self._guard(session.run_significance, request.methods,
+                                        request.kind, request.test, request.alpha))
+
+    # --- opening and saving -----------------------------------------------------------------
+
+    def open(self, path: str | Path) -> bool:
+        """Open a project file, a CDnet dataset or video folder, or a video file."""
+        try:
+            project = open_path(path)
+        except RefereeError as error:
+            self.show_error(str(error))
+            return False
+        self.session.open(project)
+        self._remember_recent(Path(path))
+        self.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def open_project(self, project: Project) -> None:
+        self.session.open(project)
+
+    def choose_and_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open", "", OPEN_FILTER)
+        if path:
+            self.open(path)
+
+    def choose_folder_and_open(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a CDnet dataset or video folder")
+        if folder:
+            self.open(folder)
+
+    def save_project(self) -> None:
+        project = self.session.project
+        if project is None:
+            return
+        if project.file is None or not project.file.name.endswith(".referee.json"):
+            self.save_project_as()
+            return
+        self._write(project, project.file)
+
+    def save_project_as(self) -> None:
+        project = self.session.project
+        if project is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", f"{project.name}.referee.json",
+                                              "Referee projects (*.referee.json)")
+        if path:  # the dialog itself asked before replacing an existing file
+            if not path.endswith(".referee.json"):
+                path += ".referee.json"
+            self._write(project, Path(path))
+
+    def _write(self, project: Project, path: Path) -> None:
+        try:
+            write_project(project, path)
+        except (RefereeError, OSError) as error:
+            self.show_error(f"The project was not saved: {error}")
+            return
+        self.session.project = replace(project, file=path)
+        self.setWindowModified(False)
+        self._remember_recent(path)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+
+    def add_detector(self, detector: DetectorSource) -> None:
+        self._change_project(lambda p: with_detector(p, detector))
+
+    def remove_detector(self, name: str) -> None:
+        answer = QMessageBox.question(self, "Remove detector",
+                                      f"Remove {name} from the project? Its files stay on disk.")
+        if answer == QMessageBox.StandardButton.Yes:
+            self._change_project(lambda p: without_detector(p, name))
+
+    def _change_project(self, change: Callable[[Project], Project]) -> None:
+        if self.session.project is None:
+            return
+        try:
+            project = change(self.session.project)
+        except RefereeError as error:
+            self.show_error(str(error))
+            return
+        self.session.open(project)
+        self.setWindowModified(True)
+
+    # --- recent files and settings ------------------------------------------------------------
+
+    def _remember_recent(self, path: Path) -> None:
+        settings = QSettings()
+        recent = [str(path.resolve())] + [p for p in self._recent() if p != str(path.resolve())]
+        settings.setValue("recent", recent[:RECENT_LIMIT])
+        self._fill_recent_menu()
+
+    def _recent(self) -> list[str]:
+        value = QSettings().value("recent", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for path in self._recent():
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open(p))
+        self.recent_menu.setEnabled(bool(self._recent()))
+
+    def _restore_settings(self) -> None:
+        settings = QSettings()
+        geometry = settings.value("window/geometry") if self.remember_layout else None
+        state = settings.value("window/state") if self.remember_layout else None
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+        dark = settings.value("window/dark", False, type=bool)
+        self.dark_action.setChecked(dark)
+        apply_theme(self, dark)
+        self._fill_recent_menu()
+
+    def save_settings(self) -> None:
+        settings = QSettings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/state", self.saveState())
+        settings.setValue("window/dark", self.dark_action.isChecked())
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        if self.isWindowModified():
+            answer = QMessageBox.question(
+                self, "Unsaved project", "The project has changed. Save it before quitting?",
+                QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                | QMessageBox.StandardButton.Cancel)
+            if answer == QMessageBox.StandardButton.Cancel:
+                event.ignore()
+                return
+            if answer == QMessageBox.StandardButton.Save:
+                self.save_project()
+        if self.remember_layout:
+            self.save_settings()
+        self.runner.cancel_all()
+        self.viewer.loader.close()
+        self.runner.wait(10000)
+        super().closeEvent(event)
+
+    # --- drag and drop ------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.open(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    # --- reactions ----------------------------------------------------------------------------
+
+    def _guard(self, start: Callable, *args) -> None:
+        """Start a job; a request the project cannot satisfy becomes an error dialog."""
+        try:
+            start(*args)
+        except RefereeError as error:
+            self.show_error(str(error))
+
+    def _on_project_changed(self) -> None:
+        session = self.session
+        project = session.project
+        self.setWindowTitle(f"{project.name}[*] — Referee")
+        self._refresh_data_dock()
+        detectors = list(session.mask_detectors())
+        self.pseudo_dock.set_detectors(detectors)
+        self.annotate_dock.set_detectors(detectors)
+        self.significance_dock.set_detectors(
+            sorted(set(detectors) | set(session.action_detectors())))
+        self.significance_dock.set_case_kinds(list(CASE_KINDS))
+        self.annotate_dock.set_annotated(session.annotated())
+
+    def _refresh_data_dock(self) -> None:
+        project = self.session.project
+        self.data_dock.show_status(source_status(project), [d.name for d in project.detectors])
+
+    def _on_evaluations_changed(self) -> None:
+        evaluations = self.session.evaluations
+        self.indicators_dock.show_evaluations(evaluations)
+        self.plots_dock.show_evaluations(evaluations)
+        self._show_frame_f()
+
+    def _show_frame_f(self) -> None:
+        index = self.viewer.video_box.currentIndex()
+        if not 0 <= index < len(self.session.videos):
+            return
+        key = self.session.videos[index].key
+        series = {name: per_frame_f(e) for name, results in self.session.evaluations.items()
+                  for e in results if e.key == key}
+        self.plots_dock.show_frame_f(self.viewer.current_video_label() or "", series)
+
+    def _on_pseudo_changed(self) -> None:
+        outcome = self.session.pseudo
+        if outcome is not None:
+            self.pseudo_dock.show_result(outcome.result, outcome.truth)
+
+    def _on_frame_shown(self, frame: int) -> None:
+        self.plots_dock.set_current_frame(frame)
+        layers = self.viewer.layers
+        if layers is not None and layers.consensus is not None:
+            self.pseudo_dock.show_heatmap(layers.consensus, frame)
+
+    def _on_layer_visibility(self, name: str, visible: bool) -> None:
+        self.viewer.set_layer_visible(name, visible)
+        self.layer_actions[name].setChecked(visible)
+
+    def _on_action_selected(self, video: str, frame: int, row) -> None:
+        self.viewer.selected_pair = row
+        self.viewer.go_to(video, frame)
+
+    def _on_dark_toggled(self, dark: bool) -> None:
+        apply_theme(self, dark)
+
+    # --- dialogs ------------------------------------------------------------------------------
+
+    def show_error(self, message: str) -> None:
+        """Show a user-caused problem; the message names the file and what is wrong."""
+        self.statusBar().showMessage(message.splitlines()[0], 10000)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Referee", message, parent=self)
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()
+
+    def show_shortcuts(self) -> None:
+        rows = [*NAVIGATION_KEYS, ("Cancel all jobs", "Esc"),
+                *((f"{LAYER_TITLES[n]} layer on/off", k) for n, k in zip(LAYERS, LAYER_KEYS)),
+                *((text, key) for text, key, _ in VIEW_KEYS),
+                ("Dark theme", "Ctrl+D"), ("Open", "Ctrl+O"), ("Save project", "Ctrl+S"),
+                ("Shortcuts", "F1"), ("Quit", "Ctrl+Q")]
+        table = "".join(f"<tr><td><b>{key}</b></td><td>&nbsp;&nbsp;{text}</td></tr>"
+                        for text, key in rows)
+        QMessageBox.information(self, "Keyboard shortcuts", f"<table>{table}</table>")
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Referee",
+                          f"<h3>Referee {__version__}</h3><p>A workbench for evaluating "
+                          "video-analysis algorithms: see every true positive, false positive "
+                          "and miss; indicators that stay consistent across videos; quality "
+                          "without ground truth; which frames to annotate next.</p>")

@@ -1,0 +1,263 @@
+"""The open project, what has been computed on it, and the jobs that compute it.
+
+:class:`ProjectSession` holds no widget. It starts core computations through
+the :class:`~referee.gui.worker.JobRunner` and announces each new result with
+a signal; docks and views subscribe. When the project changes (a detector
+added or removed) everything that depends on it is recomputed without the
+user asking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+from referee.core.actions import ActionEvaluation, evaluate_actions
+from referee.core.errors import InvalidOptionError, RefereeError
+from referee.core.evaluate import VideoEvaluation, evaluate_method, result_sources
+from referee.core.formats.annotated import annotated_frames
+from referee.core.formats.cdnet import VideoSpec
+from referee.core.formats.liris_xml import read_liris
+from referee.core.project import Project, project_videos
+from referee.core.pseudo import (
+    CommitteeOptions,
+    PseudoResult,
+    TruthComparison,
+    compare_with_truth,
+    pseudo_evaluate,
+)
+from referee.core.ranking import (
+    DEFAULT_GAP,
+    VOTE_ENTROPY,
+    RankedFrame,
+    mask_scores,
+    rank_frames,
+)
+from referee.core.ranking import video_label as ranking_label
+from referee.core.significance import (
+    CaseScores,
+    DiscriminativeResult,
+    action_dice_cases,
+    compare_cases,
+    frame_f1_cases,
+    pseudo_f1_cases,
+)
+from referee.gui.worker import Job, JobRunner
+
+#: Test-case kinds the significance dock offers, and what each compares.
+CASE_KINDS: dict[str, str] = {
+    "frames": "F1 of each evaluated frame (needs ground truth)",
+    "pseudo": "pseudo-F1 of each frame against the consensus (no ground truth needed)",
+    "actions": "Dice of each ground-truth action (LIRIS)",
+}
+
+
+@dataclass(frozen=True)
+class PseudoOutcome:
+    """A pseudo ground-truth run and, when ground truth exists, its comparison with it."""
+
+    methods: tuple[str, ...]
+    options: CommitteeOptions
+    result: PseudoResult
+    truth: Optional[TruthComparison]
+
+
+class ProjectSession(QObject):
+    """The open project and its results; every computation runs as a job."""
+
+    project_changed = Signal()
+    evaluations_changed = Signal()
+    actions_changed = Signal()
+    pseudo_changed = Signal()
+    ranking_changed = Signal()
+    significance_changed = Signal()
+    error = Signal(str)
+
+    def __init__(self, runner: JobRunner, parent: Optional[QObject] = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.project: Optional[Project] = None
+        self.videos: tuple[VideoSpec, ...] = ()
+        self.evaluations: dict[str, list[VideoEvaluation]] = {}
+        self.actions: dict[str, ActionEvaluation] = {}
+        self.pseudo: Optional[PseudoOutcome] = None
+        self.ranking: list[RankedFrame] = []
+        self.significance: Optional[DiscriminativeResult] = None
+        self._ranking_request: tuple = (VOTE_ENTROPY, 20, DEFAULT_GAP, None)
+        self._pseudo_request: Optional[tuple[tuple[str, ...], CommitteeOptions]] = None
+
+    # --- the project ------------------------------------------------------------------------
+
+    def open(self, project: Project) -> None:
+        """Make ``project`` current and recompute everything on it."""
+        videos = tuple(project_videos(project))
+        self.project = project
+        self.videos = videos
+        self.evaluations, self.actions, self.pseudo = {}, {}, None
+        self.ranking, self.significance = [], None
+        self._pseudo_request = None
+        self.project_changed.emit()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Start every computation the project allows (after opening or a change)."""
+        if self.project is None:
+            return
+        if self.mask_detectors():
+            self.evaluate()
+            if len(self.mask_detectors()) >= 2:
+                self.run_pseudo(*(self._pseudo_request or (tuple(self.mask_detectors()),
+                                                           CommitteeOptions())))
+                self.run_ranking(*self._ranking_request)
+        if self.project.actions_groundtruth and self.action_detectors():
+            self.evaluate_actions()
+
+    def mask_detectors(self) -> dict[str, Path]:
+        """Detectors with masks: name → results root (only with a CDnet dataset)."""
+        if self.project is None or not self.videos:
+            return {}
+        return {d.name: d.masks for d in self.project.detectors if d.masks is not None}
+
+    def action_detectors(self) -> dict[str, Path]:
+        """Detectors with LIRIS actions: name → XML file."""
+        if self.project is None:
+            return {}
+        return {d.name: d.actions for d in self.project.detectors if d.actions is not None}
+
+    def annotated(self) -> set[tuple[str, int]]:
+        """(video label, frame) of every frame that already has ground truth."""
+        return {(ranking_label(v), i) for v in self.videos for i in annotated_frames(v)}
+
+    # --- jobs -------------------------------------------------------------------------------
+
+    def _start(self, kind: str, title: str, fn: Callable[..., Any],
+               on_done: Callable[[Any], None]) -> Job:
+        return self.runner.run(kind, title, fn, on_done, self.error.emit)
+
+    def evaluate(self) -> Job:
+        """Evaluate every mask detector on every video (SPEC §1)."""
+        videos, detectors = self.videos, self.mask_detectors()
+
+        def run(progress, cancel) -> dict[str, list[VideoEvaluation]]:
+            total = sum(v.n_frames for v in videos) * len(detectors)
+            results: dict[str, list[VideoEvaluation]] = {}
+            for k, (name, root) in enumerate(detectors.items()):
+                offset = k * total // max(len(detectors), 1)
+                results[name] = evaluate_method(
+                    videos, root, progress=lambda d, t: progress(offset + d, total),
+                    cancel=cancel)
+            return results
+
+        return self._start("evaluate", "Evaluating detectors", run, self._on_evaluated)
+
+    def _on_evaluated(self, evaluations: dict[str, list[VideoEvaluation]]) -> None:
+        self.evaluations = evaluations
+        self.evaluations_changed.emit()
+        if self.pseudo is not None and self.pseudo.truth is None:
+            self._attach_truth()
+
+    def evaluate_actions(self) -> Job:
+        """Evaluate every detector's LIRIS actions against the ground truth (SPEC §4)."""
+        gt_path = self.project.actions_groundtruth
+        detectors = self.action_detectors()
+
+        def run(progress, cancel) -> dict[str, ActionEvaluation]:
+            gt = read_liris(gt_path)
+            results = {}
+            for k, (name, path) in enumerate(detectors.items()):
+                results[name] = evaluate_actions(gt, read_liris(path), cancel=cancel)
+                progress(k + 1, len(detectors))
+            return results
+
+        return self._start("actions", "Evaluating actions", run, self._on_actions)
+
+    def _on_actions(self, actions: dict[str, ActionEvaluation]) -> None:
+        self.actions = actions
+        self.actions_changed.emit()
+
+    def run_pseudo(self, methods: Sequence[str], options: CommitteeOptions) -> Job:
+        """Pseudo ground truth of the chosen committee (SPEC §7)."""
+        roots = self.mask_detectors()
+        unknown = [m for m in methods if m not in roots]
+        if unknown or len(methods) < 2:
+            raise InvalidOptionError("choose at least two detectors with masks for the "
+                                     f"committee (unknown: {', '.join(unknown) or 'none'})")
+        methods, videos = tuple(methods), self.videos
+        self._pseudo_request = (methods, options)
+
+        def run(progress, cancel) -> PseudoResult:
+            return pseudo_evaluate(videos, {m: roots[m] for m in methods}, options,
+                                   progress=progress, cancel=cancel)
+
+        def done(result: PseudoResult) -> None:
+            self.pseudo = PseudoOutcome(methods, options, result, None)
+            self._attach_truth()
+
+        return self._start("pseudo", "Pseudo ground truth", run, done)
+
+    def _attach_truth(self) -> None:
+        """Correlate the pseudo indicators with the true ones once both exist."""
+        pseudo = self.pseudo
+        if pseudo is not None and all(m in self.evaluations for m in pseudo.methods):
+            try:
+                truth = compare_with_truth(pseudo.result,
+                                           {m: self.evaluations[m] for m in pseudo.methods})
+            except RefereeError:
+                truth = None  # e.g. a video without ground truth: no correlation to show
+            self.pseudo = PseudoOutcome(pseudo.methods, pseudo.options, pseudo.result, truth)
+        self.pseudo_changed.emit()
+
+    def run_ranking(self, criterion: str, top: int, gap: int,
+                    pair: Optional[tuple[str, str]] = None) -> Job:
+        """Frames to annotate next over all videos (SPEC §8); ``pair`` for pair criteria."""
+        roots = self.mask_detectors()
+        if len(roots) < 2:
+            raise InvalidOptionError("ranking frames needs at least two detectors with masks")
+        self._ranking_request = (criterion, top, gap, pair)
+        names = list(roots)
+        pair = pair or (names[0], names[1])
+        videos = self.videos
+
+        def run(progress, cancel) -> list[RankedFrame]:
+            sources = {name: result_sources(videos, roots[name]) for name in names}
+            scores = mask_scores(videos, sources, criterion, pair,
+                                 progress=progress, cancel=cancel)
+            return rank_frames(scores, gap, top=top)
+
+        return self._start("ranking", "Ranking frames", run, self._on_ranking)
+
+    def _on_ranking(self, ranking: list[RankedFrame]) -> None:
+        self.ranking = ranking
+        self.ranking_changed.emit()
+
+    def case_scores(self, kind: str) -> CaseScores:
+        """Paired test cases of every detector for ``kind`` (a key of :data:`CASE_KINDS`)."""
+        if kind == "frames" and self.evaluations:
+            return frame_f1_cases(self.evaluations)
+        if kind == "actions" and self.actions:
+            return action_dice_cases({m: e.matching for m, e in self.actions.items()})
+        if kind == "pseudo" and self.pseudo is not None:
+            videos = self.pseudo.result.videos
+            counts = {m: np.concatenate([v.per_frame[m][:, 1:5] for v in videos])
+                      for m in self.pseudo.methods}
+            labels = [f"{v.category}/{v.video}:{int(i)}" for v in videos for i in v.frames]
+            return pseudo_f1_cases(counts, labels)
+        raise InvalidOptionError(f"no {kind} results yet: "
+                                 f"{CASE_KINDS.get(kind, 'unknown kind')}")
+
+    def run_significance(self, methods: Sequence[str], kind: str, test: Optional[str],
+                         alpha: float) -> Job:
+        """Is one detector really better than another (SPEC §9)?"""
+        cases = self.case_scores(kind).select(list(methods))
+
+        def run(progress, cancel) -> DiscriminativeResult:
+            return compare_cases(cases, test, alpha)
+
+        return self._start("significance", "Significance test", run, self._on_significance)
+
+    def _on_significance(self, result: DiscriminativeResult) -> None:
+        self.significance = result
+        self.significance_changed.emit()

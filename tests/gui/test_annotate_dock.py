@@ -1,0 +1,85 @@
+"""AnnotateDock: the ranking request, the ranked rows, going to a frame, annotated marks."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QPushButton
+from referee.core.evaluate import result_sources
+from referee.core.formats.cdnet import discover_videos
+from referee.core.ranking import DEFAULT_GAP, mask_scores, rank_frames
+from referee.gui.docks.annotate import AnnotateDock, RankingRequest
+
+METHODS = ("mog2", "knn", "cnt")
+
+
+@pytest.fixture(scope="module")
+def ranking(demo):
+    """The top 6 frames of the demo's first video by vote entropy."""
+    videos = discover_videos(demo.dataset, require_groundtruth=False)[:1]
+    sources = {m: result_sources(videos, demo.results[m]) for m in METHODS}
+    return rank_frames(mask_scores(videos, sources), DEFAULT_GAP, top=6)
+
+
+@pytest.fixture
+def dock(qtbot, ranking) -> AnnotateDock:
+    dock = AnnotateDock()
+    qtbot.addWidget(dock)
+    dock.set_detectors(list(METHODS))
+    dock.show_ranking(ranking)
+    dock.resize(500, 400)
+    dock.show()
+    return dock
+
+
+def _cells(table, row: int) -> list[str]:
+    return [table.item(row, c).text() for c in range(table.columnCount())]
+
+
+def test_rows_follow_the_ranking(dock, ranking) -> None:
+    table = dock.table
+    assert table.rowCount() == len(ranking) == 6
+    for row, entry in enumerate(ranking):
+        rank, video, frame, score = _cells(table, row)[:4]
+        assert (int(rank), video, int(frame)) == (row + 1, entry.video, entry.frame)
+        assert float(score) == pytest.approx(entry.score, abs=5e-5)
+    frames = [int(_cells(table, r)[2]) for r in range(table.rowCount())]
+    # The gap holds between every two listed frames of the one video.
+    assert all(abs(a - b) > DEFAULT_GAP for a in frames for b in frames if a != b)
+
+
+def test_enter_and_double_click_go_to_the_frame(qtbot, dock, ranking) -> None:
+    table = dock.table
+    table.setCurrentCell(2, 0)
+    table.setFocus()
+    with qtbot.waitSignal(dock.frame_requested) as signal:
+        qtbot.keyClick(table, Qt.Key.Key_Return)
+    assert signal.args == [ranking[2].video, ranking[2].frame]
+    table.scrollToItem(table.item(4, 1))
+    rect = table.visualItemRect(table.item(4, 1))
+    # Qt's item views need the press of a first click before the double-click.
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    with qtbot.waitSignal(dock.frame_requested) as signal:
+        qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert signal.args == [ranking[4].video, ranking[4].frame]
+
+
+def test_annotated_frames_are_marked(dock, ranking) -> None:
+    table = dock.table
+    dock.set_annotated({(ranking[1].video, ranking[1].frame), ("elsewhere", 3)})
+    marks = [table.item(r, 5).text() for r in range(table.rowCount())]
+    assert marks == ["", "✓", "", "", "", ""]
+    assert table.item(1, 5).toolTip() == "already annotated"
+    dock.show_ranking(ranking[1:])
+    assert table.item(0, 5).text() == "✓"
+
+
+def test_update_sends_the_request(qtbot, dock) -> None:
+    assert dock.request() == RankingRequest("vote-entropy", 20, 10, None)
+    criterion = dock.findChildren(QComboBox)[0]
+    criterion.setCurrentText("pairwise-dice")
+    assert criterion.toolTip().startswith("1 − Dice")
+    update = next(b for b in dock.findChildren(QPushButton) if b.text() == "Update")
+    with qtbot.waitSignal(dock.run_requested) as signal:
+        qtbot.mouseClick(update, Qt.MouseButton.LeftButton)
+    assert signal.args == [RankingRequest("pairwise-dice", 20, 10, ("mog2", "knn"))]

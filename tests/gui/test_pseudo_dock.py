@@ -1,0 +1,121 @@
+"""PseudoDock: the committee request and the pseudo / true / correlation values it shows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QListWidget, QPushButton
+from referee.core.evaluate import evaluate_method
+from referee.core.formats.cdnet import discover_videos
+from referee.core.pseudo import (
+    CommitteeOptions,
+    compare_with_truth,
+    pseudo_evaluate,
+    summarize_pseudo,
+)
+from referee.gui.docks.pseudo import PseudoDock, PseudoRequest
+from scipy import stats
+
+METHODS = ("mog2", "knn", "cnt")
+
+
+@pytest.fixture(scope="module")
+def evaluated(demo):
+    """Pseudo result, truth comparison and true results on the demo's first video."""
+    videos = discover_videos(demo.dataset, require_groundtruth=False)[:1]
+    roots = {m: demo.results[m] for m in METHODS}
+    result = pseudo_evaluate(videos, roots, entropy=False)
+    true = {m: evaluate_method(videos, root) for m, root in roots.items()}
+    return result, compare_with_truth(result, true), true
+
+
+def _column(table, title: str) -> int:
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    return headers.index(title)
+
+
+def _row(table, first_cell: str) -> int:
+    return [table.item(r, 0).text() for r in range(table.rowCount())].index(first_cell)
+
+
+def _f1(cm) -> float:
+    return 2 * cm.tp / (2 * cm.tp + cm.fp + cm.fn)
+
+
+def test_pseudo_values_match_core(qtbot, evaluated) -> None:
+    result, truth, true = evaluated
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    dock.show_result(result)
+    table = dock.values_table
+    assert table.rowCount() == len(METHODS)
+    assert not dock.correlation_table.isVisibleTo(dock)
+    again = summarize_pseudo(result.videos)
+    for method in METHODS:
+        row = _row(table, method)
+        # One video: the summary is that video's pseudo matrix, F1 = 2tp / (2tp + fp + fn).
+        f1 = _f1(result.videos[0].totals[method])
+        assert table.item(row, _column(table, "ps-F1")).text() == f"{f1:.4f}"
+        precision = again[method].values["precision"].value
+        assert table.item(row, _column(table, "ps-PPV")).text() == f"{precision:.4f}"
+
+
+def test_true_values_and_correlations(qtbot, evaluated) -> None:
+    result, truth, true = evaluated
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    dock.show_result(result, truth)
+    table = dock.values_table
+    true_f1 = {m: _f1(true[m][0].total) for m in METHODS}
+    pseudo_f1 = {m: _f1(result.videos[0].totals[m]) for m in METHODS}
+    for method in METHODS:
+        assert table.item(_row(table, method), _column(table, "F1 (true)")).text() == \
+            f"{true_f1[method]:.4f}"
+    correlations = dock.correlation_table
+    assert correlations.isVisibleTo(dock)
+    assert correlations.rowCount() == len(truth.summary)
+    row = _row(correlations, "F1 (f1)")
+    pearson = stats.pearsonr([pseudo_f1[m] for m in METHODS], [true_f1[m] for m in METHODS])
+    assert correlations.item(row, 1).text() == f"{pearson.statistic:.3f}"
+    assert correlations.item(row, 1).text() == f"{truth.summary['f1'].pearson.value:.3f}"
+    assert correlations.item(row, 3).text() == "3"
+
+
+def test_undefined_shows_dash_with_reason(qtbot, evaluated) -> None:
+    result, truth, _ = evaluated
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    dock.show_result(result, truth)
+    correlations = dock.correlation_table
+    # Prevalence is the same for every detector (one ground truth): Pearson is undefined.
+    row = _row(correlations, "π+ (prevalence)")
+    assert correlations.item(row, 1).text() == "—"
+    assert correlations.item(row, 1).toolTip().startswith("undefined")
+
+
+def test_run_carries_checked_methods_and_options(qtbot) -> None:
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    dock.set_detectors(list(METHODS))
+    assert dock.request() == PseudoRequest(METHODS, CommitteeOptions())
+    dock.findChild(QListWidget).item(1).setCheckState(Qt.CheckState.Unchecked)
+    boxes = {box.text(): box for box in dock.findChildren(QCheckBox)}
+    boxes["leave one out"].setChecked(True)
+    boxes["trivial all-ones/all-zeros voters"].setChecked(False)
+    run = next(b for b in dock.findChildren(QPushButton) if b.text() == "Run")
+    with qtbot.waitSignal(dock.run_requested) as signal:
+        qtbot.mouseClick(run, Qt.MouseButton.LeftButton)
+    assert signal.args == [PseudoRequest(("mog2", "cnt"),
+                                         CommitteeOptions(include_trivial=False,
+                                                          leave_one_out=True))]
+
+
+def test_heatmap_shows_the_frame_on_a_fixed_scale(qtbot) -> None:
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    consensus = np.array([[0.0, 0.25], [np.nan, 1.0]])
+    dock.show_heatmap(consensus, 7)
+    np.testing.assert_array_equal(dock.heatmap_image.image, consensus)
+    assert tuple(dock.colour_bar.levels()) == (0.0, 1.0)
+    assert tuple(dock.heatmap_image.getLevels()) == (0.0, 1.0)
