@@ -17,8 +17,14 @@ from referee.gui.main_window import MainWindow
 SCREENSHOT_TIMEOUT_MS = 300_000
 
 
+#: How long a worker thread may hold the GIL before the GUI thread gets it (seconds).
+#: Python's default, 5 ms, lets busy workers delay every slot the GUI runs.
+GIL_SWITCH_INTERVAL = 0.001
+
+
 def application() -> QApplication:
     """The QApplication, created once with Referee's name (QSettings keys use it)."""
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("Referee")
     app.setApplicationName("Referee")

@@ -9,7 +9,7 @@ user asking.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -199,16 +199,25 @@ class ProjectSession(QObject):
         return self._start("pseudo", "Pseudo ground truth", run, done)
 
     def _attach_truth(self) -> None:
-        """Correlate the pseudo indicators with the true ones once both exist."""
+        """Correlate the pseudo indicators with the true ones (off the GUI thread) once both exist."""
         pseudo = self.pseudo
-        if pseudo is not None and all(m in self.evaluations for m in pseudo.methods):
-            try:
-                truth = compare_with_truth(pseudo.result,
-                                           {m: self.evaluations[m] for m in pseudo.methods})
-            except RefereeError:
-                truth = None  # e.g. a video without ground truth: no correlation to show
-            self.pseudo = PseudoOutcome(pseudo.methods, pseudo.options, pseudo.result, truth)
         self.pseudo_changed.emit()
+        if pseudo is None or not all(m in self.evaluations for m in pseudo.methods):
+            return
+        truth = {m: self.evaluations[m] for m in pseudo.methods}
+
+        def run(progress, cancel) -> Optional[TruthComparison]:
+            try:
+                return compare_with_truth(pseudo.result, truth)
+            except RefereeError:
+                return None  # e.g. a video without ground truth: no correlation to show
+
+        def done(comparison: Optional[TruthComparison]) -> None:
+            if self.pseudo is pseudo and comparison is not None:
+                self.pseudo = replace(pseudo, truth=comparison)
+                self.pseudo_changed.emit()
+
+        self._start("truth", "Correlating with ground truth", run, done)
 
     def run_ranking(self, criterion: str, top: int, gap: int,
                     pair: Optional[tuple[str, str]] = None) -> Job:

@@ -97,7 +97,6 @@ class ViewerPanel(QWidget):
         session.project_changed.connect(self._on_project_changed)
         session.evaluations_changed.connect(self._on_results_changed)
         session.actions_changed.connect(self._redraw)
-        session.pseudo_changed.connect(self._on_results_changed)
         self._connect_views()
 
     # --- what is shown ----------------------------------------------------------------------

@@ -101,6 +101,7 @@ class PlotsDock(QDockWidget):
         self.note_label = QLabel()
         self.note_label.setWordWrap(True)
         self.note_label.setVisible(False)
+        self._liris_plots: list[pg.PlotItem] = []
         self.tabs = self._make_tabs()
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -266,17 +267,11 @@ class PlotsDock(QDockWidget):
 
     def show_actions(self, evaluations: Mapping[str, ActionEvaluation]) -> None:
         """Show F against each quality threshold (SPEC §4), one panel per criterion."""
-        view = self.liris_view
-        view.clear()
-        for k, key in enumerate(THRESHOLD_KEYS):
-            plot = view.addPlot(row=k // 2, col=k % 2)
-            plot.setLabel("bottom", f"t_{key}: {CRITERIA[key]} threshold")
-            plot.setLabel("left", "F")
-            plot.setXRange(0, 1, padding=0.02)
-            plot.setYRange(0, 1, padding=0.02)
-            plot.showGrid(x=True, y=True, alpha=0.2)
-            if key == "tp":  # its curves stay high until the last grid values
-                _add_legend(plot, (10, -10)).setColumnCount(2)
+        if not self._liris_plots:
+            self._liris_plots = [self._make_liris_plot(k, key)
+                                 for k, key in enumerate(THRESHOLD_KEYS)]
+        for k, (key, plot) in enumerate(zip(THRESHOLD_KEYS, self._liris_plots)):
+            plot.clear()
             for index, (name, evaluation) in enumerate(evaluations.items()):
                 curves = evaluation.overall.curves
                 item = pg.PlotDataItem(curves.grid, curves.f[k], connect="finite", name=name,
@@ -284,6 +279,18 @@ class PlotsDock(QDockWidget):
                                        symbol="o", symbolSize=5,
                                        symbolBrush=pg.mkBrush(series_colour(index)))
                 plot.addItem(_named(item, f"LIRIS F {key}: {name}"))
+
+    def _make_liris_plot(self, k: int, key: str) -> pg.PlotItem:
+        """One empty panel of the LIRIS curves (made once: making plots is slow)."""
+        plot = self.liris_view.addPlot(row=k // 2, col=k % 2)
+        plot.setLabel("bottom", f"t_{key}: {CRITERIA[key]} threshold")
+        plot.setLabel("left", "F")
+        plot.setXRange(0, 1, padding=0.02)
+        plot.setYRange(0, 1, padding=0.02)
+        plot.showGrid(x=True, y=True, alpha=0.2)
+        if key == "tp":  # its curves stay high until the last grid values
+            _add_legend(plot, (10, -10)).setColumnCount(2)
+        return plot
 
     # --- notes -------------------------------------------------------------------------
 
