@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QApplication
 from referee.core import __version__
 from referee.core.errors import RefereeError
@@ -78,7 +78,9 @@ def run(path: Optional[Path], demo_root: Path, screenshot: Optional[Path] = None
         print(f"referee: {error}", file=sys.stderr)
         return 2
     if screenshot is None:
-        return app.exec()
+        code = app.exec()
+        dispose(window)
+        return code
     status = {"code": 2}
 
     def finish(ok: bool) -> None:
@@ -90,4 +92,12 @@ def run(path: Optional[Path], demo_root: Path, screenshot: Optional[Path] = None
 
     save_when_ready(window, screenshot, finish)
     app.exec()
+    dispose(window)
     return status["code"]
+
+
+def dispose(window: MainWindow) -> None:
+    """Delete the window before Python shuts down: left to the garbage collector at exit,
+    its pyqtgraph items can be destroyed in an order that aborts the interpreter."""
+    window.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

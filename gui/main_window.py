@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -80,7 +80,6 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.resize(1400, 900)
         self.runner = JobRunner(parent=self)
-        self._pending_updates: dict[QDockWidget, dict[str, Callable[[], None]]] = {}
         self.session = ProjectSession(self.runner, self)
         self.viewer = ViewerPanel(self.session)
         self.setCentralWidget(self.viewer)
@@ -200,20 +199,15 @@ class MainWindow(QMainWindow):
         session.error.connect(self.show_error)
         session.project_changed.connect(self._on_project_changed)
         session.evaluations_changed.connect(self._on_evaluations_changed)
-        session.actions_changed.connect(lambda: self._update_dock(
-            self.actions_dock, "actions", lambda: self.actions_dock.show_evaluations(
-                session.actions)))
-        session.actions_changed.connect(lambda: self._update_dock(
-            self.plots_dock, "actions", lambda: self.plots_dock.show_actions(session.actions)))
+        session.actions_changed.connect(
+            lambda: self.actions_dock.show_evaluations(session.actions))
+        session.actions_changed.connect(lambda: self.plots_dock.show_actions(session.actions))
         session.pseudo_changed.connect(self._on_pseudo_changed)
-        session.ranking_changed.connect(lambda: self._update_dock(
-            self.annotate_dock, "ranking",
-            lambda: self.annotate_dock.show_ranking(session.ranking)))
-        session.significance_changed.connect(lambda: self._update_dock(
-            self.significance_dock, "result",
-            lambda: self.significance_dock.show_result(session.significance)))
-        viewer.video_box.currentIndexChanged.connect(
-            lambda _: self._update_dock(self.plots_dock, "frame F", self._show_frame_f))
+        session.ranking_changed.connect(
+            lambda: self.annotate_dock.show_ranking(session.ranking))
+        session.significance_changed.connect(
+            lambda: self.significance_dock.show_result(session.significance))
+        viewer.video_box.currentIndexChanged.connect(lambda _: self._show_frame_f())
         viewer.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         viewer.pixel_info.connect(self.inspector.setText)
         viewer.frame_shown.connect(self._on_frame_shown)
@@ -415,34 +409,10 @@ class MainWindow(QMainWindow):
 
     def _on_evaluations_changed(self) -> None:
         evaluations = self.session.evaluations
-        self._update_dock(self.indicators_dock, "evaluations",
-                          lambda: self.indicators_dock.show_evaluations(evaluations))
-        self._update_dock(self.plots_dock, "evaluations",
-                          lambda: self.plots_dock.show_evaluations(evaluations))
-        self._update_dock(self.plots_dock, "frame F", self._show_frame_f)
+        self.indicators_dock.show_evaluations(evaluations)
+        self.plots_dock.show_evaluations(evaluations)
+        self._show_frame_f()
 
-    def _update_dock(self, dock: QDockWidget, what: str, update: Callable[[], None]) -> None:
-        """Run ``update`` now if ``dock`` is on screen, else when it is first shown.
-
-        Hidden docks (closed, or tabbed behind another) cost the event loop
-        nothing while results stream in; a newer update of the same kind
-        replaces a pending one.
-        """
-        if dock.isVisible() and not dock.visibleRegion().isEmpty():
-            update()
-            return
-        pending = self._pending_updates.setdefault(dock, {})
-        if not pending:
-            dock.visibilityChanged.connect(self._on_dock_shown)
-        pending[what] = update
-
-    def _on_dock_shown(self, visible: bool) -> None:
-        dock = self.sender()
-        if not visible or dock not in self._pending_updates:
-            return
-        dock.visibilityChanged.disconnect(self._on_dock_shown)
-        for update in self._pending_updates.pop(dock).values():
-            QTimer.singleShot(0, update)
 
     def _show_frame_f(self) -> None:
         index = self.viewer.video_box.currentIndex()
@@ -456,15 +426,13 @@ class MainWindow(QMainWindow):
     def _on_pseudo_changed(self) -> None:
         outcome = self.session.pseudo
         if outcome is not None:
-            self._update_dock(self.pseudo_dock, "result",
-                              lambda: self.pseudo_dock.show_result(outcome.result, outcome.truth))
+            self.pseudo_dock.show_result(outcome.result, outcome.truth)
 
     def _on_frame_shown(self, frame: int) -> None:
         self.plots_dock.set_current_frame(frame)
         layers = self.viewer.layers
         if layers is not None and layers.consensus is not None:
-            self._update_dock(self.pseudo_dock, "heatmap",
-                              lambda: self.pseudo_dock.show_heatmap(layers.consensus, frame))
+            self.pseudo_dock.show_heatmap(layers.consensus, frame)
 
     def _on_layer_visibility(self, name: str, visible: bool) -> None:
         self.viewer.set_layer_visible(name, visible)

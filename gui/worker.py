@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.progress import CancelToken
 
@@ -64,11 +64,14 @@ class Job(QObject):
         self.ended.emit()
 
 
-class _JobRunnable(QRunnable):
-    """Calls the function on a pool thread and routes the outcome to the job's signals."""
+class _JobCall:
+    """Calls the function on a pool thread and routes the outcome to the job's signals.
+
+    A plain callable, not a ``QRunnable``: the pool keeps it alive while it runs and
+    Python's garbage collector never races Qt for it.
+    """
 
     def __init__(self, job: Job, fn: JobFunction) -> None:
-        super().__init__()
         self._job = job
         self._fn = fn
         self._last_progress = 0.0
@@ -79,7 +82,7 @@ class _JobRunnable(QRunnable):
             self._last_progress = now
             self._job.progress.emit(int(done), int(total))
 
-    def run(self) -> None:
+    def __call__(self) -> None:
         job = self._job
         try:
             result = self._fn(progress=self._progress, cancel=job.token)
@@ -135,7 +138,7 @@ class JobRunner(QObject):
         job.ended.connect(lambda: self._forget(job))
         self._jobs.append(job)
         self.job_started.emit(job)
-        self._pool.start(_JobRunnable(job, fn))
+        self._pool.start(_JobCall(job, fn))
         return job
 
     def cancel_all(self) -> None:

@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from referee.core.project import demo_project
+from referee.gui.app import dispose
 from referee.gui.frame_view import COMPARISON, LAYERS
 from referee.gui.main_window import MainWindow
 from referee.gui.palette import COMPARISON_RGBA
@@ -16,18 +17,20 @@ def _ready(window: MainWindow) -> bool:
     return not window.runner.jobs and window.viewer.layers is not None
 
 
+def _dispose(window: MainWindow) -> None:
+    window.close()
+    dispose(window)
+
+
 @pytest.fixture
 def window(qtbot, demo) -> MainWindow:
     QApplication.instance().setOrganizationName("Referee-tests")
     window = MainWindow()
-    qtbot.addWidget(window)
     window.show()
     window.open_project(demo_project(demo))
     qtbot.waitUntil(lambda: _ready(window) and bool(window.session.evaluations), timeout=120000)
     yield window
-    window.runner.cancel_all()
-    window.viewer.loader.close()
-    window.runner.wait(30000)
+    _dispose(window)
 
 
 def _wait_frame(qtbot, window: MainWindow, frame: int) -> None:
@@ -105,7 +108,7 @@ def test_layout_is_restored(qtbot, window) -> None:
     window.data_dock.hide()
     window.save_settings()
     second = MainWindow()
-    qtbot.addWidget(second)
     second.show()
     assert second.data_dock.isHidden()
+    _dispose(second)
     assert QSettings().value("window/state") is not None
