@@ -221,6 +221,7 @@ class MainWindow(QMainWindow):
         self.plots_dock.frame_requested.connect(
             lambda frame: viewer.go_to(viewer.current_video_label() or "", frame))
         self.annotate_dock.frame_requested.connect(viewer.go_to)
+        self.indicators_dock.scheme_changed.connect(self.plots_dock.set_scheme)
         self.actions_dock.action_selected.connect(self._on_action_selected)
         self.pseudo_dock.run_requested.connect(
             lambda request: self._guard(session.run_pseudo, request.methods, request.options))

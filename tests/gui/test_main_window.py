@@ -112,3 +112,15 @@ def test_layout_is_restored(qtbot, window) -> None:
     assert second.data_dock.isHidden()
     _dispose(second)
     assert QSettings().value("window/state") is not None
+
+
+def test_enter_on_the_ranking_jumps_to_that_frame(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: bool(window.session.ranking), timeout=60000)
+    ranked = window.session.ranking[-1]
+    table = window.annotate_dock.table
+    qtbot.waitUntil(lambda: table.rowCount() == len(window.session.ranking), timeout=10000)
+    table.setCurrentCell(table.rowCount() - 1, 0)
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_Return)
+    _wait_frame(qtbot, window, ranked.frame)
+    assert window.viewer.current_video_label() == ranked.video
