@@ -21,8 +21,6 @@ import argparse
 from pathlib import Path
 from typing import Optional, Sequence
 
-import numpy as np
-
 from .cli import parse_workers, refuse_overwrite, tqdm_progress
 from .errors import InvalidOptionError
 from .significance import (
@@ -303,7 +301,7 @@ def _pseudo_cases(videos: Sequence, names: Sequence[str], results: Sequence[Path
     """Per-frame pseudo-F1 of the chosen methods, the committee being all methods
     (SPEC §7 default: plus the trivial classifiers), over ROI pixels."""
     from .pseudo import pseudo_evaluate
-    from .significance import pseudo_f1_cases
+    from .significance import pseudo_result_cases
 
     progress, close = tqdm_progress("pseudo ground truth", "frame", not quiet)
     try:
@@ -311,7 +309,4 @@ def _pseudo_cases(videos: Sequence, names: Sequence[str], results: Sequence[Path
                                  entropy=False)
     finally:
         close()
-    counts = {names[k]: np.concatenate([v.per_frame[names[k]][:, 1:5] for v in result.videos])
-              for k in chosen}
-    labels = [f"{v.category}/{v.video}:{int(i)}" for v in result.videos for i in v.frames]
-    return pseudo_f1_cases(counts, labels)
+    return pseudo_result_cases(result, [names[k] for k in chosen])

@@ -53,6 +53,7 @@ from .boxes import BoxEvaluation
 from .errors import InvalidOptionError
 from .evaluate import VideoEvaluation
 from .indicators import IndicatorValue, undefined
+from .pseudo import PseudoResult
 
 #: Tests of two methods; the first is the default.
 PAIR_TESTS: tuple[str, ...] = ("t", "wilcoxon", "welch")
@@ -690,6 +691,15 @@ def pseudo_f1_cases(pseudo: Mapping[str, np.ndarray], labels: Sequence[str]) -> 
     return scores_table("per-frame pseudo-F1", labels, columns,
                         "pseudo-F1 is undefined (nothing detected, zero consensus) for at "
                         "least one method")
+
+
+def pseudo_result_cases(result: PseudoResult, methods: Sequence[str]) -> CaseScores:
+    """:func:`pseudo_f1_cases` of ``methods`` from a :func:`~referee.core.pseudo.pseudo_evaluate`
+    result: one case per evaluated frame, labelled ``category/video:frame``."""
+    counts = {m: np.concatenate([v.per_frame[m][:, 1:5] for v in result.videos])
+              for m in methods}
+    labels = [f"{v.category}/{v.video}:{int(i)}" for v in result.videos for i in v.frames]
+    return pseudo_f1_cases(counts, labels)
 
 
 def box_fda_cases(evaluations: Mapping[str, BoxEvaluation]) -> CaseScores:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-import numpy as np
 from PySide6.QtCore import QObject, Signal
 from referee.core.actions import ActionEvaluation, evaluate_actions
 from referee.core.errors import InvalidOptionError, RefereeError
@@ -43,7 +42,7 @@ from referee.core.significance import (
     action_dice_cases,
     compare_cases,
     frame_f1_cases,
-    pseudo_f1_cases,
+    pseudo_result_cases,
 )
 from referee.gui.worker import Job, JobRunner
 
@@ -249,11 +248,7 @@ class ProjectSession(QObject):
         if kind == "actions" and self.actions:
             return action_dice_cases({m: e.matching for m, e in self.actions.items()})
         if kind == "pseudo" and self.pseudo is not None:
-            videos = self.pseudo.result.videos
-            counts = {m: np.concatenate([v.per_frame[m][:, 1:5] for v in videos])
-                      for m in self.pseudo.methods}
-            labels = [f"{v.category}/{v.video}:{int(i)}" for v in videos for i in v.frames]
-            return pseudo_f1_cases(counts, labels)
+            return pseudo_result_cases(self.pseudo.result, self.pseudo.methods)
         raise InvalidOptionError(f"no {kind} results yet: "
                                  f"{CASE_KINDS.get(kind, 'unknown kind')}")
 

@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 )
 from referee.core.actions import ActionEvaluation, PairRow
 from referee.gui.action_boxes import OUTCOME_RGB, class_name, first_frame, pair_tooltip
-
-from .pseudo import number_item, read_only_table, text_item
+from referee.gui.tables import number_item, read_only_table, text_item
 
 _HEADERS = ("video", "outcome", "GT nr", "GT class", "det nr", "det class", "Dice",
             "sp. recall", "sp. precision", "t. recall", "t. precision", "failing")

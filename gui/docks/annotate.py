@@ -32,8 +32,7 @@ from referee.core.ranking import (
     RankedFrame,
     describe,
 )
-
-from .pseudo import number_item, read_only_table, text_item
+from referee.gui.tables import number_item, read_only_table, text_item
 
 #: Entries asked for by default.
 DEFAULT_COUNT = 20

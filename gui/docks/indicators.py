@@ -48,6 +48,7 @@ from referee.core.summarize import (
     video_label,
 )
 from referee.gui.palette import OKABE_ITO
+from referee.gui.tables import UNDEFINED_TEXT
 
 #: Weight schemes offered; ``custom`` needs a table of weights the dock does not hold.
 OFFERED_SCHEMES: tuple[str, ...] = tuple(s for s in WEIGHT_SCHEMES if s != "custom")
@@ -70,7 +71,6 @@ DIFFERENCE_TOLERANCE = 1e-9
 DIFFERS_TIP = "differs from the CDnet procedure"
 #: Background of summary cells where the blended summary and the CDnet procedure differ.
 DIFFERS_RGBA: tuple[int, int, int, int] = (*OKABE_ITO["yellow"], 150)
-UNDEFINED_TEXT = "—"
 _EXPORT_ROLE = Qt.ItemDataRole.UserRole
 _VIDEO_KEY_ROLE = Qt.ItemDataRole.UserRole + 1
 

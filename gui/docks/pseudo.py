@@ -9,7 +9,6 @@ current frame.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -20,14 +19,12 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDockWidget,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
     QSplitter,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -39,9 +36,9 @@ from referee.core.pseudo import (
     PseudoResult,
     TruthComparison,
 )
+from referee.gui.tables import number_item, read_only_table, text_item
 
 #: Shown in place of an undefined value; its reason goes in the tooltip.
-UNDEFINED_TEXT = "—"
 #: Colour map of the consensus heatmap (the CLI's too).
 HEATMAP_COLORMAP = "viridis"
 
@@ -54,42 +51,6 @@ class PseudoRequest:
 
     methods: tuple[str, ...]
     options: CommitteeOptions
-
-
-def number_item(value: float, reason: Optional[str] = None, digits: int = 4,
-                style: str = "f") -> QTableWidgetItem:
-    """A read-only, right-aligned table cell; NaN shows "—" with ``reason`` as tooltip.
-
-    ``digits`` and ``style`` (``"f"`` fixed, ``"g"`` significant) format the number.
-    """
-    defined = not math.isnan(value)
-    item = QTableWidgetItem(f"{value:.{digits}{style}}" if defined else UNDEFINED_TEXT)
-    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-    if not defined:
-        item.setToolTip(reason or "undefined")
-    return item
-
-
-def text_item(text: str, tooltip: str = "") -> QTableWidgetItem:
-    """A read-only text cell."""
-    item = QTableWidgetItem(text)
-    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-    if tooltip:
-        item.setToolTip(tooltip)
-    return item
-
-
-def read_only_table(headers: Sequence[str]) -> QTableWidget:
-    """An empty table with these column headers, whole-row selection and no editing."""
-    table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(list(headers))
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-    table.verticalHeader().setVisible(False)
-    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    return table
 
 
 def correlation_label(key: str) -> str:

@@ -39,8 +39,7 @@ from referee.core.significance import (
     DiscriminativeResult,
 )
 from referee.gui.palette import OKABE_ITO, series_colour
-
-from .pseudo import number_item, read_only_table, text_item
+from referee.gui.tables import number_item, read_only_table, text_item
 
 #: Let core choose the test: paired t-test for two methods, ANOVA for more.
 AUTO_TEST = "auto"

@@ -1,0 +1,48 @@
+"""Read-only table cells shared by the docks: numbers with "—" for undefined values, text."""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
+
+#: What a cell shows for an undefined value (its tooltip says why).
+UNDEFINED_TEXT = "—"
+
+
+def number_item(value: float, reason: Optional[str] = None, digits: int = 4,
+                style: str = "f") -> QTableWidgetItem:
+    """A read-only, right-aligned table cell; NaN shows "—" with ``reason`` as tooltip.
+
+    ``digits`` and ``style`` (``"f"`` fixed, ``"g"`` significant) format the number.
+    """
+    defined = not math.isnan(value)
+    item = QTableWidgetItem(f"{value:.{digits}{style}}" if defined else UNDEFINED_TEXT)
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+    if not defined:
+        item.setToolTip(reason or "undefined")
+    return item
+
+
+def text_item(text: str, tooltip: str = "") -> QTableWidgetItem:
+    """A read-only text cell."""
+    item = QTableWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+    if tooltip:
+        item.setToolTip(tooltip)
+    return item
+
+
+def read_only_table(headers: Sequence[str]) -> QTableWidget:
+    """An empty table with these column headers, whole-row selection and no editing."""
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return table
