@@ -25,6 +25,9 @@ from .pixel import N_LEVELS, threshold_confusions
 THRESHOLDS = np.arange(N_LEVELS)
 """The 256 thresholds ``T = 0..255``; row ``T`` of every curve array."""
 
+ISO_F_LEVELS: tuple[float, ...] = tuple(i / 10 for i in range(2, 10))
+"""F1 values of the iso-F1 lines drawn in PR space (:func:`iso_f1_curve`)."""
+
 
 @dataclass(frozen=True, eq=False)
 class Curves:
@@ -149,3 +152,13 @@ def iso_f1_curve(f1: float, n: int = 100) -> tuple[np.ndarray, np.ndarray]:
     recall = np.linspace(f1 / (2 - f1), 1.0, n)
     precision = f1 * recall / (2 * recall - f1)
     return recall, precision
+
+
+def best_f1_threshold(curves: Curves) -> int:
+    """The threshold where F1 is highest (the lowest such threshold on a tie; 0 if none is defined)."""
+    tp, fp, fn = curves.confusions[:, 0], curves.confusions[:, 1], curves.confusions[:, 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = 2 * tp / (2 * tp + fp + fn)
+    if not np.isfinite(f1).any():
+        return 0
+    return int(curves.thresholds[np.nanargmax(f1)])

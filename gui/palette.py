@@ -5,19 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from referee.core.colours import OKABE_ITO, SERIES, series_colour
 from referee.core.pixel import COMPARISON_LABELS
 
-#: The Okabe–Ito palette, readable with every common colour-vision deficiency.
-OKABE_ITO: dict[str, tuple[int, int, int]] = {
-    "orange": (230, 159, 0),
-    "sky blue": (86, 180, 233),
-    "bluish green": (0, 158, 115),
-    "yellow": (240, 228, 66),
-    "blue": (0, 114, 178),
-    "vermillion": (213, 94, 0),
-    "reddish purple": (204, 121, 167),
-    "grey": (153, 153, 153),
-}
+__all__ = ["OKABE_ITO", "SERIES", "series_colour", "COMPARISON_RGBA", "GROUND_TRUTH_RGB",
+           "DETECTOR_RGB", "BoxDrawing"]
 
 #: RGBA of each comparison code (index = code of ``core.pixel.comparison_labels``).
 #: True negatives are transparent; "not evaluated" is a faint grey veil.
@@ -31,19 +23,9 @@ COMPARISON_RGBA: tuple[tuple[int, int, int, int], ...] = (
 )
 assert len(COMPARISON_RGBA) == len(COMPARISON_LABELS)
 
-#: Colours for a series of detectors, in order (cycled).
-SERIES: tuple[tuple[int, int, int], ...] = tuple(
-    OKABE_ITO[name] for name in ("blue", "orange", "bluish green", "reddish purple",
-                                 "sky blue", "vermillion", "yellow", "grey"))
-
 #: Colour of ground-truth and detector masks when drawn alone.
 GROUND_TRUTH_RGB = OKABE_ITO["yellow"]
 DETECTOR_RGB = OKABE_ITO["blue"]
-
-
-def series_colour(index: int) -> tuple[int, int, int]:
-    """Colour of the ``index``-th detector or pair (cycles through :data:`SERIES`)."""
-    return SERIES[index % len(SERIES)]
 
 
 @dataclass(frozen=True)

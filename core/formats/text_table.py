@@ -6,7 +6,7 @@ import math
 from typing import Iterable, Sequence
 
 from ..confusion import ConfusionMatrix
-from ..curves import Curves
+from ..curves import Curves, best_f1_threshold
 from ..indicators import INDICATORS, IndicatorValue, evaluate
 from ..summarize import MethodResult, RankComparison
 
@@ -85,7 +85,7 @@ def format_best_threshold_table(rows: Sequence[tuple[str, str, Curves]]) -> str:
     lines = []
     for method, scheme, curves in rows:
         f1 = [evaluate("f1", ConfusionMatrix(*row)).value for row in curves.confusions]
-        best = max(range(len(f1)), key=lambda t: (-1.0 if math.isnan(f1[t]) else f1[t], -t))
+        best = best_f1_threshold(curves)
         lines.append([method, scheme, str(int(curves.thresholds[best])), _number(f1[best]),
                       _number(curves.tpr[best]), _number(curves.fpr[best]),
                       _number(curves.precision[best])])

@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QTabWidget, QVBoxLayout, QWidget
 from referee.core.actions import CRITERIA, THRESHOLD_KEYS, ActionEvaluation
+from referee.core.curves import ISO_F_LEVELS, iso_f1_curve
 from referee.core.errors import RefereeError
 from referee.core.evaluate import VideoEvaluation
 from referee.core.indicators import evaluate_all
@@ -22,8 +23,6 @@ from referee.core.significance import f1_from_counts
 from referee.core.summarize import summarize, video_label
 from referee.gui.palette import OKABE_ITO, series_colour
 
-ISO_F_LEVELS: tuple[float, ...] = tuple(i / 10 for i in range(2, 10))
-ISO_F_SAMPLES = 200
 FAINT_RGBA = (*OKABE_ITO["grey"], 120)
 CURRENT_FRAME_RGB = OKABE_ITO["vermillion"]
 LEGEND_BRUSH_RGBA = (255, 255, 255, 210)
@@ -35,12 +34,6 @@ def per_frame_f(evaluation: VideoEvaluation) -> tuple[np.ndarray, np.ndarray]:
     """Frame numbers and per-frame F1 of one video (NaN where undefined; SPEC §1, §2)."""
     rows = evaluation.per_frame
     return rows[:, 0].copy(), f1_from_counts(rows[:, 1], rows[:, 2], rows[:, 3])
-
-
-def iso_f_curve(f: float, samples: int = ISO_F_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
-    """Recall and precision along the iso-F line ``2PR/(P+R) = f``, with P, R in [0, 1]."""
-    recall = np.linspace(f / (2 - f), 1.0, samples)
-    return recall, f * recall / (2 * recall - f)
 
 
 def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -176,7 +169,7 @@ class PlotsDock(QDockWidget):
     def _draw_iso_f_lines(self) -> None:
         pen = pg.mkPen(FAINT_RGBA, width=1, style=Qt.PenStyle.DashLine)
         for f in ISO_F_LEVELS:
-            recall, precision = iso_f_curve(f)
+            recall, precision = iso_f1_curve(f)
             self.pr_plot.addItem(_named(pg.PlotDataItem(recall, precision, pen=pen),
                                         f"iso-F {f:.1f}"))
             label = pg.TextItem(f"F={f:.1f}", color=FAINT_RGBA[:3], anchor=(0, 1))
@@ -299,4 +292,4 @@ class PlotsDock(QDockWidget):
         self.note_label.setVisible(bool(notes))
 
 
-__all__ = ["PlotsDock", "per_frame_f", "iso_f_curve", "ISO_F_LEVELS"]
+__all__ = ["PlotsDock", "per_frame_f"]

@@ -1,0 +1,287 @@
+"""Run every computation a report needs on a project, with progress and cancellation.
+
+:func:`compute_results` is the one place a report's numbers come from: it calls
+the same core functions as the CLI and the GUI (evaluation, summaries, curves,
+LIRIS, counting, pseudo ground truth, ranking, significance) and keeps their
+result objects. Whatever the project cannot provide (no masks, no actions, a
+single detector…) is skipped, and the reason is kept for the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..actions import ActionEvaluation, evaluate_actions
+from ..counting import CountingResult, evaluate_counts
+from ..errors import RefereeError
+from ..evaluate import (
+    VideoEvaluation,
+    VideoHistograms,
+    evaluate_method,
+    result_sources,
+    score_histograms_method,
+)
+from ..formats.annotated import annotated_frames
+from ..formats.cdnet import VideoSpec
+from ..formats.counts_csv import CountSeries, read_counts_pair
+from ..formats.liris_xml import read_liris
+from ..progress import CancelToken, ProgressCallback, check, report
+from ..project import Project, project_videos
+from ..pseudo import (
+    PseudoResult,
+    TruthComparison,
+    compare_with_truth,
+    consensus_map,
+    pseudo_evaluate,
+)
+from ..ranking import RankedFrame, mask_scores, rank_frames
+from ..ranking import video_label as ranking_label
+from ..significance import (
+    CaseScores,
+    DiscriminativeResult,
+    action_dice_cases,
+    compare_cases,
+    frame_f1_cases,
+    pseudo_result_cases,
+)
+from ..summarize import MethodResult, RankComparison, compare_rankings, summarize_method
+from .options import ReportOptions
+
+#: Name of the ground-truth counts file in each ``<category>_<video>`` folder (SPEC §6).
+COUNTS_GROUNDTRUTH = "groundtruth"
+
+
+@dataclass(frozen=True)
+class CountRow:
+    """One detector's counts on one video against the ground-truth counts (SPEC §6)."""
+
+    video: str
+    detector: str
+    groundtruth: CountSeries
+    estimate: CountSeries
+    result: CountingResult
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """The consensus ``P`` of one frame (SPEC §7), NaN outside the ROI."""
+
+    video: str
+    frame: int
+    consensus: np.ndarray = field(repr=False)
+
+
+@dataclass
+class ProjectResults:
+    """Everything computed for a report; empty parts are listed in ``skipped`` with why."""
+
+    videos: tuple[VideoSpec, ...] = ()
+    evaluations: dict[str, list[VideoEvaluation]] = field(default_factory=dict)
+    methods: dict[str, MethodResult] = field(default_factory=dict)
+    rank_comparison: Optional[RankComparison] = None
+    histograms: dict[str, list[VideoHistograms]] = field(default_factory=dict)
+    actions: dict[str, ActionEvaluation] = field(default_factory=dict)
+    counts: list[CountRow] = field(default_factory=list)
+    pseudo: Optional[PseudoResult] = None
+    truth: Optional[TruthComparison] = None
+    heatmaps: list[Heatmap] = field(default_factory=list)
+    annotate_next: list[RankedFrame] = field(default_factory=list)
+    annotate_all_annotated: bool = False
+    significance: Optional[DiscriminativeResult] = None
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+Stage = Callable[[Project, ProjectResults, ReportOptions, ProgressCallback, CancelToken], None]
+
+
+def _mask_detectors(project: Project, results: ProjectResults) -> dict[str, Path]:
+    if not results.videos:
+        return {}
+    return {d.name: d.masks for d in project.detectors if d.masks is not None}
+
+
+def _evaluate(project: Project, results: ProjectResults, options: ReportOptions,
+              progress: ProgressCallback, cancel: CancelToken) -> None:
+    detectors = _mask_detectors(project, results)
+    if not detectors:
+        results.skipped["pixels"] = ("the project has no CDnet dataset with detector masks"
+                                     if not results.videos else "no detector has masks")
+        return
+    total = sum(v.n_frames for v in results.videos) * len(detectors)
+    for k, (name, root) in enumerate(detectors.items()):
+        offset = k * total // len(detectors)
+        evaluations = evaluate_method(results.videos, root, threshold=options.threshold,
+                                      progress=lambda d, t, o=offset: progress(o + d, total),
+                                      cancel=cancel)
+        results.evaluations[name] = evaluations
+        results.methods[name] = summarize_method(name, [e.confusion for e in evaluations],
+                                                 options.weights)
+    results.rank_comparison = compare_rankings(
+        {m: r.summary for m, r in results.methods.items()},
+        {m: r.cdnet for m, r in results.methods.items()}, options.rank_by)
+
+
+def _curves(project: Project, results: ProjectResults, options: ReportOptions,
+            progress: ProgressCallback, cancel: CancelToken) -> None:
+    soft = {d.name: d.scores for d in project.detectors if d.scores is not None}
+    if not results.videos or not soft:
+        results.skipped["curves"] = "no detector has soft scores (0–255) for ROC and PR curves"
+        return
+    for k, (name, root) in enumerate(soft.items()):
+        check(cancel)
+        results.histograms[name] = score_histograms_method(results.videos, root)
+        progress(k + 1, len(soft))
+
+
+def _actions(project: Project, results: ProjectResults, options: ReportOptions,
+             progress: ProgressCallback, cancel: CancelToken) -> None:
+    detectors = {d.name: d.actions for d in project.detectors if d.actions is not None}
+    if project.actions_groundtruth is None or not detectors:
+        results.skipped["actions"] = ("the project has no ground-truth actions"
+                                      if project.actions_groundtruth is None
+                                      else "no detector has actions")
+        return
+    gt = read_liris(project.actions_groundtruth)
+    for k, (name, path) in enumerate(detectors.items()):
+        results.actions[name] = evaluate_actions(gt, read_liris(path), options.liris,
+                                                 cancel=cancel)
+        progress(k + 1, len(detectors))
+
+
+def _counts(project: Project, results: ProjectResults, options: ReportOptions,
+            progress: ProgressCallback, cancel: CancelToken) -> None:
+    root = project.counts
+    folders = sorted(p.parent for p in root.glob(f"*/{COUNTS_GROUNDTRUTH}.csv")) \
+        if root is not None and root.is_dir() else []
+    if not folders:
+        results.skipped["counts"] = "the project has no ground-truth counts"
+        return
+    for k, folder in enumerate(folders):
+        for detector in project.detectors:
+            path = folder / f"{detector.name}.csv"
+            if path.is_file():
+                gt, estimate = read_counts_pair(folder / f"{COUNTS_GROUNDTRUTH}.csv", path)
+                result = evaluate_counts(gt.counts, estimate.counts, options.count_window)
+                results.counts.append(CountRow(folder.name, detector.name, gt, estimate, result))
+        check(cancel)
+        progress(k + 1, len(folders))
+    if not results.counts:
+        results.skipped["counts"] = "no detector has counts beside the ground-truth counts"
+
+
+def _pseudo(project: Project, results: ProjectResults, options: ReportOptions,
+            progress: ProgressCallback, cancel: CancelToken) -> None:
+    detectors = _mask_detectors(project, results)
+    if len(detectors) < 2:
+        results.skipped["pseudo"] = "pseudo ground truth needs at least two detectors with masks"
+        return
+    results.pseudo = pseudo_evaluate(results.videos, detectors, options.committee,
+                                     progress=progress, cancel=cancel)
+    if all(m in results.evaluations for m in detectors):
+        try:
+            results.truth = compare_with_truth(results.pseudo, results.evaluations)
+        except RefereeError as error:
+            results.skipped["truth"] = str(error)
+    for video in results.videos:
+        sources = {name: result_sources([video], root)[0] for name, root in detectors.items()}
+        pseudo_video = results.pseudo.video((video.category, video.name))
+        for frame in _spread(pseudo_video.frames, options.heatmap_frames):
+            check(cancel)
+            results.heatmaps.append(Heatmap(ranking_label(video), frame,
+                                            consensus_map(video, frame, sources,
+                                                          options.committee)))
+
+
+def _spread(frames: np.ndarray, count: int) -> list[int]:
+    """``count`` frames evenly spaced over ``frames`` (all of them if there are fewer)."""
+    if count <= 0 or frames.size == 0:
+        return []
+    picks = np.linspace(0, frames.size - 1, num=min(count, frames.size)).round().astype(int)
+    return [int(frames[i]) for i in np.unique(picks)]
+
+
+def _annotate_next(project: Project, results: ProjectResults, options: ReportOptions,
+                   progress: ProgressCallback, cancel: CancelToken) -> None:
+    detectors = _mask_detectors(project, results)
+    if len(detectors) < 2:
+        results.skipped["annotate"] = "ranking frames needs at least two detectors with masks"
+        return
+    names = list(detectors)
+    sources = {name: result_sources(results.videos, detectors[name]) for name in names}
+    scores = mask_scores(results.videos, sources, options.ranking_criterion,
+                         (names[0], names[1]), progress=progress, cancel=cancel)
+    annotated = {ranking_label(v): annotated_frames(v) for v in results.videos}
+    ranked = rank_frames(scores, options.ranking_gap, exclude=annotated, top=options.ranking_top)
+    if not ranked:  # every frame has ground truth: rank them anyway, to check the truth
+        ranked = rank_frames(scores, options.ranking_gap, top=options.ranking_top)
+        results.annotate_all_annotated = True
+    results.annotate_next = ranked
+
+
+def _significance(project: Project, results: ProjectResults, options: ReportOptions,
+                  progress: ProgressCallback, cancel: CancelToken) -> None:
+    cases = _cases(results, options.significance_cases)
+    if cases is None or len(cases.methods) < 2:
+        results.skipped["significance"] = (f"no {options.significance_cases} results of at least "
+                                           "two detectors to compare")
+        return
+    results.significance = compare_cases(cases, options.significance_test, options.alpha,
+                                         options.tau)
+    progress(1, 1)
+
+
+def _cases(results: ProjectResults, kind: str) -> Optional[CaseScores]:
+    if kind == "frames" and results.evaluations:
+        return frame_f1_cases(results.evaluations)
+    if kind == "pseudo" and results.pseudo is not None:
+        return pseudo_result_cases(results.pseudo, results.pseudo.methods)
+    if kind == "actions" and results.actions:
+        return action_dice_cases({m: e.matching for m, e in results.actions.items()})
+    return None
+
+
+#: The stages in order, with their share of the progress bar.
+STAGES: tuple[tuple[str, Stage, int], ...] = (
+    ("evaluating masks", _evaluate, 30),
+    ("sweeping score curves", _curves, 15),
+    ("evaluating actions", _actions, 5),
+    ("evaluating counts", _counts, 2),
+    ("pseudo ground truth", _pseudo, 30),
+    ("ranking frames to annotate", _annotate_next, 15),
+    ("significance", _significance, 3),
+)
+
+
+def compute_results(project: Project, options: ReportOptions = ReportOptions(),
+                    progress: Optional[ProgressCallback] = None,
+                    cancel: Optional[CancelToken] = None) -> ProjectResults:
+    """Every result a report shows for ``project``, computed with ``options``.
+
+    ``progress(done, total)`` runs from 0 to 1000 over all stages.
+
+    Raises
+    ------
+    RefereeError
+        Bad input files (named in the message), as the CLI commands raise them.
+    CancelledError
+        If ``cancel`` is set.
+    """
+    cancel = cancel or CancelToken()
+    results = ProjectResults(videos=tuple(project_videos(project)))
+    whole, done = sum(share for _, _, share in STAGES), 0
+    for _, stage, share in STAGES:
+        check(cancel)
+
+        def stage_progress(d: int, t: int, start: int = done, share: int = share) -> None:
+            report(progress, (start * 1000 + share * 1000 * min(d, t) // max(t, 1)) // whole,
+                   1000)
+
+        stage(project, results, options, stage_progress, cancel)
+        done += share
+        report(progress, done * 1000 // whole, 1000)
+    return results
+
