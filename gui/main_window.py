@@ -43,6 +43,7 @@ from referee.gui.docks.pseudo import PseudoDock
 from referee.gui.docks.significance import SignificanceDock
 from referee.gui.frame_view import LAYER_TITLES, LAYERS
 from referee.gui.layers_panel import LayersPanel
+from referee.gui.report_dialog import ReportDialog, session_report_options
 from referee.gui.session import CASE_KINDS, ProjectSession
 from referee.gui.theme import apply_theme
 from referee.gui.viewer import ViewerPanel
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
         self.resize(1400, 900)
         self.runner = JobRunner(parent=self)
         self.session = ProjectSession(self.runner, self)
+        self.report_dialog: Optional[ReportDialog] = None
         self.viewer = ViewerPanel(self.session)
         self.setCentralWidget(self.viewer)
         self._build_docks()
@@ -157,6 +159,11 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         self._action(file, "&Save project", self.save_project, "Ctrl+S")
         self._action(file, "Save project &as…", self.save_project_as, "Ctrl+Shift+S")
+        file.addSeparator()
+        self.export_report_action = self._action(
+            file, "&Export report…", self._on_export_report, "Ctrl+E",
+            "Build a report of the project and write it as HTML, PDF, CSV tables or JSON")
+        self.export_report_action.setEnabled(False)
         file.addSeparator()
         self._action(file, "&Quit", self.close, "Ctrl+Q")
 
@@ -391,6 +398,7 @@ class MainWindow(QMainWindow):
         session = self.session
         project = session.project
         self.setWindowTitle(f"{project.name}[*] — Referee")
+        self.export_report_action.setEnabled(True)
         self._refresh_data_dock()
         detectors = list(session.mask_detectors())
         self.pseudo_dock.set_detectors(detectors)
@@ -446,6 +454,12 @@ class MainWindow(QMainWindow):
     def _on_dark_toggled(self, dark: bool) -> None:
         apply_theme(self, dark)
 
+    def _on_export_report(self) -> None:
+        options = session_report_options(self.session, self.indicators_dock.scheme())
+        self.report_dialog = ReportDialog(self.runner, self.session.project, options, self)
+        self.report_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.report_dialog.open()
+
     # --- dialogs ------------------------------------------------------------------------------
 
     def show_error(self, message: str) -> None:
@@ -461,6 +475,7 @@ class MainWindow(QMainWindow):
                 *((f"{LAYER_TITLES[n]} layer on/off", k) for n, k in zip(LAYERS, LAYER_KEYS)),
                 *((text, key) for text, key, _ in VIEW_KEYS),
                 ("Dark theme", "Ctrl+D"), ("Open", "Ctrl+O"), ("Save project", "Ctrl+S"),
+                ("Export report", "Ctrl+E"),
                 ("Shortcuts", "F1"), ("Quit", "Ctrl+Q")]
         table = "".join(f"<tr><td><b>{key}</b></td><td>&nbsp;&nbsp;{text}</td></tr>"
                         for text, key in rows)

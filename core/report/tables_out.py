@@ -52,12 +52,15 @@ def write_csv_tables(report: Report, folder: str | Path) -> list[Path]:
     except OSError as exc:
         raise InputFileError(target, f"cannot create the folder ({exc.strerror}); check that "
                                      "its parent is a writable folder") from exc
-    paths = []
-    for table in report.tables():
-        path = target / f"{table.key}.csv"
+    paths = csv_paths(report, target)
+    for table, path in zip(report.tables(), paths):
         write_text(path, table_csv(table))
-        paths.append(path)
     return paths
+
+
+def csv_paths(report: Report, folder: str | Path) -> list[Path]:
+    """Where :func:`write_csv_tables` writes each table of ``report``: ``folder/KEY.csv``."""
+    return [Path(folder) / f"{table.key}.csv" for table in report.tables()]
 
 
 def table_csv(table: Table) -> str:

@@ -1,0 +1,328 @@
+"""File › Export report: build the report off the GUI thread, preview it, write the chosen files.
+
+:class:`ReportDialog` starts :func:`~referee.core.report.build.build_report`
+as a job as soon as it opens, shows the finished report in a
+``QTextBrowser`` (the HTML of :func:`~referee.core.report.html.render_html`;
+Qt draws its ``data:`` images itself) and writes HTML, PDF, CSV tables and
+JSON as a second job, after asking before it replaces any file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+from referee.core.errors import InputFileError, InvalidOptionError, RefereeError
+from referee.core.project import Project
+from referee.core.ranking import MASK_CRITERIA
+from referee.core.report.build import build_report
+from referee.core.report.document import Report
+from referee.core.report.html import render_html
+from referee.core.report.options import ReportOptions
+from referee.core.report.outputs import REPORT_OUTPUTS, replaced_files, write_outputs
+from referee.gui.session import ProjectSession
+from referee.gui.worker import Job, JobRunner, progress_text
+
+#: Smallest size of the preview, in pixels.
+PREVIEW_MIN_SIZE = (800, 600)
+#: Job kinds: building the report, writing its files.
+BUILD_KIND, WRITE_KIND = "report", "report-write"
+
+
+@dataclass(frozen=True)
+class OutputChoice:
+    """How the dialog offers one format: its save-dialog filter ("" for a folder), checked or not."""
+
+    file_filter: str
+    checked: bool
+
+
+#: The dialog's choice of each format of :data:`REPORT_OUTPUTS`.
+OUTPUT_CHOICES: dict[str, OutputChoice] = {
+    "html": OutputChoice("HTML (*.html)", True),
+    "pdf": OutputChoice("PDF (*.pdf)", True),
+    "csv": OutputChoice("", False),
+    "json": OutputChoice("JSON (*.json)", False),
+}
+
+
+def session_report_options(session: ProjectSession, weights: str) -> ReportOptions:
+    """Report options matching what ``session`` last computed; SPEC's defaults otherwise.
+
+    Takes the committee options of the last pseudo ground-truth run, the
+    criterion, length and gap of the last ranking, and the summary's weight
+    scheme ``weights`` (one the report accepts: not ``custom``). A pair-only
+    ranking criterion is left at the report's default.
+    """
+    criterion, top, gap, _pair = session._ranking_request
+    changes: dict = {"weights": weights, "ranking_top": top, "ranking_gap": gap}
+    if criterion in MASK_CRITERIA:
+        changes["ranking_criterion"] = criterion
+    if session._pseudo_request is not None:
+        changes["committee"] = session._pseudo_request[1]
+    return ReportOptions(**changes)
+
+
+def default_paths(project: Project) -> dict[str, Path]:
+    """``<project folder>/<project name>-report.html`` etc. (the home folder without a file)."""
+    folder = project.file.parent if project.file is not None else Path.home()
+    stem = re.sub(r'[\\/:*?"<>|]+', "_", project.name).strip() or "referee"
+    return {name: folder / f"{stem}{output.suffix}" for name, output in REPORT_OUTPUTS.items()}
+
+
+def _check_folder_exists(path: Path) -> None:
+    if not path.parent.is_dir():
+        raise InputFileError(path, f"cannot write here: {path.parent} is not an existing "
+                                   "folder; choose another place")
+
+
+def written_text(written: dict[str, list[Path]], targets: dict[str, Path]) -> str:
+    """What an export wrote, one line per format (a folder's files are counted)."""
+    lines = [f"{len(paths)} CSV tables in {targets[name]}" if REPORT_OUTPUTS[name].is_folder
+             else ", ".join(str(path) for path in paths) for name, paths in written.items()]
+    return "Wrote:\n" + "\n".join(lines)
+
+
+class ReportDialog(QDialog):
+    """Builds the report of ``project`` with ``options``, previews it and exports it.
+
+    Signals
+    -------
+    report_ready(report)
+        The report was built (or given to :meth:`set_report`) and is shown.
+    exported(paths)
+        Files were written: the list of their paths.
+    """
+
+    report_ready = Signal(object)
+    exported = Signal(list)
+
+    def __init__(self, runner: JobRunner, project: Project,
+                 options: ReportOptions = ReportOptions(), parent: Optional[QWidget] = None,
+                 build: Callable[..., Report] = build_report) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export report")
+        self.runner = runner
+        self.project = project
+        self.options = options
+        self.report: Optional[Report] = None
+        self._job: Optional[Job] = None
+        self._targets: dict[str, Path] = {}
+        self._make_widgets()
+        self._lay_out()
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self, lambda: self.export())
+        self.resize(1000, 900)
+        self._start_build(build)
+
+    # --- assembly ---------------------------------------------------------------------------
+
+    def _make_widgets(self) -> None:
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress_bar = QProgressBar()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop building or writing the report")
+        self.cancel_button.clicked.connect(self._on_cancel)
+        self.preview = QTextBrowser()
+        self.preview.setOpenExternalLinks(True)
+        self.preview.setMinimumSize(*PREVIEW_MIN_SIZE)
+        self.format_boxes: dict[str, QCheckBox] = {}
+        self.path_fields: dict[str, QLineEdit] = {}
+        for name, path in default_paths(self.project).items():
+            box = QCheckBox(REPORT_OUTPUTS[name].label)
+            box.setChecked(OUTPUT_CHOICES[name].checked)
+            field = QLineEdit(str(path))
+            field.setEnabled(box.isChecked())
+            box.toggled.connect(field.setEnabled)
+            box.toggled.connect(self._update_export_button)
+            self.format_boxes[name], self.path_fields[name] = box, field
+        self.export_button = QPushButton("Export")
+        self.export_button.setToolTip("Write the chosen files (Ctrl+S)")
+        self.export_button.setDefault(True)
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(lambda _=False: self.export())
+
+    def _lay_out(self) -> None:
+        progress_row = QHBoxLayout()
+        progress_row.addWidget(self.progress_bar, 1)
+        progress_row.addWidget(self.cancel_button)
+        outputs = QGroupBox("Save as")
+        grid = QGridLayout(outputs)
+        for row, name in enumerate(REPORT_OUTPUTS):
+            browse = QPushButton("Browse…")
+            browse.clicked.connect(lambda _=False, n=name: self._on_browse(n))
+            grid.addWidget(self.format_boxes[name], row, 0)
+            grid.addWidget(self.path_fields[name], row, 1)
+            grid.addWidget(browse, row, 2)
+        grid.setColumnStretch(1, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.addButton(self.export_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status_label)
+        layout.addLayout(progress_row)
+        layout.addWidget(self.preview, 1)
+        layout.addWidget(outputs)
+        layout.addWidget(buttons)
+
+    # --- building ---------------------------------------------------------------------------
+
+    def _start_build(self, build: Callable[..., Report]) -> None:
+        project, options = self.project, self.options
+
+        def run(progress, cancel) -> Report:
+            return build(project, options, progress=progress, cancel=cancel)
+
+        self._follow(self.runner.run(BUILD_KIND, "Building the report", run, self.set_report,
+                                     self._on_build_failed))
+
+    def _follow(self, job: Job) -> None:
+        """Show ``job``'s progress in the dialog until it ends (bound slots only: the
+        dialog may be deleted before the job ends)."""
+        self._job = job
+        job.progress.connect(self._on_progress)
+        job.cancelled.connect(self._on_cancelled)
+        job.ended.connect(self._on_job_ended)
+        self.progress_bar.setRange(0, 0)
+        self.status_label.setText(progress_text(job))
+        self._show_busy(True)
+
+    def _on_progress(self, done: int, total: int) -> None:
+        self.progress_bar.setRange(0, max(total, 1))
+        self.progress_bar.setValue(done)
+        self.status_label.setText(progress_text(self._job))
+
+    def _on_cancelled(self) -> None:
+        self.status_label.setText("Cancelled.")
+
+    def set_report(self, report: Report) -> None:
+        """Show ``report`` in the preview and allow exporting it."""
+        self.report = report
+        self.preview.setHtml(render_html(report))
+        self.status_label.setText(f"“{report.title}” is ready: choose the files to write, "
+                                  "then Export.")
+        self._update_export_button()
+        self.report_ready.emit(report)
+
+    def _on_build_failed(self, message: str) -> None:
+        self.status_label.setText(f"The report could not be built: {message}")
+        QMessageBox.critical(self, "Export report", message)
+
+    # --- exporting --------------------------------------------------------------------------
+
+    def export(self, confirm_overwrite: Optional[Callable[[list[Path]], bool]] = None) -> None:
+        """Write the chosen files, asking ``confirm_overwrite`` (default: a question box) first."""
+        if self.report is None or self._busy():
+            return
+        try:
+            targets = self._chosen_targets()
+        except RefereeError as error:
+            self._show_error(str(error))
+            return
+        replaced = replaced_files(self.report, targets)
+        ask = confirm_overwrite or self._confirm_overwrite
+        if replaced and not ask(replaced):
+            self.status_label.setText("Nothing written.")
+            return
+        report = self.report
+        self._targets = targets
+        self._follow(self.runner.run(
+            WRITE_KIND, "Writing the report",
+            lambda progress, cancel: write_outputs(report, targets, progress, cancel),
+            self._on_written, self._show_error))
+
+    def _chosen_targets(self) -> dict[str, Path]:
+        """Name → path of each checked format; raises if none or a path cannot be written."""
+        targets = {}
+        for name, box in self.format_boxes.items():
+            if not box.isChecked():
+                continue
+            text = self.path_fields[name].text().strip()
+            if not text:
+                raise InvalidOptionError(f"choose where to write the {box.text()} file")
+            targets[name] = Path(text).expanduser()
+        if not targets:
+            raise InvalidOptionError("choose at least one format to write")
+        for path in targets.values():
+            _check_folder_exists(path)
+        return targets
+
+    def _confirm_overwrite(self, paths: list[Path]) -> bool:
+        listing = "\n".join(str(path) for path in paths)
+        answer = QMessageBox.question(
+            self, "Replace files?", f"These files exist and will be replaced:\n\n{listing}",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _on_written(self, written: dict[str, list[Path]]) -> None:
+        self.status_label.setText(written_text(written, self._targets))
+        self.exported.emit([path for paths in written.values() for path in paths])
+
+    def _show_error(self, message: str) -> None:
+        """A user-caused problem: say it in a dialog; the report and the choices stay."""
+        self.status_label.setText(f"Export stopped: {message.splitlines()[0]}")
+        QMessageBox.critical(self, "Export report", message)
+
+    def _on_browse(self, name: str) -> None:
+        output, field = REPORT_OUTPUTS[name], self.path_fields[name]
+        if output.is_folder:
+            path = QFileDialog.getExistingDirectory(self, f"Folder for the {output.label}",
+                                                    field.text())
+        else:  # export() asks before replacing, so the file dialog does not
+            path, _ = QFileDialog.getSaveFileName(
+                self, f"Save the {output.label} report", field.text(),
+                OUTPUT_CHOICES[name].file_filter,
+                options=QFileDialog.Option.DontConfirmOverwrite)
+        if path:
+            field.setText(path)
+            self.format_boxes[name].setChecked(True)
+
+    # --- state ------------------------------------------------------------------------------
+
+    def _busy(self) -> bool:
+        return self._job is not None and self._job.running
+
+    def _show_busy(self, busy: bool) -> None:
+        self.progress_bar.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self._update_export_button()
+
+    def _update_export_button(self) -> None:
+        chosen = any(box.isChecked() for box in self.format_boxes.values())
+        self.export_button.setEnabled(self.report is not None and chosen and not self._busy())
+
+    def _on_job_ended(self) -> None:
+        self._show_busy(self._busy())
+
+    def _on_cancel(self) -> None:
+        if self._busy():
+            self._job.cancel()
+
+    def done(self, result: int) -> None:  # Qt override
+        """Close; a report still being built is not needed any more."""
+        if self._busy() and self._job.kind == BUILD_KIND:
+            self._job.cancel()
+        super().done(result)
