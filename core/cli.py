@@ -35,6 +35,7 @@ Typical use:
   referee pseudo DATASET RESULTS...    quality without ground truth (pseudo ground truth)
   referee rank DATASET RESULTS...      which frames to annotate next
   referee significance DATASET A B --a A --b B   do two methods really differ?
+  referee report PROJECT --html FILE --pdf FILE  a stand-alone report of everything
 """
 
 
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         cli_pixels,
         cli_pseudo,
         cli_rank,
+        cli_report,
         cli_significance,
     )
     cli_pixels.add_commands(commands)
@@ -80,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_pseudo.add_commands(commands)
     cli_rank.add_commands(commands)
     cli_significance.add_commands(commands)
+    cli_report.add_commands(commands)
     cli_gui.add_commands(commands)
     return parser
 
