@@ -7,15 +7,20 @@ from pathlib import Path
 from typing import Optional
 
 from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 from referee.core import __version__
 from referee.core.errors import RefereeError
 from referee.core.project import ensure_demo_project
 from referee.gui.main_window import MainWindow
+from referee.resources import icon_path
 
 #: How long ``--screenshot`` waits for the jobs and the frame before giving up (ms).
 SCREENSHOT_TIMEOUT_MS = 300_000
 
+
+#: Application id: the name of the .desktop entry and of the AppStream component.
+DESKTOP_ID = "org.referee.Referee"
 
 #: How long a worker thread may hold the GIL before the GUI thread gets it (seconds).
 #: Python's default, 5 ms, lets busy workers delay every slot the GUI runs.
@@ -29,6 +34,8 @@ def application() -> QApplication:
     app.setOrganizationName("Referee")
     app.setApplicationName("Referee")
     app.setApplicationVersion(__version__)
+    app.setDesktopFileName(DESKTOP_ID)
+    app.setWindowIcon(QIcon(str(icon_path())))
     return app
 
 
