@@ -46,6 +46,10 @@ from referee.gui.worker import Job, JobRunner, progress_text
 
 #: Smallest size of the preview, in pixels.
 PREVIEW_MIN_SIZE = (800, 600)
+#: Room left beside a figure in the preview, in pixels.
+PREVIEW_MARGIN = 40
+#: The natural size of an image of the report's HTML.
+_IMAGE_SIZE = re.compile(r'(<img [^>]*?)width="(\d+)" height="(\d+)"')
 #: Job kinds: building the report, writing its files.
 BUILD_KIND, WRITE_KIND = "report", "report-write"
 
@@ -82,6 +86,21 @@ def session_report_options(session: ProjectSession, weights: str) -> ReportOptio
     if session._pseudo_request is not None:
         changes["committee"] = session._pseudo_request[1]
     return ReportOptions(**changes)
+
+
+def fitted_html(html: str, width: int) -> str:
+    """``html`` with every image scaled down to at most ``width`` pixels, keeping its shape.
+
+    Qt's rich text honours ``max-width`` but not ``height: auto``, so the
+    preview gives each image its scaled size itself.
+    """
+    def fit(match: re.Match) -> str:
+        natural_width, natural_height = int(match[2]), int(match[3])
+        scale = min(1.0, max(width, 1) / natural_width)
+        return (f'{match[1]}width="{round(natural_width * scale)}" '
+                f'height="{round(natural_height * scale)}"')
+
+    return _IMAGE_SIZE.sub(fit, html)
 
 
 def default_paths(project: Project) -> dict[str, Path]:
@@ -220,7 +239,8 @@ class ReportDialog(QDialog):
     def set_report(self, report: Report) -> None:
         """Show ``report`` in the preview and allow exporting it."""
         self.report = report
-        self.preview.setHtml(render_html(report))
+        self.preview.setHtml(fitted_html(render_html(report),
+                                         self.preview.viewport().width() - PREVIEW_MARGIN))
         self.status_label.setText(f"“{report.title}” is ready: choose the files to write, "
                                   "then Export.")
         self._update_export_button()

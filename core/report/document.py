@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Union
 
@@ -105,6 +106,12 @@ class Figure:
         _check_key(self.key, "figure")
         if not self.png.startswith(b"\x89PNG\r\n\x1a\n"):
             raise ValueError(f"figure {self.key}: the image is not a PNG")
+
+    @property
+    def size_px(self) -> tuple[int, int]:
+        """Width and height in pixels, read from the PNG's IHDR chunk."""
+        width, height = struct.unpack(">II", self.png[16:24])
+        return width, height
 
 
 @dataclass(frozen=True)

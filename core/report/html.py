@@ -153,8 +153,10 @@ def _cell(cell: Cell) -> str:
 def _figure(figure: Figure) -> str:
     data = base64.b64encode(figure.png).decode("ascii")
     caption = f" {escape(figure.caption)}" if figure.caption else ""
+    width, height = figure.size_px
     return (f'<figure id="figure-{escape(figure.key)}">'
-            f'<img src="data:image/png;base64,{data}" alt="{escape(figure.title)}">'
+            f'<img src="data:image/png;base64,{data}" alt="{escape(figure.title)}" '
+            f'width="{width}" height="{height}">'
             f"<figcaption><strong>{escape(figure.title)}</strong>{caption}</figcaption>"
             "</figure>")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import math
-import struct
 from pathlib import Path
 from typing import Optional
 
@@ -229,7 +228,7 @@ def _string_width(pdf: FPDF, text: str) -> float:
 
 
 def _figure(pdf: FPDF, figure: Figure) -> None:
-    width_px, height_px = _png_size(figure.png)
+    width_px, height_px = figure.size_px
     width = min(pdf.epw, width_px / _FIGURE_DPI * _MM_PER_INCH)
     height = width * height_px / width_px
     room = pdf.eph - 25
@@ -248,12 +247,6 @@ def _figure(pdf: FPDF, figure: Figure) -> None:
         pdf.multi_cell(0, 4.5, figure.caption, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         pdf.set_text_color(0)
     pdf.ln(3)
-
-
-def _png_size(png: bytes) -> tuple[int, int]:
-    """Width and height in pixels, read from the PNG's IHDR chunk."""
-    width, height = struct.unpack(">II", png[16:24])
-    return width, height
 
 
 def _definitions(pdf: FPDF, definitions: Definitions) -> None:

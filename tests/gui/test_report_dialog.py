@@ -23,6 +23,7 @@ from referee.gui.main_window import MainWindow
 from referee.gui.report_dialog import (
     ReportDialog,
     default_paths,
+    fitted_html,
     session_report_options,
 )
 from referee.gui.worker import JobRunner
@@ -238,3 +239,10 @@ def test_export_action_builds_the_demo_report(qtbot, demo) -> None:
     finally:
         window.close()
         dispose(window)
+
+
+def test_preview_scales_wide_images_down_keeping_their_shape() -> None:
+    html = ('<img src="data:a" alt="wide" width="1100" height="506">'
+            '<img src="data:b" alt="small" width="300" height="200">')
+    assert fitted_html(html, 550) == ('<img src="data:a" alt="wide" width="550" height="253">'
+                                      '<img src="data:b" alt="small" width="300" height="200">')
