@@ -10,7 +10,7 @@ from .cli_pixels import default_demo_dir
 from .errors import InvalidOptionError, RefereeError
 from .pseudo import CommitteeOptions
 from .ranking import MASK_CRITERIA
-from .significance import PAIR_TESTS, SEVERAL_TESTS
+from .significance import CASE_KINDS, PAIR_TESTS, SEVERAL_TESTS
 from .summarize import WEIGHT_SCHEMES
 
 
@@ -48,7 +48,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                         help=f"frames to annotate next: criterion (default {MASK_CRITERIA[0]})")
     parser.add_argument("--top", type=int, default=20, metavar="N",
                         help="frames to annotate next: how many (default 20)")
-    parser.add_argument("--cases", default="frames", choices=("frames", "pseudo", "actions"),
+    parser.add_argument("--cases", default="frames", choices=tuple(CASE_KINDS),
                         help="significance: per-frame F1, per-frame pseudo-F1 or per-action "
                              "Dice (default frames)")
     parser.add_argument("--test", choices=PAIR_TESTS + SEVERAL_TESTS,

@@ -48,7 +48,7 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 from scipy import stats
 
-from .actions import ActionMatching
+from .actions import ActionEvaluation, ActionMatching
 from .boxes import BoxEvaluation
 from .errors import InvalidOptionError
 from .evaluate import VideoEvaluation
@@ -782,3 +782,30 @@ __all__ = [
     "f1_from_counts", "frame_f1_cases", "pseudo_f1_cases", "box_fda_cases",
     "action_dice_cases",
 ]
+
+
+#: Kinds of paired test cases built from a project's results, and what each compares.
+CASE_KINDS: dict[str, str] = {
+    "frames": "F1 of each evaluated frame (needs ground truth)",
+    "pseudo": "pseudo-F1 of each frame against the consensus (no ground truth needed)",
+    "actions": "Dice of each ground-truth action (LIRIS)",
+}
+
+
+def cases_of_kind(kind: str, evaluations: Mapping[str, Sequence[VideoEvaluation]],
+                  pseudo: Optional[PseudoResult],
+                  actions: Mapping[str, ActionEvaluation]) -> CaseScores:
+    """Paired test cases of every detector for ``kind`` (a key of :data:`CASE_KINDS`).
+
+    Raises
+    ------
+    InvalidOptionError
+        If the results ``kind`` needs are missing.
+    """
+    if kind == "frames" and evaluations:
+        return frame_f1_cases(evaluations)
+    if kind == "pseudo" and pseudo is not None:
+        return pseudo_result_cases(pseudo, pseudo.methods)
+    if kind == "actions" and actions:
+        return action_dice_cases({m: e.matching for m, e in actions.items()})
+    raise InvalidOptionError(f"no {kind} results yet: {CASE_KINDS.get(kind, 'unknown kind')}")

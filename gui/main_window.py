@@ -33,6 +33,7 @@ from referee.core.project import (
     with_detector,
     without_detector,
 )
+from referee.core.significance import CASE_KINDS
 from referee.gui.docks.actions import ActionsDock
 from referee.gui.docks.annotate import AnnotateDock
 from referee.gui.docks.data import DataDock
@@ -44,7 +45,7 @@ from referee.gui.docks.significance import SignificanceDock
 from referee.gui.frame_view import LAYER_TITLES, LAYERS
 from referee.gui.layers_panel import LayersPanel
 from referee.gui.report_dialog import ReportDialog, session_report_options
-from referee.gui.session import CASE_KINDS, ProjectSession
+from referee.gui.session import ProjectSession
 from referee.gui.theme import apply_theme
 from referee.gui.viewer import ViewerPanel
 from referee.gui.worker import JobRunner

@@ -39,19 +39,10 @@ from referee.core.ranking import video_label as ranking_label
 from referee.core.significance import (
     CaseScores,
     DiscriminativeResult,
-    action_dice_cases,
+    cases_of_kind,
     compare_cases,
-    frame_f1_cases,
-    pseudo_result_cases,
 )
 from referee.gui.worker import Job, JobRunner
-
-#: Test-case kinds the significance dock offers, and what each compares.
-CASE_KINDS: dict[str, str] = {
-    "frames": "F1 of each evaluated frame (needs ground truth)",
-    "pseudo": "pseudo-F1 of each frame against the consensus (no ground truth needed)",
-    "actions": "Dice of each ground-truth action (LIRIS)",
-}
 
 
 @dataclass(frozen=True)
@@ -242,15 +233,10 @@ class ProjectSession(QObject):
         self.ranking_changed.emit()
 
     def case_scores(self, kind: str) -> CaseScores:
-        """Paired test cases of every detector for ``kind`` (a key of :data:`CASE_KINDS`)."""
-        if kind == "frames" and self.evaluations:
-            return frame_f1_cases(self.evaluations)
-        if kind == "actions" and self.actions:
-            return action_dice_cases({m: e.matching for m, e in self.actions.items()})
-        if kind == "pseudo" and self.pseudo is not None:
-            return pseudo_result_cases(self.pseudo.result, self.pseudo.methods)
-        raise InvalidOptionError(f"no {kind} results yet: "
-                                 f"{CASE_KINDS.get(kind, 'unknown kind')}")
+        """Paired test cases of every detector for ``kind`` (a key of ``significance.CASE_KINDS``)."""
+        return cases_of_kind(kind, self.evaluations,
+                             self.pseudo.result if self.pseudo is not None else None,
+                             self.actions)
 
     def run_significance(self, methods: Sequence[str], kind: str, test: Optional[str],
                          alpha: float) -> Job:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..actions import ActionEvaluation, evaluate_actions
 from ..counting import CountingResult, evaluate_counts
-from ..errors import RefereeError
+from ..errors import InvalidOptionError, RefereeError
 from ..evaluate import (
     VideoEvaluation,
     VideoHistograms,
@@ -40,14 +40,7 @@ from ..pseudo import (
 )
 from ..ranking import RankedFrame, mask_scores, rank_frames
 from ..ranking import video_label as ranking_label
-from ..significance import (
-    CaseScores,
-    DiscriminativeResult,
-    action_dice_cases,
-    compare_cases,
-    frame_f1_cases,
-    pseudo_result_cases,
-)
+from ..significance import DiscriminativeResult, cases_of_kind, compare_cases
 from ..summarize import MethodResult, RankComparison, compare_rankings, summarize_method
 from .options import ReportOptions
 
@@ -224,24 +217,18 @@ def _annotate_next(project: Project, results: ProjectResults, options: ReportOpt
 
 def _significance(project: Project, results: ProjectResults, options: ReportOptions,
                   progress: ProgressCallback, cancel: CancelToken) -> None:
-    cases = _cases(results, options.significance_cases)
-    if cases is None or len(cases.methods) < 2:
-        results.skipped["significance"] = (f"no {options.significance_cases} results of at least "
-                                           "two detectors to compare")
+    kind = options.significance_cases
+    try:
+        cases = cases_of_kind(kind, results.evaluations, results.pseudo, results.actions)
+    except InvalidOptionError as error:
+        results.skipped["significance"] = str(error)
+        return
+    if len(cases.methods) < 2:
+        results.skipped["significance"] = f"fewer than two detectors have {kind} results"
         return
     results.significance = compare_cases(cases, options.significance_test, options.alpha,
                                          options.tau)
     progress(1, 1)
-
-
-def _cases(results: ProjectResults, kind: str) -> Optional[CaseScores]:
-    if kind == "frames" and results.evaluations:
-        return frame_f1_cases(results.evaluations)
-    if kind == "pseudo" and results.pseudo is not None:
-        return pseudo_result_cases(results.pseudo, results.pseudo.methods)
-    if kind == "actions" and results.actions:
-        return action_dice_cases({m: e.matching for m, e in results.actions.items()})
-    return None
 
 
 #: The stages in order, with their share of the progress bar.

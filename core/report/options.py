@@ -9,11 +9,17 @@ from ..actions import LirisParameters
 from ..errors import InvalidOptionError
 from ..pseudo import CommitteeOptions
 from ..ranking import DEFAULT_GAP, MASK_CRITERIA, VOTE_ENTROPY
-from ..significance import DEFAULT_ALPHA, DEFAULT_TAU, PAIR_TESTS, SEVERAL_TESTS
+from ..significance import (
+    CASE_KINDS,
+    DEFAULT_ALPHA,
+    DEFAULT_TAU,
+    PAIR_TESTS,
+    SEVERAL_TESTS,
+)
 from ..summarize import WEIGHT_SCHEMES
 
 #: Test-case kinds a report's significance section can compare.
-SIGNIFICANCE_CASES: tuple[str, ...] = ("frames", "pseudo", "actions")
+SIGNIFICANCE_CASES: tuple[str, ...] = tuple(CASE_KINDS)
 
 
 @dataclass(frozen=True)
