@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .cli import add_output_options, parse_workers, refuse_overwrite, tqdm_progress
-from .confusion import ConfusionMatrix, VideoConfusion
+from .confusion import VideoConfusion
 from .errors import InputFileError, RefereeError
 from .formats import cm_csv, stats_txt, summary_io, text_table
 from .summarize import MethodResult, RankComparison, compare_rankings, summarize_method
@@ -219,12 +219,10 @@ def _add_curves(commands: argparse._SubParsersAction) -> None:
 
 
 def run_curves(args: argparse.Namespace) -> int:
-    from .curves import roc_pr_curves, summarized_curves
-    from .evaluate import score_histograms_method
+    from .curves import roc_pr_curves
+    from .evaluate import score_histograms_method, summarized_histogram_curves
     from .formats.cdnet import discover_videos
     from .formats.curves_csv import write_curves_csv
-    from .summarize import resolve_scheme, video_weights
-
     refuse_overwrite([args.csv], args.force)
     videos = discover_videos(args.dataset)
     rows, best = [], []
@@ -237,11 +235,7 @@ def run_curves(args: argparse.Namespace) -> int:
             histograms = score_histograms_method(videos, results_root, args.workers, progress)
         finally:
             close()
-        confusions = [VideoConfusion(h.category, h.video, ConfusionMatrix(*h.confusions()[0, :4]))
-                      for h in histograms]
-        scheme = resolve_scheme(confusions, args.weights)
-        summary = summarized_curves([h.histograms for h in histograms],
-                                    video_weights(confusions, args.weights))
+        scheme, summary = summarized_histogram_curves(histograms, args.weights)
         rows += [(method, "video", h.category, h.video, roc_pr_curves(h.histograms))
                  for h in histograms]
         rows.append((method, f"summary:{scheme}", "", "", summary))

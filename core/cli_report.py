@@ -65,7 +65,7 @@ def run_report(args: argparse.Namespace) -> int:
     from .project import ensure_demo_project, open_path
     from .report.build import build_report
     from .report.options import ReportOptions
-    from .report.outputs import replaced_files, write_outputs
+    from .report.outputs import check_targets, replaced_files, write_outputs
 
     targets = {name: path for name, path in (("html", args.html), ("pdf", args.pdf),
                                              ("csv", args.csv), ("json", args.json))
@@ -74,9 +74,7 @@ def run_report(args: argparse.Namespace) -> int:
         raise InvalidOptionError("say what to write: --html FILE, --pdf FILE, --csv DIR "
                                  "and/or --json FILE")
     refuse_overwrite([targets.get(k) for k in ("html", "pdf", "json")], args.force)
-    for path in targets.values():
-        if not path.parent.is_dir():
-            raise RefereeError(f"{path}: its folder {path.parent} does not exist")
+    check_targets(targets)
     options = ReportOptions(
         title=args.title, weights=args.weights, rank_by=args.rank_by, threshold=args.threshold,
         count_window=args.count_window,

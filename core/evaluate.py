@@ -19,13 +19,22 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence, Union
+from typing import (
+    Any,
+    Iterable,
+    Iterator,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Union,
+)
 
 import cv2
 import numpy as np
 
 from .confusion import ConfusionMatrix, VideoConfusion
-from .curves import Curves, roc_pr_curves
+from .curves import Curves, roc_pr_curves, summarized_curves
 from .errors import InvalidOptionError, SizeMismatchError
 from .formats.cdnet import (
     GROUNDTRUTH_DIR,
@@ -43,6 +52,7 @@ from .pixel import (
     threshold_confusions,
 )
 from .progress import CancelToken, ProgressCallback, check, report
+from .summarize import resolve_scheme, video_weights
 
 PER_FRAME_COLUMNS: tuple[str, ...] = ("frame",) + COUNT_COLUMNS
 """Columns of :attr:`VideoEvaluation.per_frame`."""
@@ -458,6 +468,35 @@ def evaluate_method(videos: Sequence[VideoSpec], results: str | Path,
     return evaluate_videos(jobs, threshold, workers, progress, cancel)
 
 
+def evaluate_methods(videos: Sequence[VideoSpec], results_by_method: Mapping[str, str | Path],
+                     threshold: Optional[int] = None,
+                     progress: Optional[ProgressCallback] = None,
+                     cancel: Optional[CancelToken] = None) -> dict[str, list[VideoEvaluation]]:
+    """:func:`evaluate_method` of each method in turn, with one progress over all of them."""
+    total = sum(v.n_frames for v in videos) * len(results_by_method)
+    evaluations: dict[str, list[VideoEvaluation]] = {}
+    for k, (name, results) in enumerate(results_by_method.items()):
+        offset = k * total // len(results_by_method)
+        evaluations[name] = evaluate_method(
+            videos, results, threshold=threshold, cancel=cancel,
+            progress=lambda done, _, offset=offset: report(progress, offset + done, total))
+    return evaluations
+
+
+def summarized_histogram_curves(histograms: Sequence[VideoHistograms], scheme: str = "auto"
+                                ) -> tuple[str, Curves]:
+    """One method's ROC and PR curves summarized over its videos, and the scheme used (SPEC §2, §3).
+
+    Each video weighs as its confusion matrix at threshold 0 says (the
+    evaluated pixels are the same at every threshold).
+    """
+    confusions = [VideoConfusion(h.category, h.video, ConfusionMatrix(*h.confusions()[0, :4]))
+                  for h in histograms]
+    curves = summarized_curves([h.histograms for h in histograms],
+                               video_weights(confusions, scheme))
+    return resolve_scheme(confusions, scheme), curves
+
+
 def score_histograms_method(videos: Sequence[VideoSpec], results_root: str | Path,
                             workers: int = 1, progress: Optional[ProgressCallback] = None,
                             cancel: Optional[CancelToken] = None) -> list[VideoHistograms]:
@@ -468,6 +507,7 @@ def score_histograms_method(videos: Sequence[VideoSpec], results_root: str | Pat
 
 __all__ = [
     "PER_FRAME_COLUMNS", "VideoEvaluation", "VideoHistograms", "evaluate_video",
-    "score_histograms_video", "evaluate_videos", "evaluate_method", "score_histograms_method",
+    "score_histograms_video", "evaluate_videos", "evaluate_method", "evaluate_methods",
+    "summarized_histogram_curves", "score_histograms_method",
     "result_sources", "frame_chunks",
 ]

@@ -88,6 +88,14 @@ class Project:
     detectors: tuple[DetectorSource, ...] = ()
     file: Optional[Path] = None
 
+    def mask_detectors(self) -> dict[str, Path]:
+        """Detectors with masks: name → results root."""
+        return {d.name: d.masks for d in self.detectors if d.masks is not None}
+
+    def action_detectors(self) -> dict[str, Path]:
+        """Detectors with LIRIS actions: name → XML file."""
+        return {d.name: d.actions for d in self.detectors if d.actions is not None}
+
     def detector(self, name: str) -> DetectorSource:
         """The detector called ``name``.
 

@@ -33,14 +33,19 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from referee.core.errors import InputFileError, InvalidOptionError, RefereeError
+from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.project import Project
 from referee.core.ranking import MASK_CRITERIA
 from referee.core.report.build import build_report
 from referee.core.report.document import Report
 from referee.core.report.html import render_html
 from referee.core.report.options import ReportOptions
-from referee.core.report.outputs import REPORT_OUTPUTS, replaced_files, write_outputs
+from referee.core.report.outputs import (
+    REPORT_OUTPUTS,
+    check_targets,
+    replaced_files,
+    write_outputs,
+)
 from referee.gui.session import ProjectSession
 from referee.gui.worker import Job, JobRunner, progress_text
 
@@ -108,12 +113,6 @@ def default_paths(project: Project) -> dict[str, Path]:
     folder = project.file.parent if project.file is not None else Path.home()
     stem = re.sub(r'[\\/:*?"<>|]+', "_", project.name).strip() or "referee"
     return {name: folder / f"{stem}{output.suffix}" for name, output in REPORT_OUTPUTS.items()}
-
-
-def _check_folder_exists(path: Path) -> None:
-    if not path.parent.is_dir():
-        raise InputFileError(path, f"cannot write here: {path.parent} is not an existing "
-                                   "folder; choose another place")
 
 
 def written_text(written: dict[str, list[Path]], targets: dict[str, Path]) -> str:
@@ -285,8 +284,7 @@ class ReportDialog(QDialog):
             targets[name] = Path(text).expanduser()
         if not targets:
             raise InvalidOptionError("choose at least one format to write")
-        for path in targets.values():
-            _check_folder_exists(path)
+        check_targets(targets)
         return targets
 
     def _confirm_overwrite(self, paths: list[Path]) -> bool:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Sequence
 from PySide6.QtCore import QObject, Signal
 from referee.core.actions import ActionEvaluation, evaluate_actions
 from referee.core.errors import InvalidOptionError, RefereeError
-from referee.core.evaluate import VideoEvaluation, evaluate_method, result_sources
+from referee.core.evaluate import VideoEvaluation, evaluate_methods, result_sources
 from referee.core.formats.annotated import annotated_frames
 from referee.core.formats.cdnet import VideoSpec
 from referee.core.formats.liris_xml import read_liris
@@ -109,13 +109,13 @@ class ProjectSession(QObject):
         """Detectors with masks: name → results root (only with a CDnet dataset)."""
         if self.project is None or not self.videos:
             return {}
-        return {d.name: d.masks for d in self.project.detectors if d.masks is not None}
+        return self.project.mask_detectors()
 
     def action_detectors(self) -> dict[str, Path]:
         """Detectors with LIRIS actions: name → XML file."""
         if self.project is None:
             return {}
-        return {d.name: d.actions for d in self.project.detectors if d.actions is not None}
+        return self.project.action_detectors()
 
     def annotated(self) -> set[tuple[str, int]]:
         """(video label, frame) of every frame that already has ground truth."""
@@ -132,14 +132,7 @@ class ProjectSession(QObject):
         videos, detectors = self.videos, self.mask_detectors()
 
         def run(progress, cancel) -> dict[str, list[VideoEvaluation]]:
-            total = sum(v.n_frames for v in videos) * len(detectors)
-            results: dict[str, list[VideoEvaluation]] = {}
-            for k, (name, root) in enumerate(detectors.items()):
-                offset = k * total // max(len(detectors), 1)
-                results[name] = evaluate_method(
-                    videos, root, progress=lambda d, t: progress(offset + d, total),
-                    cancel=cancel)
-            return results
+            return evaluate_methods(videos, detectors, progress=progress, cancel=cancel)
 
         return self._start("evaluate", "Evaluating detectors", run, self._on_evaluated)
 

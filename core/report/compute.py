@@ -21,7 +21,7 @@ from ..errors import InvalidOptionError, RefereeError
 from ..evaluate import (
     VideoEvaluation,
     VideoHistograms,
-    evaluate_method,
+    evaluate_methods,
     result_sources,
     score_histograms_method,
 )
@@ -92,9 +92,7 @@ Stage = Callable[[Project, ProjectResults, ReportOptions, ProgressCallback, Canc
 
 
 def _mask_detectors(project: Project, results: ProjectResults) -> dict[str, Path]:
-    if not results.videos:
-        return {}
-    return {d.name: d.masks for d in project.detectors if d.masks is not None}
+    return project.mask_detectors() if results.videos else {}
 
 
 def _evaluate(project: Project, results: ProjectResults, options: ReportOptions,
@@ -104,13 +102,9 @@ def _evaluate(project: Project, results: ProjectResults, options: ReportOptions,
         results.skipped["pixels"] = ("the project has no CDnet dataset with detector masks"
                                      if not results.videos else "no detector has masks")
         return
-    total = sum(v.n_frames for v in results.videos) * len(detectors)
-    for k, (name, root) in enumerate(detectors.items()):
-        offset = k * total // len(detectors)
-        evaluations = evaluate_method(results.videos, root, threshold=options.threshold,
-                                      progress=lambda d, t, o=offset: progress(o + d, total),
-                                      cancel=cancel)
-        results.evaluations[name] = evaluations
+    results.evaluations = evaluate_methods(results.videos, detectors, options.threshold,
+                                           progress, cancel)
+    for name, evaluations in results.evaluations.items():
         results.methods[name] = summarize_method(name, [e.confusion for e in evaluations],
                                                  options.weights)
     results.rank_comparison = compare_rankings(
@@ -132,7 +126,7 @@ def _curves(project: Project, results: ProjectResults, options: ReportOptions,
 
 def _actions(project: Project, results: ProjectResults, options: ReportOptions,
              progress: ProgressCallback, cancel: CancelToken) -> None:
-    detectors = {d.name: d.actions for d in project.detectors if d.actions is not None}
+    detectors = project.action_detectors()
     if project.actions_groundtruth is None or not detectors:
         results.skipped["actions"] = ("the project has no ground-truth actions"
                                       if project.actions_groundtruth is None

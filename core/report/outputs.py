@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
+from ..errors import InputFileError
 from ..progress import CancelToken, ProgressCallback, check, report
 from .document import Report
 from .html import write_html
@@ -49,6 +50,20 @@ REPORT_OUTPUTS: dict[str, ReportOutput] = {
     "csv": ReportOutput("CSV tables", "-report-tables", write_csv_tables, is_folder=True),
     "json": ReportOutput("JSON", "-report.json", _file_writer(write_json)),
 }
+
+
+def check_targets(targets: Mapping[str, Path]) -> None:
+    """Raise unless every target's folder exists (checked before any long work starts).
+
+    Raises
+    ------
+    InputFileError
+        Naming the first target whose folder is missing.
+    """
+    for path in targets.values():
+        if not Path(path).parent.is_dir():
+            raise InputFileError(path, f"cannot write here: {Path(path).parent} is not an "
+                                       "existing folder; choose another place")
 
 
 def replaced_files(document: Report, targets: Mapping[str, Path]) -> list[Path]:

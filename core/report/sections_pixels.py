@@ -6,10 +6,11 @@ from typing import Optional
 
 import numpy as np
 
-from ..confusion import ConfusionMatrix, VideoConfusion
-from ..curves import Curves, best_f1_threshold, summarized_curves
+from ..confusion import ConfusionMatrix
+from ..curves import Curves, best_f1_threshold
+from ..evaluate import summarized_histogram_curves
 from ..indicators import IndicatorValue, evaluate_all, get_indicator
-from ..summarize import video_label, video_weights
+from ..summarize import video_label
 from .compute import ProjectResults
 from .document import Figure, Paragraph, Section, Table
 from .plots import roc_pr_figure
@@ -113,7 +114,8 @@ def roc_pr_section(results: ProjectResults) -> Optional[Section]:
         s = r.summary.values
         summaries[name] = (s["fpr"].value, s["recall"].value, s["precision"].value)
         scheme = r.summary.scheme
-    curves = {name: _summarized_curve(results, name, scheme) for name in results.histograms}
+    curves = {name: summarized_histogram_curves(histograms, scheme)[1]
+              for name, histograms in results.histograms.items()}
     blocks: list = [Figure(
         "roc-pr", "ROC and PR spaces",
         roc_pr_figure(points, summaries, curves, scheme),
@@ -127,13 +129,6 @@ def roc_pr_section(results: ProjectResults) -> Optional[Section]:
                             notes=("The threshold where the summarized F1 is highest; a pixel "
                                    "is detected iff its score ≥ the threshold.",)))
     return Section("roc-pr", "ROC and PR", tuple(blocks))
-
-
-def _summarized_curve(results: ProjectResults, name: str, scheme: str) -> Curves:
-    histograms = results.histograms[name]
-    videos = [VideoConfusion(h.category, h.video, ConfusionMatrix(*h.confusions()[0, :4]))
-              for h in histograms]
-    return summarized_curves([h.histograms for h in histograms], video_weights(videos, scheme))
 
 
 def _best_row(name: str, curves: Curves) -> tuple:

@@ -20,8 +20,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -36,9 +34,9 @@ from referee.core.pseudo import (
     PseudoResult,
     TruthComparison,
 )
+from referee.gui.check_list import CheckList
 from referee.gui.tables import number_item, read_only_table, text_item
 
-#: Shown in place of an undefined value; its reason goes in the tooltip.
 #: Colour map of the consensus heatmap (the CLI's too).
 HEATMAP_COLORMAP = "viridis"
 
@@ -82,10 +80,8 @@ class PseudoDock(QDockWidget):
         self.setToolTip("Evaluate detectors without ground truth: their consensus is the "
                         "reference (SPEC §7)")
         defaults = CommitteeOptions()
-        self._detectors = QListWidget()
-        self._detectors.setToolTip("Detectors voting in the consensus; each is evaluated "
-                                   "against it")
-        self._detectors.setMaximumHeight(90)
+        self._detectors = CheckList("Detectors voting in the consensus; each is evaluated "
+                                    "against it")
         self._trivial = QCheckBox("trivial all-ones/all-zeros voters")
         self._trivial.setChecked(defaults.include_trivial)
         self._trivial.setToolTip("Add the all-ones and all-zeros classifiers to the committee "
@@ -134,17 +130,11 @@ class PseudoDock(QDockWidget):
 
     def set_detectors(self, names: Sequence[str]) -> None:
         """List the detectors that may vote, all checked."""
-        self._detectors.clear()
-        for name in names:
-            item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked)
-            self._detectors.addItem(item)
+        self._detectors.set_names(names)
 
     def request(self) -> PseudoRequest:
         """The request the Run button sends: checked detectors and committee options."""
-        methods = tuple(self._detectors.item(i).text() for i in range(self._detectors.count())
-                        if self._detectors.item(i).checkState() == Qt.CheckState.Checked)
+        methods = self._detectors.checked_names()
         options = CommitteeOptions(include_trivial=self._trivial.isChecked(),
                                    leave_one_out=self._leave_one_out.isChecked())
         return PseudoRequest(methods, options)

@@ -23,8 +23,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -38,6 +36,7 @@ from referee.core.significance import (
     TEST_NAMES,
     DiscriminativeResult,
 )
+from referee.gui.check_list import CheckList
 from referee.gui.palette import OKABE_ITO, series_colour
 from referee.gui.tables import number_item, read_only_table, text_item
 
@@ -82,10 +81,8 @@ class SignificanceDock(QDockWidget):
         self.setObjectName("SignificanceDock")
         self.setToolTip("Is one method really better? Cases where the methods score alike are "
                         "removed step by step and the rest is tested (SPEC §9)")
-        self._methods = QListWidget()
-        self._methods.setToolTip("Check two methods (A and B) for a pairwise test, or more "
-                                 "for ANOVA / Friedman")
-        self._methods.setMaximumHeight(90)
+        self._methods = CheckList("Check two methods (A and B) for a pairwise test, or more "
+                                  "for ANOVA / Friedman")
         self._kind = QComboBox()
         self._kind.setToolTip("What a test case is and how it is scored")
         self._test = QComboBox()
@@ -154,12 +151,7 @@ class SignificanceDock(QDockWidget):
 
     def set_detectors(self, names: Sequence[str]) -> None:
         """Offer these methods; the first two are checked (A and B)."""
-        self._methods.clear()
-        for index, name in enumerate(names):
-            item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if index < 2 else Qt.CheckState.Unchecked)
-            self._methods.addItem(item)
+        self._methods.set_names(names, checked=2)
 
     def set_case_kinds(self, kinds: Sequence[str]) -> None:
         """Offer these case kinds (e.g. keys of :data:`CASE_KIND_MEASURES`), first selected."""
@@ -169,8 +161,7 @@ class SignificanceDock(QDockWidget):
 
     def request(self) -> SignificanceRequest:
         """The request the Run button sends."""
-        methods = tuple(self._methods.item(i).text() for i in range(self._methods.count())
-                        if self._methods.item(i).checkState() == Qt.CheckState.Checked)
+        methods = self._methods.checked_names()
         return SignificanceRequest(methods, self._kind.currentData() or "",
                                    self._test.currentData(), self._alpha.value())
 
