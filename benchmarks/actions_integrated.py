@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
+
 from referee.core.actions import (
     LirisParameters,
     evaluate_actions,
@@ -80,8 +81,9 @@ def make_sets(seed: int = 0) -> tuple[AnnotationSet, AnnotationSet]:
         for _ in range(int(rng.integers(0, 4))):  # false alarms
             length = int(rng.integers(20, 100))
             first = int(rng.integers(1, N_FRAMES - length + 2))
-            det_actions.append(_action(len(det_actions) + 1, int(rng.integers(1, 11)), first,
-                                       _track(rng, length)))
+            det_actions.append(
+                _action(len(det_actions) + 1, int(rng.integers(1, 11)), first, _track(rng, length))
+            )
         gt_videos[name] = VideoAnnotation(name, tuple(gt_actions))
         det_videos[name] = VideoAnnotation(name, tuple(det_actions))
     return AnnotationSet(gt_videos), AnnotationSet(det_videos)
@@ -95,8 +97,12 @@ def _seconds(run: Callable[[], object]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5,
-                        help="alternating rounds; the fastest time of each kind is kept")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="alternating rounds; the fastest time of each kind is kept",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
@@ -104,8 +110,10 @@ def main() -> None:
     params = LirisParameters()
     n_gt = sum(len(v.actions) for v in gt)
     n_det = sum(len(v.actions) for v in det)
-    print(f"synthetic set: {len(gt)} videos, {n_gt} GT actions, {n_det} detections, "
-          f"{N_FRAMES} frames per video")
+    print(
+        f"synthetic set: {len(gt)} videos, {n_gt} GT actions, {n_det} detections, "
+        f"{N_FRAMES} frames per video"
+    )
 
     def one_point() -> object:
         return operating_point(match_actions(gt, det), (params.epsilon,) * 4)
@@ -123,13 +131,16 @@ def main() -> None:
         full = min(full, _seconds(everything))
 
     overall, _ = score_matching(match_actions(gt, det), params)
-    print(f"F at epsilon = {overall.point.f.value:.4f}, final integrated score = "
-          f"{overall.final.value:.4f}")
+    print(
+        f"F at epsilon = {overall.point.f.value:.4f}, final integrated score = "
+        f"{overall.final.value:.4f}"
+    )
     print(f"(a) one operating point, matching included:    {point * 1000:8.1f} ms")
     print(f"(b) integrated score, 45 points + curves:       {integrated_ * 1000:8.1f} ms")
     print(f"(c) evaluate_actions (+ confusion, pair table): {full * 1000:8.1f} ms")
-    print(f"ratio (b)/(a) = {integrated_ / point:.3f} (target <= 1.5); "
-          f"(c)/(a) = {full / point:.3f}")
+    print(
+        f"ratio (b)/(a) = {integrated_ / point:.3f} (target <= 1.5); (c)/(a) = {full / point:.3f}"
+    )
 
 
 if __name__ == "__main__":

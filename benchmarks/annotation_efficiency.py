@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 from highway_detectors import HIGHWAY, highway_results
+from scipy.stats import kendalltau
+
 from referee.core.demo import ensure_demo
 from referee.core.evaluate import evaluate_method, result_sources
 from referee.core.formats.cdnet import discover_videos
@@ -38,7 +40,6 @@ from referee.core.ranking import (
     rank_frames,
 )
 from referee.core.significance import compare_pair, f1_from_counts
-from scipy.stats import kendalltau
 
 CRITERIA = (VOTE_ENTROPY, PAIRWISE_DICE, PSEUDO_GAP)
 
@@ -47,9 +48,9 @@ CRITERIA = (VOTE_ENTROPY, PAIRWISE_DICE, PSEUDO_GAP)
 class Cases:
     """Every evaluated frame of a dataset, with each method's per-frame counts."""
 
-    labels: list[tuple[str, int]]          # (video label, frame)
-    counts: dict[str, np.ndarray]          # method -> (n, 3) tp, fp, fn
-    scores: dict[str, list]                # criterion -> FrameScores per video
+    labels: list[tuple[str, int]]  # (video label, frame)
+    counts: dict[str, np.ndarray]  # method -> (n, 3) tp, fp, fn
+    scores: dict[str, list]  # criterion -> FrameScores per video
 
 
 def collect(dataset: Path, results: dict[str, Path]) -> Cases:
@@ -60,13 +61,16 @@ def collect(dataset: Path, results: dict[str, Path]) -> Cases:
         for video, evaluation in zip(videos, evaluate_method(videos, root)):
             counts[method].append(evaluation.per_frame[:, 1:4])
             if method == next(iter(results)):
-                label = video.name if video.category == video.name else \
-                    f"{video.category}/{video.name}"
+                label = (
+                    video.name if video.category == video.name else f"{video.category}/{video.name}"
+                )
                 labels += [(label, int(f)) for f in evaluation.per_frame[:, 0]]
     sources = {m: result_sources(videos, root) for m, root in results.items()}
     pair = tuple(list(results)[:2])
-    scores = {c: mask_scores(videos, sources, c, pair=pair if c != VOTE_ENTROPY else None)
-              for c in CRITERIA}
+    scores = {
+        c: mask_scores(videos, sources, c, pair=pair if c != VOTE_ENTROPY else None)
+        for c in CRITERIA
+    }
     return Cases(labels, {m: np.concatenate(c) for m, c in counts.items()}, scores)
 
 
@@ -87,8 +91,9 @@ def verdicts(cases: Cases, rows: np.ndarray) -> dict[tuple[str, str], str]:
     return out
 
 
-def judge(cases: Cases, rows: np.ndarray, full_f1: list[float],
-          full_verdicts: dict) -> tuple[float, float]:
+def judge(
+    cases: Cases, rows: np.ndarray, full_f1: list[float], full_verdicts: dict
+) -> tuple[float, float]:
     """(Kendall τ of the F1 ranking, fraction of pairwise verdicts agreeing) on ``rows``."""
     f1 = [pooled_f1(cases.counts[m][rows]) for m in cases.counts]
     tau = kendalltau(full_f1, np.nan_to_num(f1, nan=-1.0)).statistic
@@ -109,8 +114,10 @@ def run(name: str, cases: Cases, ks: list[int], seeds: int) -> None:
     full_verdicts = verdicts(cases, full_rows)
     order = sorted(cases.counts, key=lambda m: -pooled_f1(cases.counts[m]))
     differ = sum(v != "none" for v in full_verdicts.values())
-    print(f"\n{name}: {len(cases.labels)} annotated frames, detectors by F1 on all frames: "
-          + ", ".join(f"{m} {pooled_f1(cases.counts[m]):.3f}" for m in order))
+    print(
+        f"\n{name}: {len(cases.labels)} annotated frames, detectors by F1 on all frames: "
+        + ", ".join(f"{m} {pooled_f1(cases.counts[m]):.3f}" for m in order)
+    )
     print(f"  all frames: {differ} of {len(full_verdicts)} detector pairs differ (SPEC §9)")
     print(f"  {'k':>3}  {'chooser':<16} {'Kendall tau':>18}  {'verdicts agree':>18}")
     rng = np.random.default_rng(0)
@@ -118,10 +125,16 @@ def run(name: str, cases: Cases, ks: list[int], seeds: int) -> None:
         for criterion in CRITERIA:
             tau, agree = judge(cases, chosen_rows(cases, criterion, k), full_f1, full_verdicts)
             print(f"  {k:>3}  {criterion:<16} {tau:>18.3f}  {agree:>18.2f}")
-        taus, agrees = zip(*(judge(cases, rng.choice(full_rows, size=k, replace=False),
-                                   full_f1, full_verdicts) for _ in range(seeds)))
-        print(f"  {k:>3}  {'random':<16} {np.mean(taus):>9.3f} ± {np.std(taus):.3f}  "
-              f"{np.mean(agrees):>9.2f} ± {np.std(agrees):.2f}")
+        taus, agrees = zip(
+            *(
+                judge(cases, rng.choice(full_rows, size=k, replace=False), full_f1, full_verdicts)
+                for _ in range(seeds)
+            )
+        )
+        print(
+            f"  {k:>3}  {'random':<16} {np.mean(taus):>9.3f} ± {np.std(taus):.3f}  "
+            f"{np.mean(agrees):>9.2f} ± {np.std(agrees):.2f}"
+        )
 
 
 def main() -> None:

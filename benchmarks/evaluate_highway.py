@@ -26,6 +26,7 @@ from pathlib import Path
 
 import cv2
 from highway_detectors import DEFAULT_CACHE, HIGHWAY, highway_results
+
 from referee.core.evaluate import evaluate_method, evaluate_video
 from referee.core.formats.cdnet import load_video
 from referee.core.frames import CdnetResultSource
@@ -56,8 +57,12 @@ def peak_traced_mib(video, result_folder: Path, frames: range) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="alternating rounds; the fastest time of each kind is kept")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="alternating rounds; the fastest time of each kind is kept",
+    )
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
 
@@ -76,8 +81,10 @@ def main() -> None:
     peak_short = peak_traced_mib(video, result_folder, short)
     peak_full = peak_traced_mib(video, result_folder, video.frames)
 
-    print(f"highway, frames {video.first}-{video.last} ({n} frames), "
-          f"best of {args.rounds} alternating rounds")
+    print(
+        f"highway, frames {video.first}-{video.last} ({n} frames), "
+        f"best of {args.rounds} alternating rounds"
+    )
     print(f"decode GT + result PNGs only : {decode:7.3f} s  ({n / decode:7.1f} frames/s)")
     print(f"evaluate, 1 process          : {eval1:7.3f} s  ({n / eval1:7.1f} frames/s)")
     print(f"evaluate, 2 processes        : {eval2:7.3f} s  ({n / eval2:7.1f} frames/s)")

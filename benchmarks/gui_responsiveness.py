@@ -20,10 +20,11 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
-from referee.core.project import ensure_demo_project, open_path  # noqa: E402
-from referee.gui.app import application  # noqa: E402
-from referee.gui.main_window import MainWindow  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QTimer
+
+from referee.core.project import ensure_demo_project, open_path
+from referee.gui.app import application
+from referee.gui.main_window import MainWindow
 
 HIGHWAY = Path(__file__).resolve().parents[1].parent / "shared/data/cdnet2014/baseline/highway"
 
@@ -81,8 +82,7 @@ def main() -> int:
         opening_s = run_until(app, lambda: window.viewer.layers is not None, 60)
         opening = meter.stop()
         meter.start()
-        seconds = run_until(app, lambda: window.session.evaluations and not window.runner.jobs,
-                            300)
+        seconds = run_until(app, lambda: window.session.evaluations and not window.runner.jobs, 300)
         evaluation = meter.stop()
 
         timeline = window.viewer.timeline
@@ -108,15 +108,23 @@ def main() -> int:
         window.runner.wait(30000)
 
     print(f"idle window (baseline):                     worst stall {idle:4d} ms")
-    print(f"opening the demo, to its first frame ({opening_s:.2f} s): worst stall {opening:4d} ms  "
-          f"({opening / max(idle, 1):.1f}x idle)")
-    print(f"then evaluating it ({seconds:.1f} s, all jobs):  worst stall {evaluation:4d} ms  "
-          f"({evaluation / max(idle, 1):.1f}x idle)")
-    print(f"playing the demo at 25 fps:                 worst stall {demo_play:4d} ms  "
-          f"({demo_play / max(idle, 1):.1f}x idle)")
+    print(
+        f"opening the demo, to its first frame ({opening_s:.2f} s): worst stall {opening:4d} ms  "
+        f"({opening / max(idle, 1):.1f}x idle)"
+    )
+    print(
+        f"then evaluating it ({seconds:.1f} s, all jobs):  worst stall {evaluation:4d} ms  "
+        f"({evaluation / max(idle, 1):.1f}x idle)"
+    )
+    print(
+        f"playing the demo at 25 fps:                 worst stall {demo_play:4d} ms  "
+        f"({demo_play / max(idle, 1):.1f}x idle)"
+    )
     if highway_play is not None:
-        print(f"playing highway (320x240) at 30 fps:        worst stall {highway_play:4d} ms  "
-              f"({highway_play / max(idle, 1):.1f}x idle)")
+        print(
+            f"playing highway (320x240) at 30 fps:        worst stall {highway_play:4d} ms  "
+            f"({highway_play / max(idle, 1):.1f}x idle)"
+        )
     print("target: < 50 ms")
     return 0
 

@@ -7,8 +7,8 @@ outside the repository (``<tmp>/referee-bench/highway``) and reused.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import cv2
 

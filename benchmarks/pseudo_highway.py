@@ -26,6 +26,7 @@ import tracemalloc
 from pathlib import Path
 
 import cv2
+
 from referee.core.formats.cdnet import load_video
 from referee.core.frames import CdnetResultSource
 from referee.core.pseudo import pseudo_evaluate, pseudo_evaluate_video
@@ -88,10 +89,15 @@ def peak_traced_mib(video, folders: dict[str, Path], frames: range) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5,
-                        help="alternating rounds; the fastest time of each kind is kept")
-    parser.add_argument("--cache", type=Path,
-                        default=Path(tempfile.gettempdir()) / "referee-bench" / "highway-4")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="alternating rounds; the fastest time of each kind is kept",
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "referee-bench" / "highway-4"
+    )
     args = parser.parse_args()
 
     video = load_video(HIGHWAY, category="baseline")
@@ -110,13 +116,17 @@ def main() -> None:
     peak_short = peak_traced_mib(video, folders, short)
     peak_full = peak_traced_mib(video, folders, video.frames)
 
-    print(f"highway, frames {video.first}-{video.last} ({n} frames), 4 detectors "
-          f"({', '.join(folders)}), best of {args.rounds} alternating rounds")
+    print(
+        f"highway, frames {video.first}-{video.last} ({n} frames), 4 detectors "
+        f"({', '.join(folders)}), best of {args.rounds} alternating rounds"
+    )
     print(f"decode 4 mask PNGs only        : {decode:7.3f} s  ({n / decode:7.1f} frames/s)")
     print(f"pseudo_evaluate, 1 process     : {pseudo1:7.3f} s  ({n / pseudo1:7.1f} frames/s)")
     print(f"pseudo_evaluate, 2 processes   : {pseudo2:7.3f} s  ({n / pseudo2:7.1f} frames/s)")
-    print(f"ratio pseudo / decode-only     : {pseudo1 / decode:7.3f}   (target <= 1.2; "
-          f"per-round median {ratios[len(ratios) // 2]:.3f})")
+    print(
+        f"ratio pseudo / decode-only     : {pseudo1 / decode:7.3f}   (target <= 1.2; "
+        f"per-round median {ratios[len(ratios) // 2]:.3f})"
+    )
     print(f"speed-up with 2 processes      : {pseudo1 / pseudo2:7.3f}x")
     print(f"peak traced memory, 100 frames : {peak_short:6.2f} MiB")
     print(f"peak traced memory, {n} frames: {peak_full:6.2f} MiB")

@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from highway_detectors import HIGHWAY, highway_results
+
 from referee.core.demo import ensure_demo
 from referee.core.project import DetectorSource, Project, demo_project
 from referee.core.report.build import assemble_report
@@ -49,8 +50,10 @@ def measure(name: str, project: Project, rounds: int, out: Path) -> None:
     write_s = {fmt: _best(write, rounds)[0] for fmt, write in writes.items()}
     own = assemble_s + sum(write_s.values())
     pages = write_pdf(report, out / "r.pdf")
-    print(f"\n{name}: {len(results.videos)} videos, {len(project.detectors)} detectors, "
-          f"{pages} PDF pages, {len(list(report.figures()))} figures")
+    print(
+        f"\n{name}: {len(results.videos)} videos, {len(project.detectors)} detectors, "
+        f"{pages} PDF pages, {len(list(report.figures()))} figures"
+    )
     print(f"  computing the results      {compute_s:8.2f} s  (baseline)")
     print(f"  layout and plots           {assemble_s:8.2f} s")
     for fmt, seconds in write_s.items():
@@ -68,8 +71,9 @@ def main() -> None:
         layout = ensure_demo(cache / "demo")
         measure("demo", demo_project(layout), args.rounds, Path(out))
         if not args.demo_only:
-            detectors = tuple(DetectorSource(m, masks=folder)
-                              for m, folder in highway_results().items())
+            detectors = tuple(
+                DetectorSource(m, masks=folder) for m, folder in highway_results().items()
+            )
             highway = Project(name="highway", dataset=HIGHWAY, detectors=detectors)
             measure("highway", highway, 1, Path(out))
 

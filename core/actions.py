@@ -33,8 +33,8 @@ Conventions (SPEC §4; where it is silent, the choice is stated here):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -104,7 +104,7 @@ class LirisParameters:
         g = len(self.grid)
         rows = np.full((1 + 4 * g, 4), self.epsilon)
         for k in range(4):
-            rows[1 + k * g: 1 + (k + 1) * g, k] = self.grid
+            rows[1 + k * g : 1 + (k + 1) * g, k] = self.grid
         return rows
 
 
@@ -154,8 +154,7 @@ class VideoPairs:
         ``class_aware``, 0 when the classes differ (SPEC §4).
         """
         total = self.area_gt[:, None] + self.area_det[None, :]
-        dice = np.divide(2 * self.intersection, total, out=np.zeros(total.shape),
-                         where=total > 0)
+        dice = np.divide(2 * self.intersection, total, out=np.zeros(total.shape), where=total > 0)
         if class_aware:
             dice[self.classes_gt[:, None] != self.classes_det[None, :]] = 0.0
         return dice
@@ -168,10 +167,12 @@ class VideoPairs:
         """
         inter = self.intersection[gt, det]
         common = self.common_frames[gt, det]
-        pairs = ((inter, self.area_gt_on_common[gt, det]),
-                 (inter, self.area_det_on_common[gt, det]),
-                 (common, self.frames_gt[gt]),
-                 (common, self.frames_det[det]))
+        pairs = (
+            (inter, self.area_gt_on_common[gt, det]),
+            (inter, self.area_det_on_common[gt, det]),
+            (common, self.frames_gt[gt]),
+            (common, self.frames_det[det]),
+        )
         out = np.zeros((len(gt), 4))
         for k, (num, den) in enumerate(pairs):
             np.divide(num, den, out=out[:, k], where=den > 0)
@@ -182,34 +183,45 @@ class VideoPairs:
 class _Boxes:
     """The boxes of several actions, concatenated in action order."""
 
-    first: np.ndarray      # (n,) first frame of each action
-    last: np.ndarray       # (n,) last frame
-    offset: np.ndarray     # (n,) row of each action's first box in the flat arrays
-    corners: np.ndarray    # (4, N) x1, y1, x2, y2 (half-open) of every box
+    first: np.ndarray  # (n,) first frame of each action
+    last: np.ndarray  # (n,) last frame
+    offset: np.ndarray  # (n,) row of each action's first box in the flat arrays
+    corners: np.ndarray  # (4, N) x1, y1, x2, y2 (half-open) of every box
     cumulative: np.ndarray  # (N + 1,) running sum of box areas, starting at 0
-    bounds: np.ndarray     # (4, n) x1, y1, x2, y2 of the union of each action's boxes
+    bounds: np.ndarray  # (4, n) x1, y1, x2, y2 of the union of each action's boxes
 
 
 def _boxes(actions: Sequence[Action]) -> _Boxes:
     lengths = np.array([len(a) for a in actions], dtype=np.int64)
-    boxes = (np.concatenate([a.boxes for a in actions]) if actions
-             else np.zeros((0, 4), dtype=np.int64))
+    boxes = (
+        np.concatenate([a.boxes for a in actions]) if actions else np.zeros((0, 4), dtype=np.int64)
+    )
     corners = np.concatenate([boxes[:, :2], boxes[:, :2] + boxes[:, 2:]], axis=1).T
     cumulative = np.zeros(len(boxes) + 1, dtype=np.int64)
     np.cumsum(boxes[:, 2] * boxes[:, 3], out=cumulative[1:])
     offset = np.cumsum(lengths) - lengths
     if actions:
-        bounds = np.concatenate([np.minimum.reduceat(corners[:2], offset, axis=1),
-                                 np.maximum.reduceat(corners[2:], offset, axis=1)])
+        bounds = np.concatenate(
+            [
+                np.minimum.reduceat(corners[:2], offset, axis=1),
+                np.maximum.reduceat(corners[2:], offset, axis=1),
+            ]
+        )
     else:
         bounds = np.zeros((4, 0), dtype=np.int64)
-    return _Boxes(np.array([a.first for a in actions], dtype=np.int64),
-                  np.array([a.last for a in actions], dtype=np.int64),
-                  offset, corners, cumulative, bounds)
+    return _Boxes(
+        np.array([a.first for a in actions], dtype=np.int64),
+        np.array([a.last for a in actions], dtype=np.int64),
+        offset,
+        corners,
+        cumulative,
+        bounds,
+    )
 
 
-def _framewise_intersections(g: _Boxes, d: _Boxes, g_rows: np.ndarray, d_rows: np.ndarray,
-                             lengths: np.ndarray) -> np.ndarray:
+def _framewise_intersections(
+    g: _Boxes, d: _Boxes, g_rows: np.ndarray, d_rows: np.ndarray, lengths: np.ndarray
+) -> np.ndarray:
     """Sum over ``lengths[m]`` frames of the intersection of the boxes starting at flat
     rows ``g_rows[m]`` and ``d_rows[m]``; one value per pair (every length > 0)."""
     sums = np.zeros(len(lengths), dtype=np.int64)
@@ -253,13 +265,13 @@ def pair_statistics(gt: Sequence[Action], det: Sequence[Action]) -> VideoPairs:
     gt_on = g.cumulative[g_rows + common] - g.cumulative[g_rows]
     det_on = d.cumulative[d_rows + common] - d.cumulative[d_rows]
     gb, db = g.bounds[:, :, None], d.bounds[:, None, :]
-    candidate = ((common > 0) & (gb[0] < db[2]) & (db[0] < gb[2])
-                 & (gb[1] < db[3]) & (db[1] < gb[3]))
+    candidate = (common > 0) & (gb[0] < db[2]) & (db[0] < gb[2]) & (gb[1] < db[3]) & (db[1] < gb[3])
     inter = np.zeros(common.shape, dtype=np.int64)
     pi, pj = np.nonzero(candidate)
     if len(pi):
-        inter[pi, pj] = _framewise_intersections(g, d, g_rows[pi, pj], d_rows[pi, pj],
-                                                 common[pi, pj])
+        inter[pi, pj] = _framewise_intersections(
+            g, d, g_rows[pi, pj], d_rows[pi, pj], common[pi, pj]
+        )
     return VideoPairs(
         area_gt=g.cumulative[g.offset + (g.last - g.first + 1)] - g.cumulative[g.offset],
         area_det=d.cumulative[d.offset + (d.last - d.first + 1)] - d.cumulative[d.offset],
@@ -267,8 +279,11 @@ def pair_statistics(gt: Sequence[Action], det: Sequence[Action]) -> VideoPairs:
         frames_det=d.last - d.first + 1,
         classes_gt=np.array([a.action_class for a in gt], dtype=np.int64),
         classes_det=np.array([a.action_class for a in det], dtype=np.int64),
-        intersection=inter, area_gt_on_common=gt_on, area_det_on_common=det_on,
-        common_frames=common)
+        intersection=inter,
+        area_gt_on_common=gt_on,
+        area_det_on_common=det_on,
+        common_frames=common,
+    )
 
 
 def greedy_match(overlap: np.ndarray) -> tuple[tuple[int, int], ...]:
@@ -370,10 +385,18 @@ def _flatten(videos: Sequence[VideoMatching], any_class: bool) -> AssignedPairs:
         det = np.array([j for _, j in assigned], dtype=np.int64)
         p = video.pairs
         total = p.area_gt[gt] + p.area_det[det]
-        dice = np.divide(2 * p.intersection[gt, det], total, out=np.zeros(len(gt)),
-                         where=total > 0)
-        parts.append((np.full(len(gt), v, dtype=np.int64), gt, det, p.classes_gt[gt],
-                      p.classes_det[det], dice, p.ratios(gt, det)))
+        dice = np.divide(2 * p.intersection[gt, det], total, out=np.zeros(len(gt)), where=total > 0)
+        parts.append(
+            (
+                np.full(len(gt), v, dtype=np.int64),
+                gt,
+                det,
+                p.classes_gt[gt],
+                p.classes_det[det],
+                dice,
+                p.ratios(gt, det),
+            )
+        )
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return AssignedPairs(empty, empty, empty, empty, empty, np.zeros(0), np.zeros((0, 4)))
@@ -402,14 +425,22 @@ class ActionMatching:
 def match_video(name: str, gt: Sequence[Action], det: Sequence[Action]) -> VideoMatching:
     """Pair statistics and both greedy matchings of one video (SPEC §4)."""
     pairs = pair_statistics(gt, det)
-    return VideoMatching(name, tuple(gt), tuple(det), pairs,
-                         greedy_match(pairs.overlap(class_aware=True)),
-                         greedy_match(pairs.overlap(class_aware=False)))
+    return VideoMatching(
+        name,
+        tuple(gt),
+        tuple(det),
+        pairs,
+        greedy_match(pairs.overlap(class_aware=True)),
+        greedy_match(pairs.overlap(class_aware=False)),
+    )
 
 
-def match_actions(gt: AnnotationSet, det: AnnotationSet,
-                  progress: Optional[ProgressCallback] = None,
-                  cancel: Optional[CancelToken] = None) -> ActionMatching:
+def match_actions(
+    gt: AnnotationSet,
+    det: AnnotationSet,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> ActionMatching:
     """Match detections to ground truth in every video, once for all thresholds (SPEC §4).
 
     Videos are paired by name; a video only in ``det`` contributes false
@@ -429,7 +460,8 @@ def match_actions(gt: AnnotationSet, det: AnnotationSet,
         n_gt=np.array([len(v.gt) for v in videos], dtype=np.int64),
         n_det=np.array([len(v.det) for v in videos], dtype=np.int64),
         pairs=_flatten(videos, any_class=False),
-        pairs_any_class=_flatten(videos, any_class=True))
+        pairs_any_class=_flatten(videos, any_class=True),
+    )
 
 
 # --- stage 2: counting -------------------------------------------------------------------
@@ -443,8 +475,9 @@ def _per_video(mask: np.ndarray, video: np.ndarray, n_videos: int) -> np.ndarray
     return cumulative[:, bounds[1:]] - cumulative[:, bounds[:-1]]
 
 
-def _rates(accepted: np.ndarray, n_gt: int, n_det: int
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rates(
+    accepted: np.ndarray, n_gt: int, n_det: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Recall, precision and F of accepted counts (NaN where undefined)."""
     a = np.asarray(accepted, dtype=float)
     nan = np.full(a.shape, math.nan)
@@ -491,25 +524,33 @@ class OperatingPoint:
         return self.n_det - self.accepted
 
 
-def _operating_point(thresholds: Sequence[float], n_gt: int, n_det: int, assigned: int,
-                     accepted: int) -> OperatingPoint:
+def _operating_point(
+    thresholds: Sequence[float], n_gt: int, n_det: int, assigned: int, accepted: int
+) -> OperatingPoint:
     r, p, f = (float(x) for x in _rates(np.array(accepted), n_gt, n_det))
     return OperatingPoint(
         thresholds=dict(zip(THRESHOLD_KEYS, (float(t) for t in thresholds))),
-        n_gt=n_gt, n_det=n_det, assigned=assigned, accepted=accepted,
-        recall=_value(r, NO_GT), precision=_value(p, NO_DETECTION),
-        f=_value(f, NO_ACTION))
+        n_gt=n_gt,
+        n_det=n_det,
+        assigned=assigned,
+        accepted=accepted,
+        recall=_value(r, NO_GT),
+        precision=_value(p, NO_DETECTION),
+        f=_value(f, NO_ACTION),
+    )
 
 
 def operating_point(matching: ActionMatching, thresholds: Sequence[float]) -> OperatingPoint:
     """Overall recall, precision and F at ``(t_sr, t_sp, t_tr, t_tp)`` (SPEC §4)."""
     limits = np.asarray(thresholds, dtype=float)
     if limits.shape != (4,):
-        raise InvalidOptionError(f"expected four thresholds (t_sr, t_sp, t_tr, t_tp), "
-                                 f"got {list(thresholds)}")
+        raise InvalidOptionError(
+            f"expected four thresholds (t_sr, t_sp, t_tr, t_tp), got {list(thresholds)}"
+        )
     accepted = int(matching.pairs.accepted(limits[None, :]).sum())
-    return _operating_point(limits, int(matching.n_gt.sum()), int(matching.n_det.sum()),
-                            len(matching.pairs), accepted)
+    return _operating_point(
+        limits, int(matching.n_gt.sum()), int(matching.n_det.sum()), len(matching.pairs), accepted
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -550,36 +591,49 @@ class ActionScores:
     final: IndicatorValue
 
 
-def _scores(params: LirisParameters, accepted: np.ndarray, n_gt: int, n_det: int,
-            assigned: int) -> ActionScores:
+def _scores(
+    params: LirisParameters, accepted: np.ndarray, n_gt: int, n_det: int, assigned: int
+) -> ActionScores:
     """Scores from the accepted counts of the ``params.point_thresholds()`` rows."""
     g = len(params.grid)
     recall, precision, f = _rates(accepted[1:].reshape(4, g), n_gt, n_det)
-    curves = QualityCurves(np.array(params.grid), accepted[1:].reshape(4, g).copy(),
-                           recall, precision, f)
-    integrals = {key: _value(float(np.mean(f[k])), NO_ACTION)
-                 for k, key in enumerate(THRESHOLD_KEYS)}
+    curves = QualityCurves(
+        np.array(params.grid), accepted[1:].reshape(4, g).copy(), recall, precision, f
+    )
+    integrals = {
+        key: _value(float(np.mean(f[k])), NO_ACTION) for k, key in enumerate(THRESHOLD_KEYS)
+    }
     final = _value(float(np.mean([v.value for v in integrals.values()])), NO_ACTION)
     point = _operating_point((params.epsilon,) * 4, n_gt, n_det, assigned, int(accepted[0]))
     return ActionScores(point, curves, integrals, final)
 
 
-def score_matching(matching: ActionMatching, params: LirisParameters = LirisParameters()
-                   ) -> tuple[ActionScores, dict[str, ActionScores]]:
+def score_matching(
+    matching: ActionMatching, params: LirisParameters = LirisParameters()
+) -> tuple[ActionScores, dict[str, ActionScores]]:
     """Scores at all ``1 + 4·G`` operating points, overall and per video (SPEC §4).
 
     Overall counts pool all videos (accepted pairs / all GT actions, / all
     detections); each video's scores use only its own actions.
     """
     pairs = matching.pairs
-    per_video = _per_video(pairs.accepted(params.point_thresholds()), pairs.video,
-                           len(matching.videos))
+    per_video = _per_video(
+        pairs.accepted(params.point_thresholds()), pairs.video, len(matching.videos)
+    )
     assigned = np.bincount(pairs.video, minlength=len(matching.videos))
-    overall = _scores(params, per_video.sum(axis=1), int(matching.n_gt.sum()),
-                      int(matching.n_det.sum()), len(pairs))
-    videos = {v.video: _scores(params, per_video[:, k], int(matching.n_gt[k]),
-                               int(matching.n_det[k]), int(assigned[k]))
-              for k, v in enumerate(matching.videos)}
+    overall = _scores(
+        params,
+        per_video.sum(axis=1),
+        int(matching.n_gt.sum()),
+        int(matching.n_det.sum()),
+        len(pairs),
+    )
+    videos = {
+        v.video: _scores(
+            params, per_video[:, k], int(matching.n_gt[k]), int(matching.n_det[k]), int(assigned[k])
+        )
+        for k, v in enumerate(matching.videos)
+    }
     return overall, videos
 
 
@@ -603,13 +657,15 @@ class ClassConfusion:
 
 def _confusion(counts: np.ndarray) -> ClassConfusion:
     totals = counts.sum(axis=1, keepdims=True)
-    percentages = np.divide(100.0 * counts, totals, out=np.full(counts.shape, math.nan),
-                            where=totals > 0)
+    percentages = np.divide(
+        100.0 * counts, totals, out=np.full(counts.shape, math.nan), where=totals > 0
+    )
     return ClassConfusion(CLASSES, counts, percentages)
 
 
-def class_confusion(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON
-                    ) -> tuple[ClassConfusion, dict[str, ClassConfusion]]:
+def class_confusion(
+    matching: ActionMatching, epsilon: float = DEFAULT_EPSILON
+) -> tuple[ClassConfusion, dict[str, ClassConfusion]]:
     """Class confusion matrix, overall and per video (SPEC §4)."""
     pairs = matching.pairs_any_class
     keep = pairs.accepted(np.full((1, 4), float(epsilon)), class_test=False)[0]
@@ -643,12 +699,12 @@ class PairRow:
 
     video: str
     outcome: str
-    gt_index: Optional[int]
-    gt_number: Optional[int]
-    gt_class: Optional[int]
-    det_index: Optional[int]
-    det_number: Optional[int]
-    det_class: Optional[int]
+    gt_index: int | None
+    gt_number: int | None
+    gt_class: int | None
+    det_index: int | None
+    det_number: int | None
+    det_class: int | None
     dice: float = math.nan
     spatial_recall: float = math.nan
     spatial_precision: float = math.nan
@@ -657,8 +713,7 @@ class PairRow:
     failed: tuple[str, ...] = field(default=())
 
 
-def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON
-               ) -> tuple[PairRow, ...]:
+def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tuple[PairRow, ...]:
     """Every assigned pair, miss and false alarm, with why each pair was vetoed (SPEC §4).
 
     Per video: ground-truth actions in order (their pair, or a miss), then
@@ -673,19 +728,34 @@ def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON
         for i, g in enumerate(video.gt):
             m = by_gt.get((v, i))
             if m is None:
-                rows.append(PairRow(video.video, MISS, i, g.number, g.action_class,
-                                    None, None, None))
+                rows.append(
+                    PairRow(video.video, MISS, i, g.number, g.action_class, None, None, None)
+                )
                 continue
             j = int(pairs.det[m])
             d = video.det[j]
             reasons = tuple(n for n, bad in zip(names, failed[m]) if bad)
-            rows.append(PairRow(video.video, VETOED if reasons else ACCEPTED, i, g.number,
-                                g.action_class, j, d.number, d.action_class,
-                                float(pairs.dice[m]), *(float(r) for r in pairs.ratios[m]),
-                                failed=reasons))
+            rows.append(
+                PairRow(
+                    video.video,
+                    VETOED if reasons else ACCEPTED,
+                    i,
+                    g.number,
+                    g.action_class,
+                    j,
+                    d.number,
+                    d.action_class,
+                    float(pairs.dice[m]),
+                    *(float(r) for r in pairs.ratios[m]),
+                    failed=reasons,
+                )
+            )
         used = {j for _, j in video.assigned}
-        rows += [PairRow(video.video, FALSE_ALARM, None, None, None, j, d.number,
-                         d.action_class) for j, d in enumerate(video.det) if j not in used]
+        rows += [
+            PairRow(video.video, FALSE_ALARM, None, None, None, j, d.number, d.action_class)
+            for j, d in enumerate(video.det)
+            if j not in used
+        ]
     return tuple(rows)
 
 
@@ -719,10 +789,13 @@ class ActionEvaluation:
     pairs: tuple[PairRow, ...]
 
 
-def evaluate_actions(gt: AnnotationSet, det: AnnotationSet,
-                     params: LirisParameters = LirisParameters(),
-                     progress: Optional[ProgressCallback] = None,
-                     cancel: Optional[CancelToken] = None) -> ActionEvaluation:
+def evaluate_actions(
+    gt: AnnotationSet,
+    det: AnnotationSet,
+    params: LirisParameters = LirisParameters(),
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> ActionEvaluation:
     """Evaluate detected actions against ground truth with the LIRIS metric (SPEC §4).
 
     Parameters
@@ -740,5 +813,12 @@ def evaluate_actions(gt: AnnotationSet, det: AnnotationSet,
     check(cancel)
     overall, per_video = score_matching(matching, params)
     confusion, confusion_per_video = class_confusion(matching, params.epsilon)
-    return ActionEvaluation(params, matching, overall, per_video, confusion,
-                            confusion_per_video, pair_table(matching, params.epsilon))
+    return ActionEvaluation(
+        params,
+        matching,
+        overall,
+        per_video,
+        confusion,
+        confusion_per_video,
+        pair_table(matching, params.epsilon),
+    )

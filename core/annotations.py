@@ -8,8 +8,8 @@ half-open pixel ranges ``[x, x+w) × [y, y+h)``; ``w·h`` is the area.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -57,21 +57,27 @@ class Action:
     def __post_init__(self) -> None:
         frames = np.asarray(self.frames, dtype=np.int64).reshape(-1)
         boxes = np.asarray(self.boxes, dtype=np.int64).reshape(-1, 4)
-        flags = (np.zeros(len(frames), dtype=bool) if self.interpolated is None
-                 else np.asarray(self.interpolated, dtype=bool).reshape(-1))
+        flags = (
+            np.zeros(len(frames), dtype=bool)
+            if self.interpolated is None
+            else np.asarray(self.interpolated, dtype=bool).reshape(-1)
+        )
         what = f"action {self.number}"
         if len(frames) == 0:
             raise InvalidOptionError(f"{what} has no box")
         if len(boxes) != len(frames) or len(flags) != len(frames):
-            raise InvalidOptionError(f"{what}: {len(frames)} frames but {len(boxes)} boxes and "
-                                     f"{len(flags)} keyframe flags")
+            raise InvalidOptionError(
+                f"{what}: {len(frames)} frames but {len(boxes)} boxes and "
+                f"{len(flags)} keyframe flags"
+            )
         if np.any(np.diff(frames) != 1):
             raise InvalidOptionError(f"{what}: frames must be consecutive and unique")
         if np.any(boxes < 0):
             raise InvalidOptionError(f"{what}: box coordinates and sizes cannot be negative")
         if self.action_class not in ACTION_CLASSES:
-            raise InvalidOptionError(f"{what}: class {self.action_class} is not a LIRIS class "
-                                     f"(1–{max(ACTION_CLASSES)})")
+            raise InvalidOptionError(
+                f"{what}: class {self.action_class} is not a LIRIS class (1–{max(ACTION_CLASSES)})"
+            )
         for name, value in (("frames", frames), ("boxes", boxes), ("interpolated", flags)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
@@ -87,30 +93,41 @@ class Action:
     def __len__(self) -> int:
         return len(self.frames)
 
-    def box_at(self, frame: int) -> Optional[tuple[int, int, int, int]]:
+    def box_at(self, frame: int) -> tuple[int, int, int, int] | None:
         """``(x, y, w, h)`` on ``frame``, or ``None`` outside the action."""
         if not self.first <= frame <= self.last:
             return None
         x, y, w, h = (int(v) for v in self.boxes[frame - self.first])
         return (x, y, w, h)
 
-    def same_as(self, other: "Action") -> bool:
+    def same_as(self, other: Action) -> bool:
         """Equal number, class, frames, boxes and keyframe flags."""
-        return (self.number == other.number and self.action_class == other.action_class
-                and np.array_equal(self.frames, other.frames)
-                and np.array_equal(self.boxes, other.boxes)
-                and np.array_equal(self.interpolated, other.interpolated))
+        return (
+            self.number == other.number
+            and self.action_class == other.action_class
+            and np.array_equal(self.frames, other.frames)
+            and np.array_equal(self.boxes, other.boxes)
+            and np.array_equal(self.interpolated, other.interpolated)
+        )
 
     @classmethod
-    def from_boxes(cls, number: int, action_class: int,
-                   boxes: Mapping[int, Sequence[int]],
-                   interpolated: Iterable[int] = ()) -> "Action":
+    def from_boxes(
+        cls,
+        number: int,
+        action_class: int,
+        boxes: Mapping[int, Sequence[int]],
+        interpolated: Iterable[int] = (),
+    ) -> Action:
         """Build from ``{frame: (x, y, w, h)}``; ``interpolated`` lists interpolated frames."""
         frames = sorted(boxes)
         flagged = set(interpolated)
-        return cls(number, action_class, np.array(frames, dtype=np.int64),
-                   np.array([boxes[f] for f in frames], dtype=np.int64).reshape(-1, 4),
-                   np.array([f in flagged for f in frames], dtype=bool))
+        return cls(
+            number,
+            action_class,
+            np.array(frames, dtype=np.int64),
+            np.array([boxes[f] for f in frames], dtype=np.int64).reshape(-1, 4),
+            np.array([f in flagged for f in frames], dtype=bool),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,10 +144,13 @@ class VideoAnnotation:
                 return a
         raise InvalidOptionError(f"video {self.name!r} has no action {number}")
 
-    def same_as(self, other: "VideoAnnotation") -> bool:
+    def same_as(self, other: VideoAnnotation) -> bool:
         """Equal name and actions in the same order, each :meth:`Action.same_as`."""
-        return (self.name == other.name and len(self.actions) == len(other.actions)
-                and all(a.same_as(b) for a, b in zip(self.actions, other.actions)))
+        return (
+            self.name == other.name
+            and len(self.actions) == len(other.actions)
+            and all(a.same_as(b) for a, b in zip(self.actions, other.actions))
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,24 +166,27 @@ class AnnotationSet:
         return len(self.videos)
 
     @classmethod
-    def from_videos(cls, videos: Iterable[VideoAnnotation]) -> "AnnotationSet":
+    def from_videos(cls, videos: Iterable[VideoAnnotation]) -> AnnotationSet:
         """Build from videos, keeping their order; names must be unique."""
         by_name: dict[str, VideoAnnotation] = {}
         for video in videos:
             if video.name in by_name:
-                raise InvalidOptionError(f"video {video.name!r} is given twice; video names "
-                                         "must be unique")
+                raise InvalidOptionError(
+                    f"video {video.name!r} is given twice; video names must be unique"
+                )
             by_name[video.name] = video
         return cls(by_name)
 
-    def same_as(self, other: "AnnotationSet") -> bool:
+    def same_as(self, other: AnnotationSet) -> bool:
         """Same video names in the same order, each :meth:`VideoAnnotation.same_as`."""
-        return (list(self.videos) == list(other.videos)
-                and all(v.same_as(other.videos[name]) for name, v in self.videos.items()))
+        return list(self.videos) == list(other.videos) and all(
+            v.same_as(other.videos[name]) for name, v in self.videos.items()
+        )
 
 
-def interpolate_action(number: int, action_class: int,
-                       keyframes: Mapping[int, Sequence[int]]) -> Action:
+def interpolate_action(
+    number: int, action_class: int, keyframes: Mapping[int, Sequence[int]]
+) -> Action:
     """An action whose boxes go linearly from keyframe to keyframe (SPEC §4).
 
     Between consecutive keyframes ``f0 < f1`` each of ``x, y, w, h`` is
@@ -200,8 +223,9 @@ def interpolate_action(number: int, action_class: int,
 def _four_values(number: int, frame: int, box: Sequence[int]) -> tuple[int, ...]:
     values = tuple(int(v) for v in box)
     if len(values) != 4:
-        raise InvalidOptionError(f"action {number}, frame {frame}: a box is (x, y, w, h), "
-                                 f"got {len(values)} values")
+        raise InvalidOptionError(
+            f"action {number}, frame {frame}: a box is (x, y, w, h), got {len(values)} values"
+        )
     return values
 
 

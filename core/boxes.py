@@ -26,8 +26,8 @@ kept as floats so MOTChallenge boxes stay exact; LIRIS boxes are whole pixels.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -61,14 +61,15 @@ class FrameBoxes:
     """
 
     boxes: np.ndarray
-    labels: Optional[np.ndarray] = None
-    ids: Optional[np.ndarray] = None
+    labels: np.ndarray | None = None
+    ids: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         boxes = np.asarray(self.boxes, dtype=np.float64).reshape(-1, 4)
         if np.any(boxes[:, 2:] < 0) or not np.all(np.isfinite(boxes)):
-            raise InvalidOptionError("box sizes cannot be negative and coordinates must be "
-                                     "finite numbers")
+            raise InvalidOptionError(
+                "box sizes cannot be negative and coordinates must be finite numbers"
+            )
         boxes.setflags(write=False)
         object.__setattr__(self, "boxes", boxes)
         for name in ("labels", "ids"):
@@ -107,10 +108,13 @@ _EMPTY = FrameBoxes(np.zeros((0, 4)))
 # --- building per-frame boxes ------------------------------------------------------------
 
 
-def boxes_from_rows(name: str, frames: Sequence[int] | np.ndarray,
-                    boxes: Sequence[Sequence[float]] | np.ndarray,
-                    ids: Optional[Sequence[int] | np.ndarray] = None,
-                    labels: Optional[Sequence[int] | np.ndarray] = None) -> VideoBoxes:
+def boxes_from_rows(
+    name: str,
+    frames: Sequence[int] | np.ndarray,
+    boxes: Sequence[Sequence[float]] | np.ndarray,
+    ids: Sequence[int] | np.ndarray | None = None,
+    labels: Sequence[int] | np.ndarray | None = None,
+) -> VideoBoxes:
     """Group box rows by frame (e.g. MOTChallenge rows; row order is kept within a frame).
 
     Parameters
@@ -140,7 +144,8 @@ def boxes_from_rows(name: str, frames: Sequence[int] | np.ndarray,
         per_frame[int(sorted_frames[start])] = FrameBoxes(
             boxes[rows],
             None if labels_array is None else labels_array[rows],
-            None if ids_array is None else ids_array[rows])
+            None if ids_array is None else ids_array[rows],
+        )
     return VideoBoxes(name, per_frame)
 
 
@@ -159,8 +164,13 @@ def boxes_from_video(video: VideoAnnotation) -> VideoBoxes:
         labels.append(np.full(len(action), action.action_class, dtype=np.int64))
     if not frames:
         return VideoBoxes(video.name, {})
-    return boxes_from_rows(video.name, np.concatenate(frames), np.concatenate(boxes),
-                           np.concatenate(ids), np.concatenate(labels))
+    return boxes_from_rows(
+        video.name,
+        np.concatenate(frames),
+        np.concatenate(boxes),
+        np.concatenate(ids),
+        np.concatenate(labels),
+    )
 
 
 def boxes_from_annotations(annotations: AnnotationSet) -> list[VideoBoxes]:
@@ -202,9 +212,11 @@ def frame_ious(gt: FrameBoxes, det: FrameBoxes, class_aware: bool = False) -> np
     iou = iou_matrix(gt.boxes, det.boxes)
     if class_aware and iou.size:
         if gt.labels is None or det.labels is None:  # evaluate_boxes checks this first
-            raise InvalidOptionError("class-aware evaluation needs class labels on both sides; "
-                                     "these boxes have none (MOTChallenge files carry no "
-                                     "classes)")
+            raise InvalidOptionError(
+                "class-aware evaluation needs class labels on both sides; "
+                "these boxes have none (MOTChallenge files carry no "
+                "classes)"
+            )
         iou = np.where(gt.labels[:, None] == det.labels[None, :], iou, 0.0)
     return iou
 
@@ -217,8 +229,9 @@ def map_boxes(iou: np.ndarray, mapping: str = "hungarian") -> list[tuple[int, in
     ground-truth index, then the lowest detection index.
     """
     if mapping not in MAPPINGS:
-        raise InvalidOptionError(f"unknown mapping {mapping!r}; choose one of "
-                                 f"{', '.join(MAPPINGS)}")
+        raise InvalidOptionError(
+            f"unknown mapping {mapping!r}; choose one of {', '.join(MAPPINGS)}"
+        )
     if iou.size == 0 or not np.any(iou > 0):
         return []
     if mapping == "hungarian":
@@ -302,7 +315,7 @@ class VideoBoxResult:
     frames: tuple[FrameBoxResult, ...]
     totals: BoxTotals
 
-    def frame(self, number: int) -> Optional[FrameBoxResult]:
+    def frame(self, number: int) -> FrameBoxResult | None:
         """The result of frame ``number``, or ``None`` if it has no box on either side."""
         for result in self.frames:
             if result.frame == number:
@@ -324,9 +337,14 @@ class BoxEvaluation:
 # --- evaluation --------------------------------------------------------------------------
 
 
-def evaluate_frame(frame: int, gt: FrameBoxes, det: FrameBoxes,
-                   iou_threshold: float = DEFAULT_IOU_THRESHOLD, mapping: str = "hungarian",
-                   class_aware: bool = False) -> FrameBoxResult:
+def evaluate_frame(
+    frame: int,
+    gt: FrameBoxes,
+    det: FrameBoxes,
+    iou_threshold: float = DEFAULT_IOU_THRESHOLD,
+    mapping: str = "hungarian",
+    class_aware: bool = False,
+) -> FrameBoxResult:
     """Map and classify the boxes of one frame (SPEC §5)."""
     iou = frame_ious(gt, det, class_aware)
     mapped = [(g, d, float(iou[g, d])) for g, d in map_boxes(iou, mapping)]
@@ -336,9 +354,15 @@ def evaluate_frame(frame: int, gt: FrameBoxes, det: FrameBoxes,
     total = n_gt + n_det
     fda = math.fsum(p[2] for p in mapped) / (total / 2) if total else math.nan
     return FrameBoxResult(
-        frame, n_gt, n_det, tuple(mapped), tuple(tp),
+        frame,
+        n_gt,
+        n_det,
+        tuple(mapped),
+        tuple(tp),
         tuple(g for g in range(n_gt) if g not in tp_gt),
-        tuple(d for d in range(n_det) if d not in tp_det), fda)
+        tuple(d for d in range(n_det) if d not in tp_det),
+        fda,
+    )
 
 
 def totals(frames: Iterable[FrameBoxResult]) -> BoxTotals:
@@ -349,29 +373,44 @@ def totals(frames: Iterable[FrameBoxResult]) -> BoxTotals:
     tp = sum(len(f.tp) for f in frames)
     misses = sum(len(f.misses) for f in frames)
     fps = sum(len(f.false_positives) for f in frames)
-    sfda = (IndicatorValue(math.fsum(f.fda for f in frames) / len(frames)) if frames
-            else undefined("undefined: no frame has a box"))
-    moda = (IndicatorValue(1 - (misses + fps) / n_gt) if n_gt
-            else undefined("undefined: no ground-truth box"))
+    sfda = (
+        IndicatorValue(math.fsum(f.fda for f in frames) / len(frames))
+        if frames
+        else undefined("undefined: no frame has a box")
+    )
+    moda = (
+        IndicatorValue(1 - (misses + fps) / n_gt)
+        if n_gt
+        else undefined("undefined: no ground-truth box")
+    )
     with_tp = [f.mean_tp_iou for f in frames if f.tp]
-    n_modp = (IndicatorValue(math.fsum(with_tp) / len(with_tp)) if with_tp
-              else undefined("undefined: no true-positive pair"))
+    n_modp = (
+        IndicatorValue(math.fsum(with_tp) / len(with_tp))
+        if with_tp
+        else undefined("undefined: no true-positive pair")
+    )
     return BoxTotals(len(frames), n_gt, n_det, tp, misses, fps, sfda, moda, n_modp)
 
 
-def _frame_numbers(gt: Optional[VideoBoxes], det: Optional[VideoBoxes]) -> list[int]:
+def _frame_numbers(gt: VideoBoxes | None, det: VideoBoxes | None) -> list[int]:
     """Frames with at least one box on either side, ascending."""
-    numbers = set(gt.frames if gt is not None else ()) | set(det.frames if det is not None
-                                                            else ())
-    return sorted(f for f in numbers
-                  if (gt is not None and len(gt.at(f))) or (det is not None and len(det.at(f))))
+    numbers = set(gt.frames if gt is not None else ()) | set(det.frames if det is not None else ())
+    return sorted(
+        f
+        for f in numbers
+        if (gt is not None and len(gt.at(f))) or (det is not None and len(det.at(f)))
+    )
 
 
-def evaluate_video(gt: Optional[VideoBoxes], det: Optional[VideoBoxes],
-                   iou_threshold: float = DEFAULT_IOU_THRESHOLD, mapping: str = "hungarian",
-                   class_aware: bool = False,
-                   progress: Optional[ProgressCallback] = None,
-                   cancel: Optional[CancelToken] = None) -> VideoBoxResult:
+def evaluate_video(
+    gt: VideoBoxes | None,
+    det: VideoBoxes | None,
+    iou_threshold: float = DEFAULT_IOU_THRESHOLD,
+    mapping: str = "hungarian",
+    class_aware: bool = False,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> VideoBoxResult:
     """Evaluate one video; either side may be ``None`` (the video is missing there).
 
     Same parameters as :func:`evaluate_boxes`; ``progress`` counts this video's frames.
@@ -387,11 +426,18 @@ def evaluate_video(gt: Optional[VideoBoxes], det: Optional[VideoBoxes],
         if done % 64 == 0:
             check(cancel)
             report(progress, done, len(numbers))
-        results.append(evaluate_frame(number, gt_boxes.at(number), det_boxes.at(number),
-                                      iou_threshold, mapping, class_aware))
+        results.append(
+            evaluate_frame(
+                number,
+                gt_boxes.at(number),
+                det_boxes.at(number),
+                iou_threshold,
+                mapping,
+                class_aware,
+            )
+        )
     report(progress, len(numbers), len(numbers))
-    return VideoBoxResult(name, gt is not None, det is not None, tuple(results),
-                          totals(results))
+    return VideoBoxResult(name, gt is not None, det is not None, tuple(results), totals(results))
 
 
 def _as_videos(side: VideoBoxes | Iterable[VideoBoxes], what: str) -> dict[str, VideoBoxes]:
@@ -399,8 +445,9 @@ def _as_videos(side: VideoBoxes | Iterable[VideoBoxes], what: str) -> dict[str, 
     by_name: dict[str, VideoBoxes] = {}
     for video in videos:
         if video.name in by_name:
-            raise InvalidOptionError(f"the {what} holds two videos named {video.name!r}; "
-                                     "video names must be unique")
+            raise InvalidOptionError(
+                f"the {what} holds two videos named {video.name!r}; video names must be unique"
+            )
         by_name[video.name] = video
     return by_name
 
@@ -411,15 +458,19 @@ def _require_labels(videos: Mapping[str, VideoBoxes], what: str) -> None:
             raise InvalidOptionError(
                 f"class-aware evaluation needs class labels, but the {what} of video "
                 f"{video.name!r} have none (MOTChallenge files carry no classes); drop the "
-                "class-aware option")
+                "class-aware option"
+            )
 
 
-def evaluate_boxes(gt: VideoBoxes | Iterable[VideoBoxes],
-                   det: VideoBoxes | Iterable[VideoBoxes],
-                   iou_threshold: float = DEFAULT_IOU_THRESHOLD, mapping: str = "hungarian",
-                   class_aware: bool = False,
-                   progress: Optional[ProgressCallback] = None,
-                   cancel: Optional[CancelToken] = None) -> BoxEvaluation:
+def evaluate_boxes(
+    gt: VideoBoxes | Iterable[VideoBoxes],
+    det: VideoBoxes | Iterable[VideoBoxes],
+    iou_threshold: float = DEFAULT_IOU_THRESHOLD,
+    mapping: str = "hungarian",
+    class_aware: bool = False,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> BoxEvaluation:
     """Evaluate detections against ground truth frame by frame (SPEC §5).
 
     Parameters
@@ -443,8 +494,9 @@ def evaluate_boxes(gt: VideoBoxes | Iterable[VideoBoxes],
         detections), and overall totals pooling the frames of every video.
     """
     if mapping not in MAPPINGS:
-        raise InvalidOptionError(f"unknown mapping {mapping!r}; choose one of "
-                                 f"{', '.join(MAPPINGS)}")
+        raise InvalidOptionError(
+            f"unknown mapping {mapping!r}; choose one of {', '.join(MAPPINGS)}"
+        )
     if math.isnan(iou_threshold) or not 0 <= iou_threshold <= 1:
         raise InvalidOptionError(f"the IoU threshold must be in [0, 1], got {iou_threshold}")
     gt_videos, det_videos = _as_videos(gt, "ground truth"), _as_videos(det, "detections")
@@ -461,10 +513,17 @@ def evaluate_boxes(gt: VideoBoxes | Iterable[VideoBoxes],
         def video_progress(done: int, _total: int, offset: int = offset) -> None:
             report(progress, offset + done, total)
 
-        results.append(evaluate_video(gt_videos.get(name), det_videos.get(name),
-                                      iou_threshold, mapping, class_aware,
-                                      video_progress if progress is not None else None,
-                                      cancel))
+        results.append(
+            evaluate_video(
+                gt_videos.get(name),
+                det_videos.get(name),
+                iou_threshold,
+                mapping,
+                class_aware,
+                video_progress if progress is not None else None,
+                cancel,
+            )
+        )
     report(progress, total, total)
     overall = totals(f for r in results for f in r.frames)
     return BoxEvaluation(tuple(results), overall, float(iou_threshold), mapping, class_aware)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 from . import __version__
 from .errors import InputFileError, RefereeError
@@ -39,7 +39,7 @@ Typical use:
 """
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``referee`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -61,8 +61,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command."""
     parser = argparse.ArgumentParser(
-        prog="referee", description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="referee",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     # Each family of commands lives in its own module.
@@ -76,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         cli_report,
         cli_significance,
     )
+
     cli_pixels.add_commands(commands)
     cli_actions.add_commands(commands)
     cli_boxes_counts.add_commands(commands)
@@ -90,45 +93,72 @@ def build_parser() -> argparse.ArgumentParser:
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by every command that summarizes confusion matrices."""
     parser.add_argument(
-        "--weights", choices=[s for s in WEIGHT_SCHEMES if s != "custom"], default="auto",
+        "--weights",
+        choices=[s for s in WEIGHT_SCHEMES if s != "custom"],
+        default="auto",
         help="how videos are weighted in the summary (SPEC §2): 'video' uniform, 'category' "
-             "1/C per category split over its videos, 'pixels' pooled counts; 'auto' "
-             "(default) is 'category' when videos have categories, else 'video'")
+        "1/C per category split over its videos, 'pixels' pooled counts; 'auto' "
+        "(default) is 'category' when videos have categories, else 'video'",
+    )
     parser.add_argument(
-        "--weights-csv", type=Path, metavar="FILE",
-        help="custom weights: CSV 'category,video,weight' (overrides --weights)")
+        "--weights-csv",
+        type=Path,
+        metavar="FILE",
+        help="custom weights: CSV 'category,video,weight' (overrides --weights)",
+    )
     parser.add_argument(
-        "--rank-by", default="f1", metavar="INDICATOR",
-        help="indicator used to compare the rankings of the two procedures (default: f1)")
-    parser.add_argument("--json", type=Path, metavar="FILE",
-                        help="write every result, machine-readable, to FILE")
-    parser.add_argument("--csv", type=Path, metavar="FILE",
-                        help="write one row per video and method plus summary rows to FILE")
+        "--rank-by",
+        default="f1",
+        metavar="INDICATOR",
+        help="indicator used to compare the rankings of the two procedures (default: f1)",
+    )
     parser.add_argument(
-        "--stats-txt", type=Path, metavar="PATH",
+        "--json", type=Path, metavar="FILE", help="write every result, machine-readable, to FILE"
+    )
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        metavar="FILE",
+        help="write one row per video and method plus summary rows to FILE",
+    )
+    parser.add_argument(
+        "--stats-txt",
+        type=Path,
+        metavar="PATH",
         help="write CDnet's official stats.txt; with several methods, PATH is a folder "
-             "that gets <method>/stats.txt")
-    parser.add_argument("--per-video", action="store_true",
-                        help="also print the per-video table of each method")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite output files that already exist")
+        "that gets <method>/stats.txt",
+    )
+    parser.add_argument(
+        "--per-video", action="store_true", help="also print the per-video table of each method"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite output files that already exist"
+    )
 
 
-def refuse_overwrite(paths: Sequence[Optional[Path]], force: bool) -> None:
+def refuse_overwrite(paths: Sequence[Path | None], force: bool) -> None:
     """Raise if an output file exists and ``--force`` was not given."""
     for path in paths:
         if path is not None and path.exists() and path.is_file() and not force:
-            raise InputFileError(path, "already exists; choose another name or add --force "
-                                       "to overwrite it")
+            raise InputFileError(
+                path, "already exists; choose another name or add --force to overwrite it"
+            )
 
 
-def tqdm_progress(description: str, unit: str, enabled: bool = True
-                  ) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+def tqdm_progress(
+    description: str, unit: str, enabled: bool = True
+) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     """A progress callback that drives a tqdm bar on stderr, and a function closing it."""
     from tqdm import tqdm
 
-    bar = tqdm(desc=description, unit=unit, disable=not enabled or None, file=sys.stderr,
-               dynamic_ncols=True, leave=False)
+    bar = tqdm(
+        desc=description,
+        unit=unit,
+        disable=not enabled or None,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        leave=False,
+    )
 
     def progress(done: int, total: int) -> None:
         if bar.total != total:

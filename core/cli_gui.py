@@ -14,18 +14,34 @@ from .errors import RefereeError
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "gui", help="open the desktop application (also what 'referee' alone does)",
+        "gui",
+        help="open the desktop application (also what 'referee' alone does)",
         description="Open the desktop application on a project file (*.referee.json), a CDnet "
-                    "dataset or video folder, or a video file; without PATH, on the built-in "
-                    "demo project (generated into Referee's data folder the first time).")
-    parser.add_argument("path", nargs="?", type=Path, metavar="PATH",
-                        help="project file, dataset folder or video (default: the demo project)")
-    parser.add_argument("--screenshot", type=Path, metavar="FILE.png",
-                        help="load, evaluate, save a picture of the window to FILE.png and quit")
-    parser.add_argument("--demo-dir", type=Path, metavar="DIR",
-                        help="where the demo project lives (default: Referee's user data folder)")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite the screenshot file if it exists")
+        "dataset or video folder, or a video file; without PATH, on the built-in "
+        "demo project (generated into Referee's data folder the first time).",
+    )
+    parser.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        metavar="PATH",
+        help="project file, dataset folder or video (default: the demo project)",
+    )
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="FILE.png",
+        help="load, evaluate, save a picture of the window to FILE.png and quit",
+    )
+    parser.add_argument(
+        "--demo-dir",
+        type=Path,
+        metavar="DIR",
+        help="where the demo project lives (default: Referee's user data folder)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite the screenshot file if it exists"
+    )
     parser.set_defaults(run=run_gui)
 
 
@@ -33,8 +49,10 @@ def run_gui(args: argparse.Namespace) -> int:
     refuse_overwrite([args.screenshot], args.force)
     if not _has_display():
         if args.screenshot is None:
-            raise RefereeError("no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
-                               "are unset); use --screenshot FILE.png to render without one")
+            raise RefereeError(
+                "no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
+                "are unset); use --screenshot FILE.png to render without one"
+            )
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from referee.gui.app import run
 

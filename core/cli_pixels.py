@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .cli import add_output_options, parse_workers, refuse_overwrite, tqdm_progress
 from .confusion import VideoConfusion
@@ -28,29 +28,56 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def _add_evaluate(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "evaluate", help="evaluate background-subtraction masks against CDnet ground truth",
+        "evaluate",
+        help="evaluate background-subtraction masks against CDnet ground truth",
         description="Compare the binary masks of one or more methods with a CDnet-style "
-                    "dataset (SPEC §1), then summarize over videos by blending normalized "
-                    "confusion matrices and, side by side, by the CDnet procedure (SPEC §2).")
-    parser.add_argument("dataset", type=Path, metavar="DATASET",
-                        help="dataset root (<category>/<video>/{groundtruth,ROI.bmp,"
-                             "temporalROI.txt}) or one video folder")
-    parser.add_argument("results", type=Path, nargs="+", metavar="RESULTS",
-                        help="a method's results root holding <category>/<video>/bin%%06d.png, "
-                             "or, for a one-video dataset, its result folder or a mask video "
-                             "file; the folder or file name is the method's name")
-    parser.add_argument("--pattern", metavar="PATTERN",
-                        help="result file names inside each video's result folder, e.g. "
-                             "'mask_%%04d.png' or '{:05d}.png' (default: CDnet's bin%%06d with "
-                             ".png .jpg .jpeg .bmp .ppm probed in that order)")
-    parser.add_argument("--offset", type=int, default=0, metavar="K",
-                        help="with --pattern: frame i is file number i+K (-1 for files "
-                             "numbered from 0)")
-    parser.add_argument("--threshold", type=int, metavar="T",
-                        help="a result pixel is positive iff its value >= T (for soft or lossy "
-                             "masks); default: positive iff exactly 255")
-    parser.add_argument("--workers", type=parse_workers, default=1, metavar="N",
-                        help="number of worker processes (default 1)")
+        "dataset (SPEC §1), then summarize over videos by blending normalized "
+        "confusion matrices and, side by side, by the CDnet procedure (SPEC §2).",
+    )
+    parser.add_argument(
+        "dataset",
+        type=Path,
+        metavar="DATASET",
+        help="dataset root (<category>/<video>/{groundtruth,ROI.bmp,"
+        "temporalROI.txt}) or one video folder",
+    )
+    parser.add_argument(
+        "results",
+        type=Path,
+        nargs="+",
+        metavar="RESULTS",
+        help="a method's results root holding <category>/<video>/bin%%06d.png, "
+        "or, for a one-video dataset, its result folder or a mask video "
+        "file; the folder or file name is the method's name",
+    )
+    parser.add_argument(
+        "--pattern",
+        metavar="PATTERN",
+        help="result file names inside each video's result folder, e.g. "
+        "'mask_%%04d.png' or '{:05d}.png' (default: CDnet's bin%%06d with "
+        ".png .jpg .jpeg .bmp .ppm probed in that order)",
+    )
+    parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --pattern: frame i is file number i+K (-1 for files numbered from 0)",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=int,
+        metavar="T",
+        help="a result pixel is positive iff its value >= T (for soft or lossy "
+        "masks); default: positive iff exactly 255",
+    )
+    parser.add_argument(
+        "--workers",
+        type=parse_workers,
+        default=1,
+        metavar="N",
+        help="number of worker processes (default 1)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_output_options(parser)
     parser.set_defaults(run=run_evaluate)
@@ -67,16 +94,26 @@ def run_evaluate(args: argparse.Namespace) -> int:
         method = method_name(results_root, method_videos)
         progress, close = tqdm_progress(f"evaluating {method}", "frame", not args.quiet)
         try:
-            evaluations = evaluate_method(videos, results_root, threshold=args.threshold,
-                                          workers=args.workers, progress=progress,
-                                          pattern=args.pattern, offset=args.offset)
+            evaluations = evaluate_method(
+                videos,
+                results_root,
+                threshold=args.threshold,
+                workers=args.workers,
+                progress=progress,
+                pattern=args.pattern,
+                offset=args.offset,
+            )
         finally:
             close()
         method_videos[method] = [e.confusion for e in evaluations]
-    _summarize_and_report(method_videos, args,
-                          parameters={"dataset": str(args.dataset),
-                                      "threshold": args.threshold if args.threshold is not None
-                                      else "exactly 255"})
+    _summarize_and_report(
+        method_videos,
+        args,
+        parameters={
+            "dataset": str(args.dataset),
+            "threshold": args.threshold if args.threshold is not None else "exactly 255",
+        },
+    )
     return 0
 
 
@@ -85,13 +122,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 def _add_summarize(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "summarize", help="summarize per-video confusion matrices (no images needed)",
+        "summarize",
+        help="summarize per-video confusion matrices (no images needed)",
         description="Summarize published per-video confusion matrices: each INPUT is one "
-                    "method, either a CSV 'category,video,TP,FP,FN,TN[,SE]' or a CDnet "
-                    "stats.txt. The method is named after the file (or, for stats.txt, its "
-                    "folder).")
-    parser.add_argument("inputs", type=Path, nargs="+", metavar="INPUT",
-                        help="CM.csv or stats.txt of one method")
+        "method, either a CSV 'category,video,TP,FP,FN,TN[,SE]' or a CDnet "
+        "stats.txt. The method is named after the file (or, for stats.txt, its "
+        "folder).",
+    )
+    parser.add_argument(
+        "inputs", type=Path, nargs="+", metavar="INPUT", help="CM.csv or stats.txt of one method"
+    )
     add_output_options(parser)
     parser.set_defaults(run=run_summarize)
 
@@ -101,14 +141,15 @@ def run_summarize(args: argparse.Namespace) -> int:
     method_videos: dict[str, list[VideoConfusion]] = {}
     for path in args.inputs:
         if not path.is_file():
-            raise InputFileError(path, "no such file; give a CSV of per-video confusion "
-                                       "matrices or a CDnet stats.txt")
+            raise InputFileError(
+                path,
+                "no such file; give a CSV of per-video confusion matrices or a CDnet stats.txt",
+            )
         is_stats = path.name.lower() == "stats.txt" or path.suffix.lower() == ".txt"
         videos = stats_txt.read_stats_txt(path) if is_stats else cm_csv.read_cm_csv(path)
         base = path.parent if path.name.lower() == "stats.txt" else path.with_suffix("")
         method_videos[method_name(base, method_videos)] = videos
-    _summarize_and_report(method_videos, args, parameters={
-        "inputs": [str(p) for p in args.inputs]})
+    _summarize_and_report(method_videos, args, parameters={"inputs": [str(p) for p in args.inputs]})
     return 0
 
 
@@ -129,8 +170,10 @@ def method_name(path: Path, taken: dict) -> str:
     resolved = path.resolve()
     name = (resolved.stem if resolved.is_file() else resolved.name) or str(path)
     if name in taken:
-        raise RefereeError(f"two methods are both named {name!r} (after their folders or "
-                           "files); rename one so results can be told apart")
+        raise RefereeError(
+            f"two methods are both named {name!r} (after their folders or "
+            "files); rename one so results can be told apart"
+        )
     return name
 
 
@@ -145,26 +188,31 @@ def _read_custom_weights(path: Path) -> dict[tuple[str, str], float]:
         try:
             weights[(row["category"] or row["video"], row["video"])] = float(row["weight"])
         except (KeyError, TypeError, ValueError):
-            raise InputFileError(path, f"line {line}: expected columns category,video,weight "
-                                       "with a number in 'weight'") from None
+            raise InputFileError(
+                path,
+                f"line {line}: expected columns category,video,weight with a number in 'weight'",
+            ) from None
     if not weights:
-        raise InputFileError(path, "no weights: expected a header 'category,video,weight' "
-                                   "and one row per video")
+        raise InputFileError(
+            path, "no weights: expected a header 'category,video,weight' and one row per video"
+        )
     return weights
 
 
-def _summarize_and_report(method_videos: dict[str, list[VideoConfusion]],
-                          args: argparse.Namespace, parameters: dict) -> None:
+def _summarize_and_report(
+    method_videos: dict[str, list[VideoConfusion]], args: argparse.Namespace, parameters: dict
+) -> None:
     scheme, custom = args.weights, None
     if args.weights_csv is not None:
         scheme, custom = "custom", _read_custom_weights(args.weights_csv)
-    results = [summarize_method(method, videos, scheme, custom)
-               for method, videos in method_videos.items()]
-    ranking = compare_rankings({r.method: r.summary for r in results},
-                               {r.method: r.cdnet for r in results}, args.rank_by)
+    results = [
+        summarize_method(method, videos, scheme, custom) for method, videos in method_videos.items()
+    ]
+    ranking = compare_rankings(
+        {r.method: r.summary for r in results}, {r.method: r.cdnet for r in results}, args.rank_by
+    )
     _print_report(results, ranking, args.per_video)
-    parameters = {**parameters, "weights": results[0].summary.scheme,
-                  "rank_by": args.rank_by}
+    parameters = {**parameters, "weights": results[0].summary.scheme, "rank_by": args.rank_by}
     if args.json is not None:
         summary_io.write_results_json(args.json, results, [ranking], parameters)
     if args.csv is not None:
@@ -173,8 +221,9 @@ def _summarize_and_report(method_videos: dict[str, list[VideoConfusion]],
         _write_stats_txt(args.stats_txt, results, args.force)
 
 
-def _print_report(results: Sequence[MethodResult], ranking: RankComparison,
-                  per_video: bool) -> None:
+def _print_report(
+    results: Sequence[MethodResult], ranking: RankComparison, per_video: bool
+) -> None:
     blocks = []
     if per_video:
         blocks += [text_table.format_video_table(r) for r in results]
@@ -200,21 +249,37 @@ def _write_stats_txt(path: Path, results: Sequence[MethodResult], force: bool) -
 
 def _add_curves(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "curves", help="ROC and PR curves of soft score maps (0-255), per video and summarized",
+        "curves",
+        help="ROC and PR curves of soft score maps (0-255), per video and summarized",
         description="Sweep all 256 thresholds of soft results in one pass (SPEC §3): a pixel "
-                    "is detected at threshold T iff its score >= T. Prints, per method, the "
-                    "threshold where the summarized F1 is highest; --csv writes every curve.")
+        "is detected at threshold T iff its score >= T. Prints, per method, the "
+        "threshold where the summarized F1 is highest; --csv writes every curve.",
+    )
     parser.add_argument("dataset", type=Path, metavar="DATASET")
-    parser.add_argument("results", type=Path, nargs="+", metavar="RESULTS",
-                        help="a method's soft results root (<category>/<video>/bin%%06d.png)")
-    parser.add_argument("--weights", choices=("auto", "video", "category", "pixels"),
-                        default="auto", help="summarization weights (SPEC §2; default auto)")
-    parser.add_argument("--csv", type=Path, metavar="FILE",
-                        help="write every curve point (per video and summarized) to FILE")
+    parser.add_argument(
+        "results",
+        type=Path,
+        nargs="+",
+        metavar="RESULTS",
+        help="a method's soft results root (<category>/<video>/bin%%06d.png)",
+    )
+    parser.add_argument(
+        "--weights",
+        choices=("auto", "video", "category", "pixels"),
+        default="auto",
+        help="summarization weights (SPEC §2; default auto)",
+    )
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        metavar="FILE",
+        help="write every curve point (per video and summarized) to FILE",
+    )
     parser.add_argument("--workers", type=parse_workers, default=1, metavar="N")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite output files that already exist")
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite output files that already exist"
+    )
     parser.set_defaults(run=run_curves)
 
 
@@ -223,6 +288,7 @@ def run_curves(args: argparse.Namespace) -> int:
     from .evaluate import score_histograms_method, summarized_histogram_curves
     from .formats.cdnet import discover_videos
     from .formats.curves_csv import write_curves_csv
+
     refuse_overwrite([args.csv], args.force)
     videos = discover_videos(args.dataset)
     rows, best = [], []
@@ -236,8 +302,9 @@ def run_curves(args: argparse.Namespace) -> int:
         finally:
             close()
         scheme, summary = summarized_histogram_curves(histograms, args.weights)
-        rows += [(method, "video", h.category, h.video, roc_pr_curves(h.histograms))
-                 for h in histograms]
+        rows += [
+            (method, "video", h.category, h.video, roc_pr_curves(h.histograms)) for h in histograms
+        ]
         rows.append((method, f"summary:{scheme}", "", "", summary))
         best.append((method, scheme, summary))
     print(text_table.format_best_threshold_table(best))
@@ -251,12 +318,14 @@ def run_curves(args: argparse.Namespace) -> int:
 
 def _add_demo_data(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "demo-data", help="write the small synthetic demo dataset and its methods' results",
+        "demo-data",
+        help="write the small synthetic demo dataset and its methods' results",
         description="Write a small, deterministic CDnet-style demo into DIR: synthetic videos "
-                    "with noise, an illumination change and cast shadows, ground truth with "
-                    "all five CDnet grey levels, ROI and temporal ROI, and the masks of real "
-                    "OpenCV background subtractors run on it. DIR must be new, empty, or a "
-                    "previous demo.")
+        "with noise, an illumination change and cast shadows, ground truth with "
+        "all five CDnet grey levels, ROI and temporal ROI, and the masks of real "
+        "OpenCV background subtractors run on it. DIR must be new, empty, or a "
+        "previous demo.",
+    )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -286,14 +355,25 @@ def run_demo_data(args: argparse.Namespace) -> int:
 
 def _add_demo(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "demo", help="evaluate the built-in demo (generated once, then reused)",
+        "demo",
+        help="evaluate the built-in demo (generated once, then reused)",
         description="Generate the demo dataset into Referee's data folder the first time, then "
-                    "evaluate every demo method on it and print the summary; the JSON, CSV "
-                    "and stats.txt outputs go to an 'evaluation' folder beside the demo.")
-    parser.add_argument("--dir", type=Path, metavar="DIR",
-                        help="where the demo lives (default: Referee's user data folder)")
-    parser.add_argument("--workers", type=parse_workers, default=1, metavar="N",
-                        help="number of worker processes (default 1)")
+        "evaluate every demo method on it and print the summary; the JSON, CSV "
+        "and stats.txt outputs go to an 'evaluation' folder beside the demo.",
+    )
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        metavar="DIR",
+        help="where the demo lives (default: Referee's user data folder)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=parse_workers,
+        default=1,
+        metavar="N",
+        help="number of worker processes (default 1)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(run=run_demo)
 
@@ -318,11 +398,25 @@ def run_demo(args: argparse.Namespace) -> int:
     out.mkdir(exist_ok=True)
     print(f"demo dataset: {layout.dataset}\n")
     evaluate_args = argparse.Namespace(
-        dataset=layout.dataset, results=list(layout.results.values()), threshold=None,
-        pattern=None, offset=0, workers=args.workers, quiet=args.quiet, weights="auto", weights_csv=None,
-        rank_by="f1", json=out / "results.json", csv=out / "results.csv",
-        stats_txt=out / "stats", per_video=False, force=True)
+        dataset=layout.dataset,
+        results=list(layout.results.values()),
+        threshold=None,
+        pattern=None,
+        offset=0,
+        workers=args.workers,
+        quiet=args.quiet,
+        weights="auto",
+        weights_csv=None,
+        rank_by="f1",
+        json=out / "results.json",
+        csv=out / "results.csv",
+        stats_txt=out / "stats",
+        per_video=False,
+        force=True,
+    )
     run_evaluate(evaluate_args)
-    print(f"\nwritten: {out / 'results.json'}, {out / 'results.csv'}, "
-          f"{out / 'stats'}/<method>/stats.txt")
+    print(
+        f"\nwritten: {out / 'results.json'}, {out / 'results.csv'}, "
+        f"{out / 'stats'}/<method>/stats.txt"
+    )
     return 0

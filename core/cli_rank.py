@@ -16,8 +16,8 @@ One command, two kinds of input, told apart by the arguments themselves:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from .cli import parse_workers, refuse_overwrite, tqdm_progress
 from .errors import InputFileError, InvalidOptionError
@@ -80,33 +80,66 @@ annotation status: nothing is skipped.
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``rank`` on the top-level parser."""
     parser = commands.add_parser(
-        "rank", help="which frames to annotate next: rank frames by detector disagreement "
-                     "(SPEC §8)",
-        description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("inputs", type=Path, nargs="+", metavar="INPUT",
-                        help="DATASET RESULTS... (masks) or DET DET... (detections)")
-    parser.add_argument("--criterion", choices=CLI_CRITERIA,
-                        help="disagreement criterion (default: vote-entropy for masks, "
-                             "pairwise for detections)")
+        "rank",
+        help="which frames to annotate next: rank frames by detector disagreement (SPEC §8)",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "inputs",
+        type=Path,
+        nargs="+",
+        metavar="INPUT",
+        help="DATASET RESULTS... (masks) or DET DET... (detections)",
+    )
+    parser.add_argument(
+        "--criterion",
+        choices=CLI_CRITERIA,
+        help="disagreement criterion (default: vote-entropy for masks, pairwise for detections)",
+    )
     parser.add_argument("--a", metavar="NAME", help="first method compared (with --b)")
     parser.add_argument("--b", metavar="NAME", help="second method compared (with --a)")
-    parser.add_argument("--gap", type=_gap, default=DEFAULT_GAP, metavar="G",
-                        help=f"drop frames within ±G frames of a chosen one (default "
-                             f"{DEFAULT_GAP}; 0 keeps every frame)")
-    parser.add_argument("--top", type=parse_workers, metavar="N",
-                        help="list at most N frames (default: every frame left after the "
-                             "gap rule)")
-    parser.add_argument("--include-annotated", action="store_true",
-                        help="masks: also rank frames that already have ground truth")
-    parser.add_argument("--threshold", type=int, metavar="T",
-                        help="masks: a pixel is detected iff its value >= T (soft or lossy "
-                             "masks); default: iff exactly 255")
-    parser.add_argument("--mapping", choices=("hungarian", "greedy"), default="hungarian",
-                        help="boxes: per-frame mapping for FDA (default hungarian)")
-    parser.add_argument("--csv", type=Path, metavar="FILE",
-                        help="write the list to FILE: rank,video,frame,score,criterion")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite output files that already exist")
+    parser.add_argument(
+        "--gap",
+        type=_gap,
+        default=DEFAULT_GAP,
+        metavar="G",
+        help=f"drop frames within ±G frames of a chosen one (default "
+        f"{DEFAULT_GAP}; 0 keeps every frame)",
+    )
+    parser.add_argument(
+        "--top",
+        type=parse_workers,
+        metavar="N",
+        help="list at most N frames (default: every frame left after the gap rule)",
+    )
+    parser.add_argument(
+        "--include-annotated",
+        action="store_true",
+        help="masks: also rank frames that already have ground truth",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=int,
+        metavar="T",
+        help="masks: a pixel is detected iff its value >= T (soft or lossy "
+        "masks); default: iff exactly 255",
+    )
+    parser.add_argument(
+        "--mapping",
+        choices=("hungarian", "greedy"),
+        default="hungarian",
+        help="boxes: per-frame mapping for FDA (default hungarian)",
+    )
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        metavar="FILE",
+        help="write the list to FILE: rank,video,frame,score,criterion",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite output files that already exist"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(run=run_rank)
 
@@ -153,7 +186,8 @@ def input_kind(paths: Sequence[Path]) -> str:
         files = ", ".join(str(p) for p, d in zip(paths, detections) if d)
         raise InvalidOptionError(
             f"detection files ({files}) are mixed with other inputs; give either DATASET "
-            "RESULTS... (CDnet masks) or only detection files (LIRIS XML, MOTChallenge CSV)")
+            "RESULTS... (CDnet masks) or only detection files (LIRIS XML, MOTChallenge CSV)"
+        )
     return MASKS
 
 
@@ -164,32 +198,34 @@ def method_names(paths: Sequence[Path]) -> list[str]:
         resolved = path.resolve()
         name = (resolved.stem if resolved.is_file() else resolved.name) or str(path)
         if name in names:
-            raise InvalidOptionError(f"two methods are both named {name!r} (after their "
-                                     "folders or files); rename one so they can be told apart")
+            raise InvalidOptionError(
+                f"two methods are both named {name!r} (after their "
+                "folders or files); rename one so they can be told apart"
+            )
         names.append(name)
     return names
 
 
-def _chosen_pair(args: argparse.Namespace) -> Optional[tuple[str, str]]:
+def _chosen_pair(args: argparse.Namespace) -> tuple[str, str] | None:
     if (args.a is None) != (args.b is None):
         raise InvalidOptionError("give both --a and --b, or neither")
     if args.a is None:
         return None
     if args.a == args.b:
-        raise InvalidOptionError(f"--a and --b are both {args.a!r}; choose two different "
-                                 "methods")
+        raise InvalidOptionError(f"--a and --b are both {args.a!r}; choose two different methods")
     return (args.a, args.b)
 
 
-def _pick(names: Sequence[str], pair: Optional[tuple[str, str]]) -> tuple[int, int]:
+def _pick(names: Sequence[str], pair: tuple[str, str] | None) -> tuple[int, int]:
     if len(names) < 2:
         raise InvalidOptionError(f"comparing methods needs at least two, got {len(names)}")
     if pair is None:
         return 0, 1
     for name in pair:
         if name not in names:
-            raise InvalidOptionError(f"no method named {name!r}; the methods are "
-                                     f"{', '.join(names)}")
+            raise InvalidOptionError(
+                f"no method named {name!r}; the methods are {', '.join(names)}"
+            )
     return names.index(pair[0]), names.index(pair[1])
 
 
@@ -203,17 +239,23 @@ def run_rank(args: argparse.Namespace) -> int:
     kind = input_kind(args.inputs)
     criterion = args.criterion or ("vote-entropy" if kind == MASKS else "pairwise")
     if pair is not None and criterion in ("vote-entropy", "classes"):
-        raise InvalidOptionError(f"--a/--b choose the two methods of 'pairwise' and "
-                                 f"'pseudo-gap'; '{criterion}' uses every method given")
+        raise InvalidOptionError(
+            f"--a/--b choose the two methods of 'pairwise' and "
+            f"'pseudo-gap'; '{criterion}' uses every method given"
+        )
     if kind == MASKS:
         if criterion == "classes":
-            raise InvalidOptionError("--criterion classes is for LIRIS action detections; for "
-                                     "masks use vote-entropy, pairwise or pseudo-gap")
+            raise InvalidOptionError(
+                "--criterion classes is for LIRIS action detections; for "
+                "masks use vote-entropy, pairwise or pseudo-gap"
+            )
         outcome = _mask_ranking(args, criterion, pair)
     else:
         if criterion in ("vote-entropy", "pseudo-gap"):
-            raise InvalidOptionError(f"--criterion {criterion} is for masks (DATASET "
-                                     "RESULTS...); for detections use pairwise or classes")
+            raise InvalidOptionError(
+                f"--criterion {criterion} is for masks (DATASET "
+                "RESULTS...); for detections use pairwise or classes"
+            )
         outcome = _detection_ranking(args, criterion, pair)
     if outcome is None:
         ranking: list[RankedFrame] = []
@@ -229,16 +271,19 @@ def run_rank(args: argparse.Namespace) -> int:
     return 0
 
 
-def _mask_ranking(args: argparse.Namespace, criterion: str, pair: Optional[tuple[str, str]]
-                  ) -> Optional[tuple[list[FrameScores], dict[str, set[int]], str]]:
+def _mask_ranking(
+    args: argparse.Namespace, criterion: str, pair: tuple[str, str] | None
+) -> tuple[list[FrameScores], dict[str, set[int]], str] | None:
     from .evaluate import result_sources
     from .formats.annotated import annotated_frames
     from .formats.cdnet import discover_videos
     from .ranking import mask_scores, video_label
 
     if len(args.inputs) < 3:
-        raise InvalidOptionError("give a DATASET and at least two RESULTS folders (or only "
-                                 "detection files); see 'referee rank --help'")
+        raise InvalidOptionError(
+            "give a DATASET and at least two RESULTS folders (or only "
+            "detection files); see 'referee rank --help'"
+        )
     dataset, roots = args.inputs[0], list(args.inputs[1:])
     names = method_names(roots)
     a, b = _pick(names, pair)
@@ -247,40 +292,50 @@ def _mask_ranking(args: argparse.Namespace, criterion: str, pair: Optional[tuple
     annotated = {video_label(v): annotated_frames(v) & set(v.frames) for v in videos}
     n_annotated = sum(len(f) for f in annotated.values())
     if not args.include_annotated and total and n_annotated == total:
-        print(f"all {total} frames already have ground truth; use --include-annotated to "
-              "rank them anyway")
+        print(
+            f"all {total} frames already have ground truth; use --include-annotated to "
+            "rank them anyway"
+        )
         return None
-    key = {"vote-entropy": VOTE_ENTROPY, "pairwise": PAIRWISE_DICE,
-           "pseudo-gap": PSEUDO_GAP}[criterion]
+    key = {"vote-entropy": VOTE_ENTROPY, "pairwise": PAIRWISE_DICE, "pseudo-gap": PSEUDO_GAP}[
+        criterion
+    ]
     chosen = [a, b] if key == PAIRWISE_DICE else list(range(len(names)))
     sources = {names[k]: result_sources(videos, roots[k]) for k in chosen}
     progress, close = tqdm_progress("scoring frames", "frame", not args.quiet)
     try:
-        scores = mask_scores(videos, sources, key, (names[a], names[b]), args.threshold,
-                             progress)
+        scores = mask_scores(videos, sources, key, (names[a], names[b]), args.threshold, progress)
     finally:
         close()
     exclude = {} if args.include_annotated else annotated
     without_roi = sum(not v.roi_path.is_file() for v in videos)
-    pixels = ("pixels inside ROI.bmp" if not without_roi else
-              f"pixels inside ROI.bmp; every pixel in the {without_roi} without one")
+    pixels = (
+        "pixels inside ROI.bmp"
+        if not without_roi
+        else f"pixels inside ROI.bmp; every pixel in the {without_roi} without one"
+    )
     plural = "s" if len(videos) != 1 else ""
-    lines = [_title(key, scores[0] if scores else None, names),
-             (f"{total} frames scored in {len(videos)} video{plural} (temporal ROI; "
-              f"{pixels})")]
+    lines = [
+        _title(key, scores[0] if scores else None, names),
+        (f"{total} frames scored in {len(videos)} video{plural} (temporal ROI; {pixels})"),
+    ]
     if args.include_annotated and n_annotated:
-        lines.append(f"{n_annotated} of them already have ground truth and are ranked too "
-                     "(--include-annotated)")
+        lines.append(
+            f"{n_annotated} of them already have ground truth and are ranked too "
+            "(--include-annotated)"
+        )
     elif n_annotated:
-        lines.append(f"{n_annotated} of them already have ground truth and are skipped "
-                     "(--include-annotated ranks them too)")
+        lines.append(
+            f"{n_annotated} of them already have ground truth and are skipped "
+            "(--include-annotated ranks them too)"
+        )
     lines.append(_gap_line(args.gap))
     return scores, exclude, "\n".join(lines)
 
 
-def _detection_ranking(args: argparse.Namespace, criterion: str,
-                       pair: Optional[tuple[str, str]]
-                       ) -> tuple[list[FrameScores], dict[str, set[int]], str]:
+def _detection_ranking(
+    args: argparse.Namespace, criterion: str, pair: tuple[str, str] | None
+) -> tuple[list[FrameScores], dict[str, set[int]], str]:
     from .cli_boxes_counts import pair_single_videos, read_box_input
     from .ranking import box_scores, class_scores
 
@@ -293,8 +348,10 @@ def _detection_ranking(args: argparse.Namespace, criterion: str,
 
         for path in paths:
             if path.is_file() and path.suffix.lower() != ".xml":
-                raise InvalidOptionError(f"{path}: --criterion classes needs LIRIS XML action "
-                                         "files (MOTChallenge boxes have no class)")
+                raise InvalidOptionError(
+                    f"{path}: --criterion classes needs LIRIS XML action "
+                    "files (MOTChallenge boxes have no class)"
+                )
         scores = class_scores({name: read_liris(path) for name, path in zip(names, paths)})
         key = CLASSES
     else:
@@ -304,24 +361,29 @@ def _detection_ranking(args: argparse.Namespace, criterion: str,
         b_videos = pair_single_videos(a_videos, b_videos, (a_kind, b_kind))
         progress, close = tqdm_progress("scoring frames", "video", not args.quiet)
         try:
-            scores = box_scores(a_videos, b_videos, (names[a], names[b]), args.mapping,
-                                progress=progress)
+            scores = box_scores(
+                a_videos, b_videos, (names[a], names[b]), args.mapping, progress=progress
+            )
         finally:
             close()
         key = PAIRWISE_FDA
     total = sum(len(s) for s in scores)
     plural = "s" if len(scores) != 1 else ""
-    lines = [_title(key, scores[0] if scores else None, names),
-             (f"{total} frames scored in {len(scores)} video{plural} (from the first to the "
-              "last frame with a detection); detection files carry no ground-truth status, "
-              "so no frame is skipped"),
-             _gap_line(args.gap)]
+    lines = [
+        _title(key, scores[0] if scores else None, names),
+        (
+            f"{total} frames scored in {len(scores)} video{plural} (from the first to the "
+            "last frame with a detection); detection files carry no ground-truth status, "
+            "so no frame is skipped"
+        ),
+        _gap_line(args.gap),
+    ]
     if key == PAIRWISE_FDA:
         lines[0] += f"; mapping {args.mapping}"
     return scores, {}, "\n".join(lines)
 
 
-def _title(key: str, example: Optional[FrameScores], names: Sequence[str]) -> str:
+def _title(key: str, example: FrameScores | None, names: Sequence[str]) -> str:
     if example is not None and key in (PAIRWISE_DICE, PSEUDO_GAP, PAIRWISE_FDA):
         who = f"{example.methods[0]} vs {example.methods[1]}"
         if key == PSEUDO_GAP:
@@ -344,10 +406,20 @@ def format_ranking_table(ranking: Sequence[RankedFrame]) -> str:
     header = ["rank", "video", "frame", "score"]
     rows = [[str(r.rank), r.video, str(r.frame), f"{r.score:.4f}"] for r in ranking]
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
-    return "\n".join("  ".join(c.ljust(w) if i == 1 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(line, widths)))
-                     for line in [header, *rows])
+    return "\n".join(
+        "  ".join(
+            c.ljust(w) if i == 1 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))
+        )
+        for line in [header, *rows]
+    )
 
 
-__all__ = ["CLI_CRITERIA", "add_commands", "run_rank", "input_kind", "is_detection_input",
-           "method_names", "format_ranking_table"]
+__all__ = [
+    "CLI_CRITERIA",
+    "add_commands",
+    "format_ranking_table",
+    "input_kind",
+    "is_detection_input",
+    "method_names",
+    "run_rank",
+]

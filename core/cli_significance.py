@@ -18,8 +18,8 @@ more than two, without ``--a``/``--b``, a repeated-measures ANOVA or Friedman te
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from .cli import parse_workers, refuse_overwrite, tqdm_progress
 from .errors import InvalidOptionError
@@ -74,42 +74,100 @@ among more (with --cases pseudo the others stay in the committee).
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``significance`` on the top-level parser."""
     parser = commands.add_parser(
-        "significance", help="discriminative evaluation: do methods really differ? (SPEC §9)",
-        description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("inputs", type=Path, nargs="*", metavar="DATASET RESULTS",
-                        help="a CDnet dataset followed by two or more methods' result roots")
+        "significance",
+        help="discriminative evaluation: do methods really differ? (SPEC §9)",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "inputs",
+        type=Path,
+        nargs="*",
+        metavar="DATASET RESULTS",
+        help="a CDnet dataset followed by two or more methods' result roots",
+    )
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--boxes", type=Path, nargs="+", metavar="FILE",
-                        help="GT then two or more detection files: per-frame FDA")
-    source.add_argument("--actions", type=Path, nargs="+", metavar="FILE",
-                        help="GT then two or more LIRIS XML detection files: per-action Dice")
-    source.add_argument("--scores", type=Path, metavar="FILE.csv",
-                        help="per-case scores, header 'case,A,B[,C...]'")
+    source.add_argument(
+        "--boxes",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="GT then two or more detection files: per-frame FDA",
+    )
+    source.add_argument(
+        "--actions",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="GT then two or more LIRIS XML detection files: per-action Dice",
+    )
+    source.add_argument(
+        "--scores", type=Path, metavar="FILE.csv", help="per-case scores, header 'case,A,B[,C...]'"
+    )
     parser.add_argument("--a", metavar="NAME", help="method A (with --b): compare these two")
     parser.add_argument("--b", metavar="NAME", help="method B (with --a)")
-    parser.add_argument("--cases", choices=CASE_KINDS, default=CASE_KINDS[0],
-                        help="with DATASET RESULTS: 'frames' per-frame F1 against the ground "
-                             "truth (default), 'pseudo' per-frame pseudo-F1 without it")
-    parser.add_argument("--test", choices=PAIR_TESTS + SEVERAL_TESTS,
-                        help="two methods: t (paired t-test, default), wilcoxon, welch; "
-                             "more: anova (repeated-measures, default), friedman")
-    parser.add_argument("--alpha", type=_fraction, default=DEFAULT_ALPHA, metavar="A",
-                        help=f"significance level (default {DEFAULT_ALPHA})")
-    parser.add_argument("--tau", type=_fraction, default=DEFAULT_TAU, metavar="T",
-                        help=f"largest normalized t_0 (default {DEFAULT_TAU})")
-    parser.add_argument("--thresholds", type=parse_workers, default=DEFAULT_THRESHOLDS,
-                        metavar="K", help=f"number of thresholds (default {DEFAULT_THRESHOLDS})")
-    parser.add_argument("--lower-is-better", action="store_true",
-                        help="a lower score is better (for --scores of errors); decides which "
-                             "method is reported better")
-    parser.add_argument("--workers", type=parse_workers, default=1, metavar="N",
-                        help="worker processes for --cases frames (default 1)")
-    parser.add_argument("--csv", type=Path, metavar="FILE",
-                        help="write the sweep table (one row per threshold) to FILE")
-    parser.add_argument("--json", type=Path, metavar="FILE",
-                        help="write everything, per-case scores included, to FILE")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite output files that already exist")
+    parser.add_argument(
+        "--cases",
+        choices=CASE_KINDS,
+        default=CASE_KINDS[0],
+        help="with DATASET RESULTS: 'frames' per-frame F1 against the ground "
+        "truth (default), 'pseudo' per-frame pseudo-F1 without it",
+    )
+    parser.add_argument(
+        "--test",
+        choices=PAIR_TESTS + SEVERAL_TESTS,
+        help="two methods: t (paired t-test, default), wilcoxon, welch; "
+        "more: anova (repeated-measures, default), friedman",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=_fraction,
+        default=DEFAULT_ALPHA,
+        metavar="A",
+        help=f"significance level (default {DEFAULT_ALPHA})",
+    )
+    parser.add_argument(
+        "--tau",
+        type=_fraction,
+        default=DEFAULT_TAU,
+        metavar="T",
+        help=f"largest normalized t_0 (default {DEFAULT_TAU})",
+    )
+    parser.add_argument(
+        "--thresholds",
+        type=parse_workers,
+        default=DEFAULT_THRESHOLDS,
+        metavar="K",
+        help=f"number of thresholds (default {DEFAULT_THRESHOLDS})",
+    )
+    parser.add_argument(
+        "--lower-is-better",
+        action="store_true",
+        help="a lower score is better (for --scores of errors); decides which "
+        "method is reported better",
+    )
+    parser.add_argument(
+        "--workers",
+        type=parse_workers,
+        default=1,
+        metavar="N",
+        help="worker processes for --cases frames (default 1)",
+    )
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        metavar="FILE",
+        help="write the sweep table (one row per threshold) to FILE",
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="write everything, per-case scores included, to FILE",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite output files that already exist"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(run=run_significance)
 
@@ -151,20 +209,32 @@ def run_significance(args: argparse.Namespace) -> int:
         if len(args.inputs) < 3:
             raise InvalidOptionError(
                 "give a DATASET and at least two RESULTS folders, or one of --boxes, "
-                "--actions, --scores (see 'referee significance --help')")
-        cases = _mask_cases(args.inputs[0], args.inputs[1:], pair, args.cases, args.workers,
-                            args.quiet)
-        inputs = {"dataset": str(args.inputs[0]),
-                  "results": [str(p) for p in args.inputs[1:]], "cases": args.cases}
+                "--actions, --scores (see 'referee significance --help')"
+            )
+        cases = _mask_cases(
+            args.inputs[0], args.inputs[1:], pair, args.cases, args.workers, args.quiet
+        )
+        inputs = {
+            "dataset": str(args.inputs[0]),
+            "results": [str(p) for p in args.inputs[1:]],
+            "cases": args.cases,
+        }
     test = _check_test(args.test, len(cases.methods))
-    result = compare_cases(cases, test, args.alpha, args.tau, args.thresholds,
-                           not args.lower_is_better)
+    result = compare_cases(
+        cases, test, args.alpha, args.tau, args.thresholds, not args.lower_is_better
+    )
     from .formats import significance_io
 
-    grid = (f"{args.thresholds} evenly spaced from 0 (included) to max d (excluded)")
+    grid = f"{args.thresholds} evenly spaced from 0 (included) to max d (excluded)"
     print(significance_io.format_report(result, grid))
-    parameters = {**inputs, "test": result.test, "alpha": args.alpha, "tau": args.tau,
-                  "thresholds": args.thresholds, "higher_is_better": not args.lower_is_better}
+    parameters = {
+        **inputs,
+        "test": result.test,
+        "alpha": args.alpha,
+        "tau": args.tau,
+        "thresholds": args.thresholds,
+        "higher_is_better": not args.lower_is_better,
+    }
     if args.csv is not None:
         significance_io.write_sweep_csv(args.csv, result)
     if args.json is not None:
@@ -172,7 +242,7 @@ def run_significance(args: argparse.Namespace) -> int:
     return 0
 
 
-def _chosen_pair(args: argparse.Namespace) -> Optional[tuple[str, str]]:
+def _chosen_pair(args: argparse.Namespace) -> tuple[str, str] | None:
     if (args.a is None) != (args.b is None):
         raise InvalidOptionError("give both --a and --b, or neither")
     if args.a is None:
@@ -184,19 +254,24 @@ def _chosen_pair(args: argparse.Namespace) -> Optional[tuple[str, str]]:
 
 def _no_positionals(args: argparse.Namespace, option: str) -> None:
     if args.inputs:
-        raise InvalidOptionError(f"{option} takes its own files; drop the DATASET/RESULTS "
-                                 f"arguments ({' '.join(map(str, args.inputs))})")
+        raise InvalidOptionError(
+            f"{option} takes its own files; drop the DATASET/RESULTS "
+            f"arguments ({' '.join(map(str, args.inputs))})"
+        )
 
 
-def _check_test(test: Optional[str], methods: int) -> str:
+def _check_test(test: str | None, methods: int) -> str:
     if test is None:
         return PAIR_TESTS[0] if methods == 2 else SEVERAL_TESTS[0]
     if methods > 2 and test in PAIR_TESTS:
-        raise InvalidOptionError(f"--test {test} compares two methods but there are {methods}; "
-                                 "pick two with --a and --b, or use --test anova or friedman")
+        raise InvalidOptionError(
+            f"--test {test} compares two methods but there are {methods}; "
+            "pick two with --a and --b, or use --test anova or friedman"
+        )
     if methods == 2 and test == "friedman":
-        raise InvalidOptionError("--test friedman needs at least three methods; with two use "
-                                 "--test t, wilcoxon or welch")
+        raise InvalidOptionError(
+            "--test friedman needs at least three methods; with two use --test t, wilcoxon or welch"
+        )
     return test
 
 
@@ -206,35 +281,39 @@ def _names(paths: Sequence[Path]) -> list[str]:
         resolved = path.resolve()
         name = (resolved.stem if resolved.is_file() else resolved.name) or str(path)
         if name in names:
-            raise InvalidOptionError(f"two methods are both named {name!r} (after their folders "
-                                     "or files); rename one so they can be told apart")
+            raise InvalidOptionError(
+                f"two methods are both named {name!r} (after their folders "
+                "or files); rename one so they can be told apart"
+            )
         names.append(name)
     return names
 
 
-def _pick(names: Sequence[str], pair: Optional[tuple[str, str]]) -> list[int]:
+def _pick(names: Sequence[str], pair: tuple[str, str] | None) -> list[int]:
     """Indices of the compared methods: the pair, or all."""
     if pair is None:
         return list(range(len(names)))
     for name in pair:
         if name not in names:
-            raise InvalidOptionError(f"no method named {name!r}; the methods are "
-                                     f"{', '.join(names)}")
+            raise InvalidOptionError(
+                f"no method named {name!r}; the methods are {', '.join(names)}"
+            )
     return [names.index(pair[0]), names.index(pair[1])]
 
 
 def _split_gt(paths: Sequence[Path], option: str) -> tuple[Path, list[Path]]:
     if len(paths) < 3:
-        raise InvalidOptionError(f"{option} needs the ground truth then at least two methods' "
-                                 f"files, got {len(paths)} file(s)")
+        raise InvalidOptionError(
+            f"{option} needs the ground truth then at least two methods' "
+            f"files, got {len(paths)} file(s)"
+        )
     return paths[0], list(paths[1:])
 
 
 # --- cases from each kind of input ------------------------------------------------------------
 
 
-def _box_cases(paths: Sequence[Path], pair: Optional[tuple[str, str]], quiet: bool
-               ) -> CaseScores:
+def _box_cases(paths: Sequence[Path], pair: tuple[str, str] | None, quiet: bool) -> CaseScores:
     from .boxes import evaluate_boxes
     from .cli_boxes_counts import pair_single_videos, read_box_input
     from .significance import box_fda_cases
@@ -254,8 +333,7 @@ def _box_cases(paths: Sequence[Path], pair: Optional[tuple[str, str]], quiet: bo
     return box_fda_cases(evaluations)
 
 
-def _action_cases(paths: Sequence[Path], pair: Optional[tuple[str, str]], quiet: bool
-                  ) -> CaseScores:
+def _action_cases(paths: Sequence[Path], pair: tuple[str, str] | None, quiet: bool) -> CaseScores:
     from .actions import match_actions
     from .formats.liris_xml import read_liris
     from .significance import action_dice_cases
@@ -273,8 +351,14 @@ def _action_cases(paths: Sequence[Path], pair: Optional[tuple[str, str]], quiet:
     return action_dice_cases(matchings)
 
 
-def _mask_cases(dataset: Path, results: Sequence[Path], pair: Optional[tuple[str, str]],
-                kind: str, workers: int, quiet: bool) -> CaseScores:
+def _mask_cases(
+    dataset: Path,
+    results: Sequence[Path],
+    pair: tuple[str, str] | None,
+    kind: str,
+    workers: int,
+    quiet: bool,
+) -> CaseScores:
     from .formats.cdnet import discover_videos
     from .significance import frame_f1_cases
 
@@ -289,15 +373,21 @@ def _mask_cases(dataset: Path, results: Sequence[Path], pair: Optional[tuple[str
     for k in chosen:
         progress, close = tqdm_progress(f"evaluating {names[k]}", "frame", not quiet)
         try:
-            evaluations[names[k]] = evaluate_method(videos, results[k], workers=workers,
-                                                    progress=progress)
+            evaluations[names[k]] = evaluate_method(
+                videos, results[k], workers=workers, progress=progress
+            )
         finally:
             close()
     return frame_f1_cases(evaluations)
 
 
-def _pseudo_cases(videos: Sequence, names: Sequence[str], results: Sequence[Path],
-                  chosen: Sequence[int], quiet: bool) -> CaseScores:
+def _pseudo_cases(
+    videos: Sequence,
+    names: Sequence[str],
+    results: Sequence[Path],
+    chosen: Sequence[int],
+    quiet: bool,
+) -> CaseScores:
     """Per-frame pseudo-F1 of the chosen methods, the committee being all methods
     (SPEC §7 default: plus the trivial classifiers), over ROI pixels."""
     from .pseudo import pseudo_evaluate
@@ -305,8 +395,9 @@ def _pseudo_cases(videos: Sequence, names: Sequence[str], results: Sequence[Path
 
     progress, close = tqdm_progress("pseudo ground truth", "frame", not quiet)
     try:
-        result = pseudo_evaluate(videos, dict(zip(names, results)), progress=progress,
-                                 entropy=False)
+        result = pseudo_evaluate(
+            videos, dict(zip(names, results)), progress=progress, entropy=False
+        )
     finally:
         close()
     return pseudo_result_cases(result, [names[k] for k in chosen])

@@ -16,8 +16,18 @@ OKABE_ITO: dict[str, tuple[int, int, int]] = {
 
 #: Colours for a series of detectors, in order (cycled).
 SERIES: tuple[tuple[int, int, int], ...] = tuple(
-    OKABE_ITO[name] for name in ("blue", "orange", "bluish green", "reddish purple",
-                                 "sky blue", "vermillion", "yellow", "grey"))
+    OKABE_ITO[name]
+    for name in (
+        "blue",
+        "orange",
+        "bluish green",
+        "reddish purple",
+        "sky blue",
+        "vermillion",
+        "yellow",
+        "grey",
+    )
+)
 
 
 def series_colour(index: int) -> tuple[int, int, int]:

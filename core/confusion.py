@@ -8,8 +8,8 @@ matrices), never by averaging indicators.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -34,12 +34,12 @@ class ConfusionMatrix:
         return np.array([self.tn, self.fp, self.fn, self.tp], dtype=float)
 
     @classmethod
-    def from_array(cls, values: Sequence[float]) -> "ConfusionMatrix":
+    def from_array(cls, values: Sequence[float]) -> ConfusionMatrix:
         """Build from ``[tn, fp, fn, tp]``."""
         tn, fp, fn, tp = (float(v) for v in values)
         return cls(tp=tp, fp=fp, fn=fn, tn=tn)
 
-    def normalized(self) -> "ConfusionMatrix":
+    def normalized(self) -> ConfusionMatrix:
         """Divide by the total so the entries sum to 1.
 
         Raises
@@ -52,13 +52,15 @@ class ConfusionMatrix:
             raise RefereeError("cannot normalize an empty confusion matrix (no evaluated pixel)")
         return ConfusionMatrix(self.tp / total, self.fp / total, self.fn / total, self.tn / total)
 
-    def __add__(self, other: "ConfusionMatrix") -> "ConfusionMatrix":
-        return ConfusionMatrix(self.tp + other.tp, self.fp + other.fp,
-                               self.fn + other.fn, self.tn + other.tn)
+    def __add__(self, other: ConfusionMatrix) -> ConfusionMatrix:
+        return ConfusionMatrix(
+            self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
+        )
 
-    def scaled(self, factor: float) -> "ConfusionMatrix":
-        return ConfusionMatrix(self.tp * factor, self.fp * factor,
-                               self.fn * factor, self.tn * factor)
+    def scaled(self, factor: float) -> ConfusionMatrix:
+        return ConfusionMatrix(
+            self.tp * factor, self.fp * factor, self.fn * factor, self.tn * factor
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +74,7 @@ class VideoConfusion:
     category: str
     video: str
     cm: ConfusionMatrix
-    shadow_errors: Optional[int] = None
+    shadow_errors: int | None = None
 
     @property
     def key(self) -> tuple[str, str]:

@@ -17,8 +17,8 @@ and of count changes are reported beside it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -79,8 +79,11 @@ class CountingResult:
     @property
     def denominator_terms(self) -> tuple[int, int, int]:
         """The three denominator terms: GT changes, spurious instants, M."""
-        return (len(self.changed_instants), len(self.spurious_instants),
-                len(self.unpaired_instants))
+        return (
+            len(self.changed_instants),
+            len(self.spurious_instants),
+            len(self.unpaired_instants),
+        )
 
     @property
     def denominator(self) -> int:
@@ -99,8 +102,9 @@ def window_offsets(n: int, changes: int, window: int) -> range:
     return range(max(-window, -n), min(window, changes - 1 - n) + 1)
 
 
-def match_change(n: int, gt_changes: np.ndarray, est_changes: np.ndarray,
-                 window: int) -> tuple[int, float]:
+def match_change(
+    n: int, gt_changes: np.ndarray, est_changes: np.ndarray, window: int
+) -> tuple[int, float]:
     """``(δ_n, e(n))`` for one ground-truth instant (SPEC §6 tie rule: 0, else most negative)."""
     offsets = window_offsets(n, len(gt_changes), window)
     errors = {d: abs(gt_changes[n] - est_changes[n + d]) for d in offsets}
@@ -110,9 +114,9 @@ def match_change(n: int, gt_changes: np.ndarray, est_changes: np.ndarray,
     return min(d for d in offsets if errors[d] == best), float(best)
 
 
-def evaluate_counts(gt_counts: Sequence[float] | np.ndarray,
-                    est_counts: Sequence[float] | np.ndarray,
-                    window: int) -> CountingResult:
+def evaluate_counts(
+    gt_counts: Sequence[float] | np.ndarray, est_counts: Sequence[float] | np.ndarray, window: int
+) -> CountingResult:
     """CCR_WCC, its terms, and the MAEs of counts and changes (SPEC §6).
 
     Parameters
@@ -129,29 +133,42 @@ def evaluate_counts(gt_counts: Sequence[float] | np.ndarray,
     """
     y, y_hat = _counts(gt_counts, "ground-truth"), _counts(est_counts, "estimated")
     if len(y) != len(y_hat):
-        raise RefereeError(f"the ground truth has {len(y)} counts but the estimate has "
-                           f"{len(y_hat)}; both must cover the same frames")
+        raise RefereeError(
+            f"the ground truth has {len(y)} counts but the estimate has "
+            f"{len(y_hat)}; both must cover the same frames"
+        )
     if len(y) < 2:
         raise RefereeError(f"CCR_WCC needs at least 2 counts (one change), got {len(y)}")
     if isinstance(window, bool) or int(window) != window or window < 0:
-        raise InvalidOptionError(f"the window must be a whole number of frames >= 0, "
-                                 f"got {window}")
+        raise InvalidOptionError(f"the window must be a whole number of frames >= 0, got {window}")
     window = int(window)
     delta, delta_hat = np.diff(y), np.diff(y_hat)
-    offsets, errors = zip(*(match_change(n, delta, delta_hat, window)
-                            for n in range(len(delta))))
+    offsets, errors = zip(*(match_change(n, delta, delta_hat, window) for n in range(len(delta))))
     paired = {n + d for n, d in enumerate(offsets)}
     changed = tuple(n for n in range(len(delta)) if delta[n] != 0)
     found = tuple(n for n in changed if errors[n] == 0)
     spurious = tuple(n for n in range(len(delta)) if delta[n] == 0 and errors[n] != 0)
     unpaired = tuple(m for m in range(len(delta)) if delta_hat[m] != 0 and m not in paired)
     denominator = len(changed) + len(spurious) + len(unpaired)
-    ccr = (IndicatorValue(len(found) / denominator) if denominator
-           else undefined("undefined: no count change in the ground truth or the estimate"))
+    ccr = (
+        IndicatorValue(len(found) / denominator)
+        if denominator
+        else undefined("undefined: no count change in the ground truth or the estimate")
+    )
     return CountingResult(
-        window, ccr, found, changed, spurious, unpaired, tuple(int(d) for d in offsets),
-        tuple(errors), tuple(_plain(v) for v in delta), tuple(_plain(v) for v in delta_hat),
-        float(np.mean(np.abs(y - y_hat))), float(np.mean(np.abs(delta - delta_hat))))
+        window,
+        ccr,
+        found,
+        changed,
+        spurious,
+        unpaired,
+        tuple(int(d) for d in offsets),
+        tuple(errors),
+        tuple(_plain(v) for v in delta),
+        tuple(_plain(v) for v in delta_hat),
+        float(np.mean(np.abs(y - y_hat))),
+        float(np.mean(np.abs(delta - delta_hat))),
+    )
 
 
 def _plain(value: float) -> float:

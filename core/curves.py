@@ -13,8 +13,8 @@ Arrays of confusion matrices have one row per threshold and columns
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -74,8 +74,10 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 def _as_confusions(confusions: np.ndarray) -> np.ndarray:
     c = np.asarray(confusions, dtype=float)
     if c.ndim != 2 or c.shape[0] != N_LEVELS or c.shape[1] < 4:
-        raise ValueError(f"expected one confusion matrix (tp, fp, fn, tn) per threshold, "
-                         f"shape (256, 4), got {c.shape}")
+        raise ValueError(
+            f"expected one confusion matrix (tp, fp, fn, tn) per threshold, "
+            f"shape (256, 4), got {c.shape}"
+        )
     return c[:, :4]
 
 
@@ -83,9 +85,13 @@ def curves_from_confusions(confusions: np.ndarray) -> Curves:
     """ROC and PR curves of 256 confusion matrices ``(tp, fp, fn, tn)``, one per threshold."""
     c = _as_confusions(confusions)
     tp, fp, fn, tn = c.T
-    return Curves(thresholds=THRESHOLDS.copy(), confusions=c.copy(),
-                  fpr=_ratio(fp, fp + tn), tpr=_ratio(tp, tp + fn),
-                  precision=_ratio(tp, tp + fp))
+    return Curves(
+        thresholds=THRESHOLDS.copy(),
+        confusions=c.copy(),
+        fpr=_ratio(fp, fp + tn),
+        tpr=_ratio(tp, tp + fn),
+        precision=_ratio(tp, tp + fp),
+    )
 
 
 def roc_pr_curves(histograms: np.ndarray) -> Curves:
@@ -120,8 +126,10 @@ def blend_confusions(per_video: Sequence[np.ndarray], weights: Sequence[float]) 
         if weight == 0:
             continue
         if evaluated <= 0:
-            raise RefereeError(f"video {k + 1} of the summary has no evaluated pixel, so its "
-                               f"matrices cannot be normalized; leave it out of the summary")
+            raise RefereeError(
+                f"video {k + 1} of the summary has no evaluated pixel, so its "
+                f"matrices cannot be normalized; leave it out of the summary"
+            )
         blended += weight * (c / evaluated)
     return blended
 
@@ -137,7 +145,8 @@ def summarized_curves(histograms: Sequence[np.ndarray], weights: Sequence[float]
         Summarization weights, non-negative, summing to 1.
     """
     return curves_from_confusions(
-        blend_confusions([threshold_confusions(h) for h in histograms], weights))
+        blend_confusions([threshold_confusions(h) for h in histograms], weights)
+    )
 
 
 def iso_f1_curve(f1: float, n: int = 100) -> tuple[np.ndarray, np.ndarray]:

@@ -56,9 +56,9 @@ import math
 import os
 import shutil
 import struct
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional
 
 import cv2
 import numpy as np
@@ -88,8 +88,9 @@ CLASS_STOPPING, CLASS_PERSON, CLASS_VEHICLE = 7, 4, 5
 #: An object whose path stands still for at least this many frames is "stopping".
 STOP_FRAMES = 10
 #: The tracker behind the demo's detected actions.
-TRACKER_PARAMS = TrackerParams(still_class=CLASS_STOPPING, person_class=CLASS_PERSON,
-                               vehicle_class=CLASS_VEHICLE)
+TRACKER_PARAMS = TrackerParams(
+    still_class=CLASS_STOPPING, person_class=CLASS_PERSON, vehicle_class=CLASS_VEHICLE
+)
 
 _GENERATOR = "referee.core.demo"
 _OWN_ENTRIES = ("dataset", "results", "results-soft", "actions", "counts")
@@ -149,8 +150,12 @@ class DemoLayout:
         return self.root / MARKER_NAME
 
 
-def write_demo(root: Path, progress: Optional[ProgressCallback] = None,
-               cancel: Optional[CancelToken] = None, seed: int = 0) -> DemoLayout:
+def write_demo(
+    root: Path,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    seed: int = 0,
+) -> DemoLayout:
     """Write the demo dataset and the results of five background subtractors.
 
     Parameters
@@ -191,7 +196,8 @@ def write_demo(root: Path, progress: Optional[ProgressCallback] = None,
     done = 0
     report(progress, done, total)
     annotations: dict[str, dict[str, VideoAnnotation]] = {
-        name: {} for name in (GROUND_TRUTH, *TRACKED_METHODS)}
+        name: {} for name in (GROUND_TRUTH, *TRACKED_METHODS)
+    }
     try:
         for index, (scene, video) in enumerate(zip(scenes, layout.videos)):
             rng = np.random.default_rng([seed, index])
@@ -202,8 +208,9 @@ def write_demo(root: Path, progress: Optional[ProgressCallback] = None,
             check(cancel)
             found = {GROUND_TRUTH: _ground_truth_actions(scene.movers, record.object_boxes)}
             for method in TRACKED_METHODS:
-                found[method] = track_masks(enumerate(record.masks[method], start=1),
-                                            TRACKER_PARAMS)
+                found[method] = track_masks(
+                    enumerate(record.masks[method], start=1), TRACKER_PARAMS
+                )
             for name, actions in found.items():
                 annotations[name][video.key] = VideoAnnotation(video.key, tuple(actions))
                 counts = count_inside(actions, video.count_region, video.frame_count)
@@ -220,8 +227,9 @@ def write_demo(root: Path, progress: Optional[ProgressCallback] = None,
     return layout
 
 
-def ensure_demo(root: Path, progress: Optional[ProgressCallback] = None,
-                cancel: Optional[CancelToken] = None) -> DemoLayout:
+def ensure_demo(
+    root: Path, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+) -> DemoLayout:
     """The demo in ``root``: reused if complete and current, else written by :func:`write_demo`.
 
     A demo is reused when its marker says it was completed by this generator,
@@ -230,17 +238,27 @@ def ensure_demo(root: Path, progress: Optional[ProgressCallback] = None,
     """
     root = Path(root)
     marker = _read_marker(root)
-    if (marker is not None and marker.get("complete") is True
-            and marker.get("format") == DEMO_FORMAT and marker.get("opencv") == cv2.__version__
-            and isinstance(marker.get("seed"), int)):
+    if (
+        marker is not None
+        and marker.get("complete") is True
+        and marker.get("format") == DEMO_FORMAT
+        and marker.get("opencv") == cv2.__version__
+        and isinstance(marker.get("seed"), int)
+    ):
         return _layout(root, [factory() for factory in _SCENES], marker["seed"])
     return write_demo(root, progress, cancel)
 
 
-def _layout(root: Path, scenes: list["_Scene"], seed: int) -> DemoLayout:
+def _layout(root: Path, scenes: list[_Scene], seed: int) -> DemoLayout:
     videos = tuple(
-        DemoVideo(scene.category, scene.name, root / "dataset" / scene.category / scene.name,
-                  scene.frame_count, scene.temporal_roi, scene.count_region)
+        DemoVideo(
+            scene.category,
+            scene.name,
+            root / "dataset" / scene.category / scene.name,
+            scene.frame_count,
+            scene.temporal_roi,
+            scene.count_region,
+        )
         for scene in scenes
     )
     return DemoLayout(
@@ -252,9 +270,13 @@ def _layout(root: Path, scenes: list["_Scene"], seed: int) -> DemoLayout:
         seed=seed,
         actions_gt=root / "actions" / f"{GROUND_TRUTH}.xml",
         actions={method: root / "actions" / f"{method}.xml" for method in TRACKED_METHODS},
-        counts={video.key: {name: root / "counts" / video.key / f"{name}.csv"
-                            for name in (GROUND_TRUTH, *TRACKED_METHODS)}
-                for video in videos},
+        counts={
+            video.key: {
+                name: root / "counts" / video.key / f"{name}.csv"
+                for name in (GROUND_TRUTH, *TRACKED_METHODS)
+            }
+            for video in videos
+        },
     )
 
 
@@ -274,7 +296,7 @@ def _prepare_root(root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
 
 
-def _read_marker(root: Path) -> Optional[dict]:
+def _read_marker(root: Path) -> dict | None:
     try:
         marker = json.loads((root / MARKER_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -310,15 +332,21 @@ def _write_marker(root: Path, seed: int, complete: bool) -> None:
 class _VideoRecord:
     """What a video leaves for its actions and counts, filled frame by frame."""
 
-    def __init__(self, movers: tuple["_Mover", ...]) -> None:
+    def __init__(self, movers: tuple[_Mover, ...]) -> None:
         # Per mover: frame -> box of its own pixels, for the frames where it is visible.
         self.object_boxes: list[dict[int, _Box]] = [{} for _ in movers]
         # Per tracked method: the masks of frames 1..N, with the ROI applied.
         self.masks: dict[str, list[np.ndarray]] = {method: [] for method in TRACKED_METHODS}
 
 
-def _write_video(scene: _Scene, video: DemoVideo, layout: DemoLayout, rng: np.random.Generator,
-                 cancel: Optional[CancelToken], record: _VideoRecord) -> Iterator[int]:
+def _write_video(
+    scene: _Scene,
+    video: DemoVideo,
+    layout: DemoLayout,
+    rng: np.random.Generator,
+    cancel: CancelToken | None,
+    record: _VideoRecord,
+) -> Iterator[int]:
     """Render, write and segment every frame of ``scene``, filling ``record``; yield per frame."""
     input_dir = video.path / "input"
     gt_dir = video.path / "groundtruth"
@@ -347,7 +375,8 @@ def _write_video(scene: _Scene, video: DemoVideo, layout: DemoLayout, rng: np.ra
         jpeg = _encode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         (input_dir / f"in{number:06d}.jpg").write_bytes(jpeg)
         (gt_dir / f"gt{number:06d}.png").write_bytes(
-            _encode(".png", _ground_truth(motion, shadow, roi)))
+            _encode(".png", _ground_truth(motion, shadow, roi))
+        )
 
         # Methods see the frame exactly as stored, JPEG artefacts included.
         decoded = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -362,14 +391,15 @@ def _write_video(scene: _Scene, video: DemoVideo, layout: DemoLayout, rng: np.ra
                 record.masks[method].append(mask & roi)
         score = running_average.apply(decoded)
         (binary_dirs["running-average"] / f"bin{number:06d}.png").write_bytes(
-            _encode(".png", np.where(score >= _RunningAverage.THRESHOLD, 255, 0).astype(np.uint8)))
-        (soft_dirs["running-average"] / f"bin{number:06d}.png").write_bytes(
-            _encode(".png", score))
+            _encode(".png", np.where(score >= _RunningAverage.THRESHOLD, 255, 0).astype(np.uint8))
+        )
+        (soft_dirs["running-average"] / f"bin{number:06d}.png").write_bytes(_encode(".png", score))
         yield number
 
 
-def _ground_truth_actions(movers: tuple[_Mover, ...],
-                          object_boxes: list[dict[int, _Box]]) -> list[Action]:
+def _ground_truth_actions(
+    movers: tuple[_Mover, ...], object_boxes: list[dict[int, _Box]]
+) -> list[Action]:
     """One action per mover and per run of consecutive frames in which it is visible."""
     actions: list[Action] = []
     for mover, boxes in zip(movers, object_boxes):
@@ -384,8 +414,9 @@ def _ground_truth_actions(movers: tuple[_Mover, ...],
     return actions
 
 
-def count_inside(actions: Iterable[Action], region: tuple[int, int, int, int],
-                 frame_count: int) -> np.ndarray:
+def count_inside(
+    actions: Iterable[Action], region: tuple[int, int, int, int], frame_count: int
+) -> np.ndarray:
     """Per frame 1..``frame_count``, how many boxes of ``actions`` have their centre in ``region``.
 
     ``region`` is ``(x, y, w, h)`` in pixels, half-open; a box ``(x, y, w, h)``
@@ -396,8 +427,12 @@ def count_inside(actions: Iterable[Action], region: tuple[int, int, int, int],
     counts = np.zeros(frame_count, np.int64)
     for action in actions:
         centres = action.boxes[:, :2] + action.boxes[:, 2:] / 2.0
-        inside = ((rx <= centres[:, 0]) & (centres[:, 0] < rx + rw)
-                  & (ry <= centres[:, 1]) & (centres[:, 1] < ry + rh))
+        inside = (
+            (rx <= centres[:, 0])
+            & (centres[:, 0] < rx + rw)
+            & (ry <= centres[:, 1])
+            & (centres[:, 1] < ry + rh)
+        )
         frames = action.frames[inside & (action.frames >= 1) & (action.frames <= frame_count)]
         np.add.at(counts, frames - 1, 1)
     return counts
@@ -410,7 +445,7 @@ def _write_actions(layout: DemoLayout, annotations: dict[str, dict[str, VideoAnn
         write_liris(path, AnnotationSet(videos))
 
 
-def _encode(extension: str, image: np.ndarray, params: Optional[list[int]] = None) -> bytes:
+def _encode(extension: str, image: np.ndarray, params: list[int] | None = None) -> bytes:
     # imencode + write_bytes rather than imwrite: imwrite fails on non-ASCII paths on Windows.
     ok, buffer = cv2.imencode(extension, image, params or [])
     if not ok:
@@ -460,15 +495,18 @@ def _palette_bmp(grey: np.ndarray) -> bytes:
 def _make_subtractors() -> dict[str, cv2.BackgroundSubtractor]:
     """Fixed parameters. Only KNN draws random numbers, from OpenCV's RNG (reseeded per frame)."""
     return {
-        "mog2": cv2.createBackgroundSubtractorMOG2(history=200, varThreshold=16,
-                                                   detectShadows=True),
-        "knn": cv2.createBackgroundSubtractorKNN(history=200, dist2Threshold=400.0,
-                                                 detectShadows=True),
-        "mog": cv2.bgsegm.createBackgroundSubtractorMOG(history=200, nmixtures=5,
-                                                        backgroundRatio=0.7, noiseSigma=0),
-        "cnt": cv2.bgsegm.createBackgroundSubtractorCNT(minPixelStability=15, useHistory=True,
-                                                        maxPixelStability=15 * 60,
-                                                        isParallel=False),
+        "mog2": cv2.createBackgroundSubtractorMOG2(
+            history=200, varThreshold=16, detectShadows=True
+        ),
+        "knn": cv2.createBackgroundSubtractorKNN(
+            history=200, dist2Threshold=400.0, detectShadows=True
+        ),
+        "mog": cv2.bgsegm.createBackgroundSubtractorMOG(
+            history=200, nmixtures=5, backgroundRatio=0.7, noiseSigma=0
+        ),
+        "cnt": cv2.bgsegm.createBackgroundSubtractorCNT(
+            minPixelStability=15, useHistory=True, maxPixelStability=15 * 60, isParallel=False
+        ),
     }
 
 
@@ -480,7 +518,7 @@ class _RunningAverage:
     THRESHOLD = 128  # binary mask: score >= 128, i.e. a difference of about 24 levels
 
     def __init__(self) -> None:
-        self._background: Optional[np.ndarray] = None
+        self._background: np.ndarray | None = None
 
     def apply(self, image: np.ndarray) -> np.ndarray:
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -508,7 +546,7 @@ class _Mover:
     colour: tuple[int, int, int]  # BGR
     path: tuple[tuple[int, float, float], ...]
 
-    def centre(self, frame: int) -> Optional[tuple[float, float]]:
+    def centre(self, frame: int) -> tuple[float, float] | None:
         frames = [key[0] for key in self.path]
         if frame < frames[0] or frame > frames[-1]:
             return None
@@ -537,7 +575,7 @@ class _Scene:
     gain: Callable[[int], float] = lambda frame: 1.0
     casts_shadows: bool = False
     # Animates the background outside the ROI (waving trees, a flickering light).
-    animate: Optional[Callable[[np.ndarray, int], np.ndarray]] = None
+    animate: Callable[[np.ndarray, int], np.ndarray] | None = None
 
     @property
     def temporal_roi(self) -> tuple[int, int]:
@@ -584,7 +622,9 @@ class _Renderer:
         left, top = pad_left, 2
         mask = np.zeros((canvas_h, canvas_w), np.uint8)
         if mover.shape == "rect":
-            cv2.rectangle(mask, (left, top), (left + mover.width - 1, top + mover.height - 1), 1, -1)
+            cv2.rectangle(
+                mask, (left, top), (left + mover.width - 1, top + mover.height - 1), 1, -1
+            )
         else:
             centre = (left + mover.width // 2, top + mover.height // 2)
             cv2.ellipse(mask, centre, (mover.width // 2, mover.height // 2), 0, 0, 360, 1, -1)
@@ -594,25 +634,35 @@ class _Renderer:
             feet, middle = top + mover.height - 1, left + mover.width / 2
             shear, squash = self.SHADOW_SHEAR, self.SHADOW_SQUASH
             # Widen, shear to the right and squash towards the feet: a shadow on the floor.
-            affine = np.array([[widen, -shear, (1 - widen) * middle + shear * feet],
-                               [0.0, squash, (1 - squash) * feet]])
+            affine = np.array(
+                [
+                    [widen, -shear, (1 - widen) * middle + shear * feet],
+                    [0.0, squash, (1 - squash) * feet],
+                ]
+            )
             shadow = cv2.warpAffine(mask, affine, (canvas_w, canvas_h), flags=cv2.INTER_NEAREST)
-        return _Sprite(mask.astype(bool), texture, shadow.astype(bool),
-                       (left + mover.width // 2, top + mover.height // 2))
+        return _Sprite(
+            mask.astype(bool),
+            texture,
+            shadow.astype(bool),
+            (left + mover.width // 2, top + mover.height // 2),
+        )
 
-    def _object_texture(self, mover: _Mover, height: int, width: int,
-                        left: int, top: int) -> np.ndarray:
+    def _object_texture(
+        self, mover: _Mover, height: int, width: int, left: int, top: int
+    ) -> np.ndarray:
         base = np.array(mover.colour, np.float32)
         pattern = _smooth_noise(self.rng, height, width, 4) - 0.5
         texture = base + 60.0 * pattern[..., None]
         if mover.shape == "rect":  # a car: darker windows band, lighter roof line
-            texture[top + mover.height // 4: top + mover.height // 2,
-                    left + 4: left + mover.width - 4] *= 0.45
-            texture[top: top + 2, left: left + mover.width] += 40
+            texture[
+                top + mover.height // 4 : top + mover.height // 2, left + 4 : left + mover.width - 4
+            ] *= 0.45
+            texture[top : top + 2, left : left + mover.width] += 40
         else:  # a person: a head of another colour on top, darker legs
             head = max(3, mover.height // 5)
-            texture[top: top + head] = self.rng.uniform(60, 200, 3).astype(np.float32)
-            texture[top + mover.height * 2 // 3:] *= 0.6
+            texture[top : top + head] = self.rng.uniform(60, 200, 3).astype(np.float32)
+            texture[top + mover.height * 2 // 3 :] *= 0.6
         return np.clip(texture, 0, 255)
 
     def frame(self, number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -648,9 +698,9 @@ class _Renderer:
         image += self.rng.normal(0.0, self.NOISE_SIGMA, image.shape).astype(np.float32)
         return np.clip(np.rint(image), 0, 255).astype(np.uint8), motion, shadow
 
-    def object_boxes(self, number: int) -> list[Optional[_Box]]:
+    def object_boxes(self, number: int) -> list[_Box | None]:
         """Per mover, the ``(x, y, w, h)`` box of its own pixels inside the frame, or ``None``."""
-        boxes: list[Optional[_Box]] = []
+        boxes: list[_Box | None] = []
         for mover, sprite in zip(self.scene.movers, self.sprites):
             offset = _offset(mover, sprite, number)
             regions = None if offset is None else _clip(*offset, sprite.mask.shape)
@@ -663,7 +713,7 @@ class _Renderer:
         return boxes
 
 
-def _offset(mover: _Mover, sprite: _Sprite, number: int) -> Optional[tuple[int, int]]:
+def _offset(mover: _Mover, sprite: _Sprite, number: int) -> tuple[int, int] | None:
     """Where the sprite's canvas goes on frame ``number`` (its top-left), or ``None`` if absent."""
     centre = mover.centre(number)
     if centre is None:
@@ -671,15 +721,15 @@ def _offset(mover: _Mover, sprite: _Sprite, number: int) -> Optional[tuple[int, 
     return int(round(centre[0])) - sprite.anchor[0], int(round(centre[1])) - sprite.anchor[1]
 
 
-def _clip(ox: int, oy: int, shape: tuple[int, ...]
-          ) -> Optional[tuple[tuple[slice, slice], tuple[slice, slice]]]:
+def _clip(
+    ox: int, oy: int, shape: tuple[int, ...]
+) -> tuple[tuple[slice, slice], tuple[slice, slice]] | None:
     """Frame and local slices where a canvas placed at (ox, oy) overlaps the frame."""
     h, w = shape[:2]
     x0, y0, x1, y1 = max(ox, 0), max(oy, 0), min(ox + w, WIDTH), min(oy + h, HEIGHT)
     if x0 >= x1 or y0 >= y1:
         return None
-    return ((slice(y0, y1), slice(x0, x1)),
-            (slice(y0 - oy, y1 - oy), slice(x0 - ox, x1 - ox)))
+    return ((slice(y0, y1), slice(x0, x1)), (slice(y0 - oy, y1 - oy), slice(x0 - ox, x1 - ox)))
 
 
 def _stamp(target: np.ndarray, local: np.ndarray, ox: int, oy: int) -> None:
@@ -694,23 +744,32 @@ def _smooth_noise(rng: np.random.Generator, height: int, width: int, cell: int) 
     return np.clip(cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC), 0, 1)
 
 
-def _textured(rng: np.random.Generator, height: int, width: int, colour: tuple[int, int, int],
-              amplitude: float) -> np.ndarray:
+def _textured(
+    rng: np.random.Generator,
+    height: int,
+    width: int,
+    colour: tuple[int, int, int],
+    amplitude: float,
+) -> np.ndarray:
     """A BGR float32 patch of ``colour`` with coarse and fine texture."""
-    texture = (0.6 * _smooth_noise(rng, height, width, 8) + 0.4 * _smooth_noise(rng, height, width, 2)
-               - 0.5)
+    texture = (
+        0.6 * _smooth_noise(rng, height, width, 8)
+        + 0.4 * _smooth_noise(rng, height, width, 2)
+        - 0.5
+    )
     return np.array(colour, np.float32) + amplitude * texture[..., None]
 
 
 # Street: a facade, a sidewalk and a two-lane road; trees wave above the ROI.
+
 
 def _street_background(rng: np.random.Generator) -> np.ndarray:
     image = np.zeros((HEIGHT, WIDTH, 3), np.float32)
     image[:30] = _textured(rng, 30, WIDTH, (70, 120, 80), 90)  # trees
     image[30:60] = _textured(rng, 30, WIDTH, (150, 175, 195), 30)  # facade
     for x in range(8, WIDTH - 12, 22):
-        image[36:50, x:x + 12] = (90, 80, 70)  # windows
-        image[37:49, x + 1:x + 11] += 25 * (_smooth_noise(rng, 12, 10, 3)[..., None] - 0.5)
+        image[36:50, x : x + 12] = (90, 80, 70)  # windows
+        image[37:49, x + 1 : x + 11] += 25 * (_smooth_noise(rng, 12, 10, 3)[..., None] - 0.5)
     image[60:76] = _textured(rng, 16, WIDTH, (175, 175, 170), 25)  # sidewalk
     image[60:76, ::16] -= 35  # paving joints
     image[76:] = _textured(rng, HEIGHT - 76, WIDTH, (85, 85, 88), 35)  # asphalt
@@ -732,24 +791,36 @@ def _street() -> _Scene:
         _Mover("rect", 34, 16, (40, 40, 170), ((40, -20.0, 108.0), (125, 180.0, 108.0))),
         _Mover("rect", 28, 14, (160, 120, 40), ((60, 180.0, 86.0), (170, -20.0, 86.0))),
         # Enters, stops for 40 frames, leaves: methods absorb it into the background.
-        _Mover("rect", 30, 15, (200, 200, 210), ((95, -18.0, 88.0), (120, 60.0, 88.0),
-                                                 (160, 60.0, 88.0), (n, 100.0, 88.0))),
+        _Mover(
+            "rect",
+            30,
+            15,
+            (200, 200, 210),
+            ((95, -18.0, 88.0), (120, 60.0, 88.0), (160, 60.0, 88.0), (n, 100.0, 88.0)),
+        ),
         _Mover("ellipse", 9, 19, (150, 70, 60), ((110, 175.0, 62.0), (n, 120.0, 68.0))),
     )
-    return _Scene("baseline", "street", n, _street_background, movers,
-                  roi_polygon=((0, 0), (WIDTH, 0), (WIDTH, 32), (0, 24)),
-                  count_region=(50, 50, 60, 70),
-                  animate=_street_animate)
+    return _Scene(
+        "baseline",
+        "street",
+        n,
+        _street_background,
+        movers,
+        roi_polygon=((0, 0), (WIDTH, 0), (WIDTH, 32), (0, 24)),
+        count_region=(50, 50, 60, 70),
+        animate=_street_animate,
+    )
 
 
 # Plaza: paving stones; pedestrians and a cyclist cross in all directions while a
 # cloud passes (global illumination change). A fountain corner is outside the ROI.
 
+
 def _plaza_background(rng: np.random.Generator) -> np.ndarray:
     image = _textured(rng, HEIGHT, WIDTH, (140, 150, 160), 20)
     for y in range(0, HEIGHT, 12):
         for x in range(-(y // 12 % 2) * 9, WIDTH, 18):
-            image[y:y + 12, max(x, 0):x + 18] += float(rng.uniform(-18, 18))
+            image[y : y + 12, max(x, 0) : x + 18] += float(rng.uniform(-18, 18))
         image[y] -= 30  # joints between rows of stones
     cv2.circle(image, (18, 12), 30, (170, 140, 90), -1)  # fountain basin
     cv2.circle(image, (18, 12), 22, (200, 160, 110), -1)
@@ -773,13 +844,21 @@ def _plaza() -> _Scene:
         _Mover("ellipse", 11, 20, (200, 200, 230), ((90, 60.0, 130.0), (n, 75.0, 70.0))),
         _Mover("ellipse", 9, 18, (90, 60, 160), ((100, 10.0, -12.0), (n, 40.0, 45.0))),
     )
-    return _Scene("baseline", "plaza", n, _plaza_background, movers,
-                  roi_polygon=((0, 0), (62, 0), (0, 46)), count_region=(40, 35, 80, 60),
-                  gain=_plaza_gain)
+    return _Scene(
+        "baseline",
+        "plaza",
+        n,
+        _plaza_background,
+        movers,
+        roi_polygon=((0, 0), (62, 0), (0, 46)),
+        count_region=(40, 35, 80, 60),
+        gain=_plaza_gain,
+    )
 
 
 # Corridor: a bright tiled floor under a low light; people cast hard shadows.
 # A flickering door window on the right is outside the ROI.
+
 
 def _corridor_background(rng: np.random.Generator) -> np.ndarray:
     image = np.zeros((HEIGHT, WIDTH, 3), np.float32)
@@ -806,10 +885,17 @@ def _corridor() -> _Scene:
         _Mover("ellipse", 12, 30, (60, 60, 60), ((70, 40.0, 140.0), (n, 70.0, 60.0))),
         _Mover("ellipse", 10, 30, (150, 150, 60), ((110, -8.0, 55.0), (n, 95.0, 55.0))),
     )
-    return _Scene("shadow", "corridor", n, _corridor_background, movers,
-                  roi_polygon=((138, 0), (WIDTH, 0), (WIDTH, HEIGHT), (138, HEIGHT)),
-                  count_region=(40, 40, 70, 70),
-                  casts_shadows=True, animate=_corridor_animate)
+    return _Scene(
+        "shadow",
+        "corridor",
+        n,
+        _corridor_background,
+        movers,
+        roi_polygon=((138, 0), (WIDTH, 0), (WIDTH, HEIGHT), (138, HEIGHT)),
+        count_region=(40, 40, 70, 70),
+        casts_shadows=True,
+        animate=_corridor_animate,
+    )
 
 
 _SCENES: tuple[Callable[[], _Scene], ...] = (_street, _plaza, _corridor)

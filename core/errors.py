@@ -34,15 +34,19 @@ class MissingFrameError(InputFileError):
 class SizeMismatchError(RefereeError):
     """Two images that must have the same size do not."""
 
-    def __init__(self, first: str | Path, first_shape: tuple[int, ...],
-                 second: str | Path, second_shape: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        first: str | Path,
+        first_shape: tuple[int, ...],
+        second: str | Path,
+        second_shape: tuple[int, ...],
+    ) -> None:
         self.first, self.second = Path(first), Path(second)
         self._arguments = (first, first_shape, second, second_shape)
         super().__init__(
             f"size mismatch: {self.first} is {_size(first_shape)} but "
             f"{self.second} is {_size(second_shape)}; both must have the same width and height"
         )
-
 
     def __reduce__(self):
         return (type(self), self._arguments)

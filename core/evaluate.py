@@ -17,16 +17,12 @@ import multiprocessing
 import multiprocessing.context
 import os
 import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import (
     Any,
-    Iterable,
-    Iterator,
-    Mapping,
     NamedTuple,
-    Optional,
-    Sequence,
     Union,
 )
 
@@ -83,16 +79,18 @@ class VideoEvaluation:
     total: ConfusionMatrix
     shadow_errors: int
     per_frame: np.ndarray
-    threshold: Optional[int] = None
+    threshold: int | None = None
 
     @classmethod
-    def from_per_frame(cls, category: str, video: str, per_frame: np.ndarray,
-                       threshold: Optional[int] = None) -> "VideoEvaluation":
+    def from_per_frame(
+        cls, category: str, video: str, per_frame: np.ndarray, threshold: int | None = None
+    ) -> VideoEvaluation:
         """Build from per-frame counts, summing them."""
         rows = np.asarray(per_frame, dtype=np.int64).reshape(-1, len(PER_FRAME_COLUMNS))
         tp, fp, fn, tn, se = (int(v) for v in rows[:, 1:].sum(axis=0))
-        return cls(category, video, ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn), se, rows,
-                   threshold)
+        return cls(
+            category, video, ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn), se, rows, threshold
+        )
 
     @property
     def key(self) -> tuple[str, str]:
@@ -164,7 +162,7 @@ class VideoHistograms:
 # One video, streaming
 
 
-def _frame_numbers(video: VideoSpec, frames: Optional[Iterable[int]]) -> FrameNumbers:
+def _frame_numbers(video: VideoSpec, frames: Iterable[int] | None) -> FrameNumbers:
     if frames is None:
         return video.frames
     numbers: FrameNumbers = frames if isinstance(frames, range) else [int(i) for i in frames]
@@ -173,9 +171,13 @@ def _frame_numbers(video: VideoSpec, frames: Optional[Iterable[int]]) -> FrameNu
     return numbers
 
 
-def _frames_with_truth(video: VideoSpec, source: FrameSource, numbers: FrameNumbers,
-                       roi_shape: tuple[int, ...], cancel: Optional[CancelToken]
-                       ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+def _frames_with_truth(
+    video: VideoSpec,
+    source: FrameSource,
+    numbers: FrameNumbers,
+    roi_shape: tuple[int, ...],
+    cancel: CancelToken | None,
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """``(i, gt, result)`` for each frame, sizes checked against the ROI."""
     gt_prefix = os.path.join(os.fspath(video.folder), GROUNDTRUTH_DIR, "gt")
     for i, result in source.iter_frames(numbers):
@@ -189,10 +191,14 @@ def _frames_with_truth(video: VideoSpec, source: FrameSource, numbers: FrameNumb
         yield i, gt, result
 
 
-def evaluate_video(video: VideoSpec, source: FrameSource, threshold: Optional[int] = None,
-                   frames: Optional[Iterable[int]] = None,
-                   progress: Optional[ProgressCallback] = None,
-                   cancel: Optional[CancelToken] = None) -> VideoEvaluation:
+def evaluate_video(
+    video: VideoSpec,
+    source: FrameSource,
+    threshold: int | None = None,
+    frames: Iterable[int] | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> VideoEvaluation:
     """Count one method's masks on one video, frame by frame (SPEC §1).
 
     Parameters
@@ -229,10 +235,13 @@ def evaluate_video(video: VideoSpec, source: FrameSource, threshold: Optional[in
     return VideoEvaluation.from_per_frame(video.category, video.name, rows[:k], counter.threshold)
 
 
-def score_histograms_video(video: VideoSpec, source: FrameSource,
-                           frames: Optional[Iterable[int]] = None,
-                           progress: Optional[ProgressCallback] = None,
-                           cancel: Optional[CancelToken] = None) -> VideoHistograms:
+def score_histograms_video(
+    video: VideoSpec,
+    source: FrameSource,
+    frames: Iterable[int] | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> VideoHistograms:
     """Score histograms of a soft result (score maps 0..255) on one video (SPEC §3).
 
     Parameters are those of :func:`evaluate_video`; there is no threshold,
@@ -262,7 +271,7 @@ class _Chunk(NamedTuple):
     index: int  # position of the video in the job list
     video: VideoSpec
     source: FrameSource
-    threshold: Optional[int]
+    threshold: int | None
     first: int
     last: int
 
@@ -305,8 +314,9 @@ def frame_chunks(first: int, last: int, size: int) -> list[tuple[int, int]]:
     return [(a, min(a + size - 1, last)) for a in range(first, last + 1, size)]
 
 
-def _plan(kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: Optional[int],
-          workers: int) -> list[_Chunk]:
+def _plan(
+    kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: int | None, workers: int
+) -> list[_Chunk]:
     total = sum(video.n_frames for video, _ in jobs)
     size = max(16, math.ceil(total / (4 * workers)))
     chunks = []
@@ -318,13 +328,18 @@ def _plan(kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: O
     return chunks
 
 
-def _run_parallel(chunks: list[_Chunk], workers: int, progress: Optional[ProgressCallback],
-                  cancel: Optional[CancelToken]) -> list[list[tuple[int, Any]]]:
+def _run_parallel(
+    chunks: list[_Chunk],
+    workers: int,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> list[list[tuple[int, Any]]]:
     """Run chunks in a process pool; per job index, the ``(first, result)`` pairs."""
     total = sum(c.last - c.first + 1 for c in chunks)
     results: list[list[tuple[int, Any]]] = [[] for _ in range(1 + max(c.index for c in chunks))]
-    executor = cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                                      initializer=_init_worker)
+    executor = cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=_pool_context(), initializer=_init_worker
+    )
     try:
         pending = {executor.submit(_run_chunk, c): c for c in chunks}
         done_frames = 0
@@ -342,8 +357,9 @@ def _run_parallel(chunks: list[_Chunk], workers: int, progress: Optional[Progres
     return results
 
 
-def _assemble(kind: str, video: VideoSpec, pieces: list[tuple[int, Any]],
-              threshold: Optional[int]) -> Union[VideoEvaluation, VideoHistograms]:
+def _assemble(
+    kind: str, video: VideoSpec, pieces: list[tuple[int, Any]], threshold: int | None
+) -> VideoEvaluation | VideoHistograms:
     """Add up one video's chunk results (counts add up, SPEC §2)."""
     pieces = sorted(pieces, key=lambda piece: piece[0])
     if kind == "counts":
@@ -359,9 +375,14 @@ def _check_workers(workers: int) -> int:
     return workers
 
 
-def _run_jobs(kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: Optional[int],
-              workers: int, progress: Optional[ProgressCallback],
-              cancel: Optional[CancelToken]) -> list[Any]:
+def _run_jobs(
+    kind: str,
+    jobs: Sequence[tuple[VideoSpec, FrameSource]],
+    threshold: int | None,
+    workers: int,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> list[Any]:
     workers = _check_workers(workers)
     threshold = check_threshold(threshold)
     total = sum(video.n_frames for video, _ in jobs)
@@ -370,13 +391,16 @@ def _run_jobs(kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshol
     chunks = _plan(kind, jobs, threshold, workers)
     if workers > 1 and len(chunks) > 1:
         parts = _run_parallel(chunks, workers, progress, cancel)
-        return [_assemble(kind, video, pieces, threshold)
-                for (video, _), pieces in zip(jobs, parts)]
+        return [
+            _assemble(kind, video, pieces, threshold) for (video, _), pieces in zip(jobs, parts)
+        ]
     out = []
     offset = 0
     for video, source in jobs:
+
         def step(done: int, _: int, offset: int = offset) -> None:
             report(progress, offset + done, total)
+
         if kind == "counts":
             out.append(evaluate_video(video, source, threshold, None, step, cancel))
         else:
@@ -385,10 +409,13 @@ def _run_jobs(kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshol
     return out
 
 
-def evaluate_videos(jobs: Sequence[tuple[VideoSpec, FrameSource]],
-                    threshold: Optional[int] = None, workers: int = 1,
-                    progress: Optional[ProgressCallback] = None,
-                    cancel: Optional[CancelToken] = None) -> list[VideoEvaluation]:
+def evaluate_videos(
+    jobs: Sequence[tuple[VideoSpec, FrameSource]],
+    threshold: int | None = None,
+    workers: int = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> list[VideoEvaluation]:
     """Evaluate ``(video, source)`` pairs over their temporal ROIs (SPEC §1).
 
     With ``workers > 1`` every video's frames are split into contiguous
@@ -401,8 +428,9 @@ def evaluate_videos(jobs: Sequence[tuple[VideoSpec, FrameSource]],
     return _run_jobs("counts", jobs, threshold, workers, progress, cancel)
 
 
-def result_sources(videos: Sequence[VideoSpec], results: str | Path,
-                   pattern: Optional[str] = None, offset: int = 0) -> list[FrameSource]:
+def result_sources(
+    videos: Sequence[VideoSpec], results: str | Path, pattern: str | None = None, offset: int = 0
+) -> list[FrameSource]:
     """Each video's result frames for one method (SPEC §1, §10).
 
     Parameters
@@ -431,19 +459,27 @@ def result_sources(videos: Sequence[VideoSpec], results: str | Path,
         if not single:
             raise InvalidOptionError(
                 f"{results}: a mask video holds one video's results, but the dataset has "
-                f"{len(videos)} videos; give the dataset's single video folder instead")
+                f"{len(videos)} videos; give the dataset's single video folder instead"
+            )
         return [MaskVideoSource(results)]
     if pattern is not None:
-        return [PatternFolderSource(find_result_folder(results, v, single), pattern, offset)
-                for v in videos]
+        return [
+            PatternFolderSource(find_result_folder(results, v, single), pattern, offset)
+            for v in videos
+        ]
     return [CdnetResultSource.for_video(results, v, single_video=single) for v in videos]
 
 
-def evaluate_method(videos: Sequence[VideoSpec], results: str | Path,
-                    threshold: Optional[int] = None, workers: int = 1,
-                    progress: Optional[ProgressCallback] = None,
-                    cancel: Optional[CancelToken] = None,
-                    pattern: Optional[str] = None, offset: int = 0) -> list[VideoEvaluation]:
+def evaluate_method(
+    videos: Sequence[VideoSpec],
+    results: str | Path,
+    threshold: int | None = None,
+    workers: int = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    pattern: str | None = None,
+    offset: int = 0,
+) -> list[VideoEvaluation]:
     """Evaluate one method's results on every video (SPEC §1, §10).
 
     Parameters
@@ -468,46 +504,69 @@ def evaluate_method(videos: Sequence[VideoSpec], results: str | Path,
     return evaluate_videos(jobs, threshold, workers, progress, cancel)
 
 
-def evaluate_methods(videos: Sequence[VideoSpec], results_by_method: Mapping[str, str | Path],
-                     threshold: Optional[int] = None,
-                     progress: Optional[ProgressCallback] = None,
-                     cancel: Optional[CancelToken] = None) -> dict[str, list[VideoEvaluation]]:
+def evaluate_methods(
+    videos: Sequence[VideoSpec],
+    results_by_method: Mapping[str, str | Path],
+    threshold: int | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, list[VideoEvaluation]]:
     """:func:`evaluate_method` of each method in turn, with one progress over all of them."""
     total = sum(v.n_frames for v in videos) * len(results_by_method)
     evaluations: dict[str, list[VideoEvaluation]] = {}
     for k, (name, results) in enumerate(results_by_method.items()):
         offset = k * total // len(results_by_method)
         evaluations[name] = evaluate_method(
-            videos, results, threshold=threshold, cancel=cancel,
-            progress=lambda done, _, offset=offset: report(progress, offset + done, total))
+            videos,
+            results,
+            threshold=threshold,
+            cancel=cancel,
+            progress=lambda done, _, offset=offset: report(progress, offset + done, total),
+        )
     return evaluations
 
 
-def summarized_histogram_curves(histograms: Sequence[VideoHistograms], scheme: str = "auto"
-                                ) -> tuple[str, Curves]:
+def summarized_histogram_curves(
+    histograms: Sequence[VideoHistograms], scheme: str = "auto"
+) -> tuple[str, Curves]:
     """One method's ROC and PR curves summarized over its videos, and the scheme used (SPEC §2, §3).
 
     Each video weighs as its confusion matrix at threshold 0 says (the
     evaluated pixels are the same at every threshold).
     """
-    confusions = [VideoConfusion(h.category, h.video, ConfusionMatrix(*h.confusions()[0, :4]))
-                  for h in histograms]
-    curves = summarized_curves([h.histograms for h in histograms],
-                               video_weights(confusions, scheme))
+    confusions = [
+        VideoConfusion(h.category, h.video, ConfusionMatrix(*h.confusions()[0, :4]))
+        for h in histograms
+    ]
+    curves = summarized_curves(
+        [h.histograms for h in histograms], video_weights(confusions, scheme)
+    )
     return resolve_scheme(confusions, scheme), curves
 
 
-def score_histograms_method(videos: Sequence[VideoSpec], results_root: str | Path,
-                            workers: int = 1, progress: Optional[ProgressCallback] = None,
-                            cancel: Optional[CancelToken] = None) -> list[VideoHistograms]:
+def score_histograms_method(
+    videos: Sequence[VideoSpec],
+    results_root: str | Path,
+    workers: int = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> list[VideoHistograms]:
     """Score histograms of a soft result tree (score maps 0..255) on every video (SPEC §3)."""
     jobs = list(zip(videos, result_sources(videos, results_root)))
     return _run_jobs("histograms", jobs, None, workers, progress, cancel)
 
 
 __all__ = [
-    "PER_FRAME_COLUMNS", "VideoEvaluation", "VideoHistograms", "evaluate_video",
-    "score_histograms_video", "evaluate_videos", "evaluate_method", "evaluate_methods",
-    "summarized_histogram_curves", "score_histograms_method",
-    "result_sources", "frame_chunks",
+    "PER_FRAME_COLUMNS",
+    "VideoEvaluation",
+    "VideoHistograms",
+    "evaluate_method",
+    "evaluate_methods",
+    "evaluate_video",
+    "evaluate_videos",
+    "frame_chunks",
+    "result_sources",
+    "score_histograms_method",
+    "score_histograms_video",
+    "summarized_histogram_curves",
 ]

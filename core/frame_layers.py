@@ -11,9 +11,9 @@ thread like any other.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional
 
 import cv2
 import numpy as np
@@ -69,19 +69,25 @@ class FrameLayers:
 
     frame: int
     image: np.ndarray
-    groundtruth: Optional[np.ndarray] = None
+    groundtruth: np.ndarray | None = None
     masks: dict[str, np.ndarray] = field(default_factory=dict)
     comparisons: dict[str, np.ndarray] = field(default_factory=dict)
-    consensus: Optional[np.ndarray] = None
-    disagreement: Optional[np.ndarray] = None
+    consensus: np.ndarray | None = None
+    disagreement: np.ndarray | None = None
     evaluated: bool = False
     problems: tuple[str, ...] = ()
 
     @property
     def nbytes(self) -> int:
         """Memory held, in bytes (for byte-bounded caches)."""
-        arrays = [self.image, self.groundtruth, self.consensus, self.disagreement,
-                  *self.masks.values(), *self.comparisons.values()]
+        arrays = [
+            self.image,
+            self.groundtruth,
+            self.consensus,
+            self.disagreement,
+            *self.masks.values(),
+            *self.comparisons.values(),
+        ]
         return sum(a.nbytes for a in arrays if a is not None)
 
 
@@ -104,10 +110,15 @@ class FrameLayerReader:
         voters (SPEC §7 default).
     """
 
-    def __init__(self, frames: FrameSource, frame_count: int,
-                 video: Optional[VideoSpec] = None,
-                 detectors: Optional[Mapping[str, FrameSource]] = None,
-                 threshold: Optional[int] = None, include_trivial: bool = True) -> None:
+    def __init__(
+        self,
+        frames: FrameSource,
+        frame_count: int,
+        video: VideoSpec | None = None,
+        detectors: Mapping[str, FrameSource] | None = None,
+        threshold: int | None = None,
+        include_trivial: bool = True,
+    ) -> None:
         self.frames = frames
         self.frame_count = frame_count
         self.video = video
@@ -129,10 +140,14 @@ class FrameLayerReader:
             except RefereeError as error:
                 problems.append(f"{name}: {error}")
         gt = self._groundtruth(i, problems)
-        evaluated = (gt is not None and self.video is not None
-                     and self.video.first <= i <= self.video.last)
-        comparisons = {name: self._compare(gt, mask, evaluated) for name, mask in masks.items()
-                       if gt is not None and mask.shape == gt.shape}
+        evaluated = (
+            gt is not None and self.video is not None and self.video.first <= i <= self.video.last
+        )
+        comparisons = {
+            name: self._compare(gt, mask, evaluated)
+            for name, mask in masks.items()
+            if gt is not None and mask.shape == gt.shape
+        }
         binary = [detection_mask(mask, self.threshold) for mask in masks.values()]
         p = h = None
         if len(binary) >= 2:
@@ -140,7 +155,7 @@ class FrameLayerReader:
             h = binary_entropy(consensus(binary, include_trivial=False)).astype(np.float32)
         return FrameLayers(i, image, gt, masks, comparisons, p, h, evaluated, tuple(problems))
 
-    def _groundtruth(self, i: int, problems: list[str]) -> Optional[np.ndarray]:
+    def _groundtruth(self, i: int, problems: list[str]) -> np.ndarray | None:
         if self.video is None:
             return None
         path = self.video.gt_path(i)

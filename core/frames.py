@@ -11,15 +11,12 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import (
     Any,
-    Iterable,
-    Iterator,
     NoReturn,
-    Optional,
     Protocol,
-    Sequence,
     runtime_checkable,
 )
 
@@ -65,7 +62,8 @@ def _check_increasing(numbers: Iterable[int]) -> Iterator[int]:
     for i in numbers:
         if i <= previous:
             raise InvalidOptionError(
-                f"frame numbers must be increasing and start at 1; got {i} after {previous}")
+                f"frame numbers must be increasing and start at 1; got {i} after {previous}"
+            )
         previous = i
         yield i
 
@@ -114,8 +112,9 @@ class CdnetResultSource(_ImageFolderSource):
         self._prefix = os.path.join(os.fspath(self.folder), "bin")
 
     @classmethod
-    def for_video(cls, results_root: str | Path, video: VideoSpec,
-                  single_video: bool = False) -> "CdnetResultSource":
+    def for_video(
+        cls, results_root: str | Path, video: VideoSpec, single_video: bool = False
+    ) -> CdnetResultSource:
         """The results of ``video`` under a method's results root.
 
         See :func:`~referee.core.formats.cdnet.find_result_folder` for the layouts accepted.
@@ -136,8 +135,11 @@ class CdnetResultSource(_ImageFolderSource):
         found = find_result_file(self.folder, i)
         if found is None:
             others = " ".join(e for e in RESULT_EXTENSIONS if e != self.extension)
-            raise MissingFrameError(name, f"result of frame {i} is missing (also looked for "
-                                          f"{others}); every evaluated frame needs a result")
+            raise MissingFrameError(
+                name,
+                f"result of frame {i} is missing (also looked for "
+                f"{others}); every evaluated frame needs a result",
+            )
         return read_grey(found, "result", i)
 
     def __repr__(self) -> str:
@@ -183,8 +185,9 @@ class PatternFolderSource(_ImageFolderSource):
             return read_grey(self.path_of(i), "frame", i)
         except MissingFrameError:
             if not self._any_frame():
-                raise InputFileError(self.folder, f"this folder holds no frame matching "
-                                                  f"{self.pattern!r} at all") from None
+                raise InputFileError(
+                    self.folder, f"this folder holds no frame matching {self.pattern!r} at all"
+                ) from None
             raise
 
     def _any_frame(self) -> bool:
@@ -203,11 +206,15 @@ def _check_pattern(pattern: str) -> bool:
     try:
         names = [pattern % n if printf else pattern.format(n) for n in (1, 2)]
     except (TypeError, ValueError, IndexError, KeyError) as error:
-        raise InvalidOptionError(f"file-name pattern {pattern!r} must hold one integer field "
-                                 f"such as %06d or {{:06d}} ({error})") from None
+        raise InvalidOptionError(
+            f"file-name pattern {pattern!r} must hold one integer field "
+            f"such as %06d or {{:06d}} ({error})"
+        ) from None
     if names[0] == names[1]:
-        raise InvalidOptionError(f"file-name pattern {pattern!r} has no frame-number field; "
-                                 f"use e.g. 'mask_%04d.png' or '{{:05d}}.png'")
+        raise InvalidOptionError(
+            f"file-name pattern {pattern!r} has no frame-number field; "
+            f"use e.g. 'mask_%04d.png' or '{{:05d}}.png'"
+        )
     return printf
 
 
@@ -233,7 +240,7 @@ class MaskVideoSource:
         self.path = Path(path)
         if not self.path.is_file():
             raise InputFileError(self.path, "mask video file is missing")
-        self._capture: Optional[Any] = None
+        self._capture: Any | None = None
         self._next = 1  # number of the frame the next decode returns
         self._open()
 
@@ -241,8 +248,11 @@ class MaskVideoSource:
         self.close()
         capture = cv2.VideoCapture(os.fspath(self.path))
         if not capture.isOpened():
-            raise InputFileError(self.path, "cannot open this file as a video; convert it to "
-                                            "an image sequence or a lossless video (FFV1)")
+            raise InputFileError(
+                self.path,
+                "cannot open this file as a video; convert it to "
+                "an image sequence or a lossless video (FFV1)",
+            )
         self._capture = capture
         self._next = 1
 
@@ -281,8 +291,9 @@ class MaskVideoSource:
     def _past_end(self, i: int) -> NoReturn:
         decoded = self._next - 1
         self.close()
-        raise MissingFrameError(self.path, f"frame {i} is missing: the video has only "
-                                           f"{decoded} frames")
+        raise MissingFrameError(
+            self.path, f"frame {i} is missing: the video has only {decoded} frames"
+        )
 
     def iter_frames(self, numbers: Iterable[int]) -> Iterator[tuple[int, np.ndarray]]:
         for i in _check_increasing(numbers):
@@ -306,16 +317,19 @@ class MaskVideoSource:
         return f"MaskVideoSource({str(self.path)!r})"
 
 
-def masks_by_frame(sources: Sequence[FrameSource], numbers: Sequence[int],
-                   shape: Optional[tuple[int, ...]], reference: str | Path
-                   ) -> Iterator[tuple[int, list[np.ndarray]]]:
+def masks_by_frame(
+    sources: Sequence[FrameSource],
+    numbers: Sequence[int],
+    shape: tuple[int, ...] | None,
+    reference: str | Path,
+) -> Iterator[tuple[int, list[np.ndarray]]]:
     """``(i, [each source's frame i])`` for increasing frame numbers, sizes checked.
 
     Every frame must have ``shape`` (when ``None``, the first frame's shape),
     which comes from ``reference`` (named in the size-mismatch error).
     """
     streams = [source.iter_frames(numbers) for source in sources]
-    first_path: Optional[str] = None
+    first_path: str | None = None
     for i in numbers:
         masks = []
         for source, stream in zip(sources, streams):
@@ -323,7 +337,8 @@ def masks_by_frame(sources: Sequence[FrameSource], numbers: Sequence[int],
             if shape is None:
                 shape, first_path = mask.shape, str(source.path_of(j))
             if mask.shape != shape:
-                raise SizeMismatchError(source.path_of(j), mask.shape,
-                                        first_path or reference, shape)
+                raise SizeMismatchError(
+                    source.path_of(j), mask.shape, first_path or reference, shape
+                )
             masks.append(mask)
         yield i, masks

@@ -14,8 +14,8 @@ calls positive (``tp + fp``); *pixels detected as negative* are ``fn + tn``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
 
 from .confusion import ConfusionMatrix
 from .errors import InvalidOptionError
@@ -26,8 +26,9 @@ NO_NEGATIVE = "undefined: no negative pixels"
 NO_DETECTED = "undefined: no detected pixels"
 NO_DETECTED_NEGATIVE = "undefined: no pixels detected as negative"
 NO_POSITIVE_NOR_DETECTED = "undefined: no positive and no detected pixels"
-BOTH_CONSTANT = ("undefined: ground truth and detection are both all one class "
-                 "(chance agreement is 1)")
+BOTH_CONSTANT = (
+    "undefined: ground truth and detection are both all one class (chance agreement is 1)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class IndicatorValue:
     """A value, or NaN with the reason it is undefined."""
 
     value: float
-    reason: Optional[str] = None
+    reason: str | None = None
 
     @property
     def defined(self) -> bool:
@@ -138,8 +139,7 @@ def f_beta(cm: ConfusionMatrix, beta: float) -> IndicatorValue:
     if not (math.isfinite(beta) and beta > 0):
         raise InvalidOptionError(f"F-beta needs a positive beta, got {beta!r}")
     b2 = beta * beta
-    return _ratio((1 + b2) * cm.tp, (1 + b2) * cm.tp + b2 * cm.fn + cm.fp,
-                  NO_POSITIVE_NOR_DETECTED)
+    return _ratio((1 + b2) * cm.tp, (1 + b2) * cm.tp + b2 * cm.fn + cm.fp, NO_POSITIVE_NOR_DETECTED)
 
 
 def f1(cm: ConfusionMatrix) -> IndicatorValue:
@@ -151,8 +151,12 @@ def jaccard(cm: ConfusionMatrix) -> IndicatorValue:
 
 
 def matthews(cm: ConfusionMatrix) -> IndicatorValue:
-    marginals = ((cm.tp + cm.fn, NO_POSITIVE), (cm.fp + cm.tn, NO_NEGATIVE),
-                 (cm.tp + cm.fp, NO_DETECTED), (cm.fn + cm.tn, NO_DETECTED_NEGATIVE))
+    marginals = (
+        (cm.tp + cm.fn, NO_POSITIVE),
+        (cm.fp + cm.tn, NO_NEGATIVE),
+        (cm.tp + cm.fp, NO_DETECTED),
+        (cm.fn + cm.tn, NO_DETECTED_NEGATIVE),
+    )
     for size, reason in marginals:
         if size == 0:
             return undefined(reason)
@@ -178,8 +182,11 @@ def cohen_kappa(cm: ConfusionMatrix) -> IndicatorValue:
     the same value and is exactly 0-denominator only when p_e = 1.
     """
     denominator = (cm.tp + cm.fp) * (cm.fp + cm.tn) + (cm.tp + cm.fn) * (cm.fn + cm.tn)
-    return _ratio(2 * (cm.tp * cm.tn - cm.fp * cm.fn), denominator,
-                  NO_PIXELS if cm.total == 0 else BOTH_CONSTANT)
+    return _ratio(
+        2 * (cm.tp * cm.tn - cm.fp * cm.fn),
+        denominator,
+        NO_PIXELS if cm.total == 0 else BOTH_CONSTANT,
+    )
 
 
 def _indicators(*items: Indicator) -> dict[str, Indicator]:
@@ -187,46 +194,164 @@ def _indicators(*items: Indicator) -> dict[str, Indicator]:
 
 
 INDICATORS: dict[str, Indicator] = _indicators(
-    Indicator("prevalence", "prevalence", "π+", "(tp + fn) / n", (0.0, 1.0),
-              False, True, prevalence),
-    Indicator("recall", "recall (true positive rate)", "TPR", "tp / (tp + fn)", (0.0, 1.0),
-              True, True, recall),
-    Indicator("specificity", "specificity (true negative rate)", "TNR", "tn / (tn + fp)",
-              (0.0, 1.0), True, True, specificity),
-    Indicator("fpr", "false positive rate", "FPR", "fp / (fp + tn)", (0.0, 1.0),
-              False, True, false_positive_rate),
-    Indicator("fnr", "false negative rate", "FNR", "fn / (tp + fn)", (0.0, 1.0),
-              False, True, false_negative_rate),
-    Indicator("precision", "precision (positive predictive value)", "PPV", "tp / (tp + fp)",
-              (0.0, 1.0), True, True, precision),
-    Indicator("npv", "negative predictive value", "NPV", "tn / (tn + fn)", (0.0, 1.0),
-              True, True, negative_predictive_value),
-    Indicator("accuracy", "accuracy", "ACC", "(tp + tn) / n", (0.0, 1.0),
-              True, True, accuracy),
-    Indicator("error_rate", "error rate", "ER", "(fp + fn) / n", (0.0, 1.0),
-              False, True, error_rate),
-    Indicator("pwc", "percentage of wrong classifications", "PWC", "100 · (fp + fn) / n",
-              (0.0, 100.0), False, True, percentage_wrong),
-    Indicator("predicted_positive_rate", "predicted-positive rate", "PPR", "(tp + fp) / n",
-              (0.0, 1.0), False, True, predicted_positive_rate),
-    Indicator("f1", "F1 score", "F1", "2·tp / (2·tp + fp + fn)", (0.0, 1.0),
-              True, False, f1),
-    Indicator("f2", "F2 score", "F2", "5·tp / (5·tp + 4·fn + fp)", (0.0, 1.0),
-              True, False, lambda cm: f_beta(cm, 2.0)),
-    Indicator("f0.5", "F0.5 score", "F0.5", "1.25·tp / (1.25·tp + 0.25·fn + fp)", (0.0, 1.0),
-              True, False, lambda cm: f_beta(cm, 0.5)),
-    Indicator("jaccard", "Jaccard index (IoU)", "IoU", "tp / (tp + fp + fn)", (0.0, 1.0),
-              True, False, jaccard),
-    Indicator("mcc", "Matthews correlation coefficient", "MCC",
-              "(tp·tn − fp·fn) / √((tp+fp)(tp+fn)(tn+fp)(tn+fn))", (-1.0, 1.0),
-              True, False, matthews),
-    Indicator("balanced_accuracy", "balanced accuracy", "BA", "(TPR + TNR) / 2", (0.0, 1.0),
-              True, False, balanced_accuracy),
-    Indicator("nrm", "negative rate metric", "NRM", "(FNR + FPR) / 2", (0.0, 1.0),
-              False, False, negative_rate_metric),
-    Indicator("kappa", "Cohen's kappa", "κ",
-              "2(tp·tn − fp·fn) / ((tp+fp)(fp+tn) + (tp+fn)(fn+tn))", (-1.0, 1.0),
-              True, False, cohen_kappa),
+    Indicator(
+        "prevalence", "prevalence", "π+", "(tp + fn) / n", (0.0, 1.0), False, True, prevalence
+    ),
+    Indicator(
+        "recall",
+        "recall (true positive rate)",
+        "TPR",
+        "tp / (tp + fn)",
+        (0.0, 1.0),
+        True,
+        True,
+        recall,
+    ),
+    Indicator(
+        "specificity",
+        "specificity (true negative rate)",
+        "TNR",
+        "tn / (tn + fp)",
+        (0.0, 1.0),
+        True,
+        True,
+        specificity,
+    ),
+    Indicator(
+        "fpr",
+        "false positive rate",
+        "FPR",
+        "fp / (fp + tn)",
+        (0.0, 1.0),
+        False,
+        True,
+        false_positive_rate,
+    ),
+    Indicator(
+        "fnr",
+        "false negative rate",
+        "FNR",
+        "fn / (tp + fn)",
+        (0.0, 1.0),
+        False,
+        True,
+        false_negative_rate,
+    ),
+    Indicator(
+        "precision",
+        "precision (positive predictive value)",
+        "PPV",
+        "tp / (tp + fp)",
+        (0.0, 1.0),
+        True,
+        True,
+        precision,
+    ),
+    Indicator(
+        "npv",
+        "negative predictive value",
+        "NPV",
+        "tn / (tn + fn)",
+        (0.0, 1.0),
+        True,
+        True,
+        negative_predictive_value,
+    ),
+    Indicator("accuracy", "accuracy", "ACC", "(tp + tn) / n", (0.0, 1.0), True, True, accuracy),
+    Indicator(
+        "error_rate", "error rate", "ER", "(fp + fn) / n", (0.0, 1.0), False, True, error_rate
+    ),
+    Indicator(
+        "pwc",
+        "percentage of wrong classifications",
+        "PWC",
+        "100 · (fp + fn) / n",
+        (0.0, 100.0),
+        False,
+        True,
+        percentage_wrong,
+    ),
+    Indicator(
+        "predicted_positive_rate",
+        "predicted-positive rate",
+        "PPR",
+        "(tp + fp) / n",
+        (0.0, 1.0),
+        False,
+        True,
+        predicted_positive_rate,
+    ),
+    Indicator("f1", "F1 score", "F1", "2·tp / (2·tp + fp + fn)", (0.0, 1.0), True, False, f1),
+    Indicator(
+        "f2",
+        "F2 score",
+        "F2",
+        "5·tp / (5·tp + 4·fn + fp)",
+        (0.0, 1.0),
+        True,
+        False,
+        lambda cm: f_beta(cm, 2.0),
+    ),
+    Indicator(
+        "f0.5",
+        "F0.5 score",
+        "F0.5",
+        "1.25·tp / (1.25·tp + 0.25·fn + fp)",
+        (0.0, 1.0),
+        True,
+        False,
+        lambda cm: f_beta(cm, 0.5),
+    ),
+    Indicator(
+        "jaccard",
+        "Jaccard index (IoU)",
+        "IoU",
+        "tp / (tp + fp + fn)",
+        (0.0, 1.0),
+        True,
+        False,
+        jaccard,
+    ),
+    Indicator(
+        "mcc",
+        "Matthews correlation coefficient",
+        "MCC",
+        "(tp·tn − fp·fn) / √((tp+fp)(tp+fn)(tn+fp)(tn+fn))",
+        (-1.0, 1.0),
+        True,
+        False,
+        matthews,
+    ),
+    Indicator(
+        "balanced_accuracy",
+        "balanced accuracy",
+        "BA",
+        "(TPR + TNR) / 2",
+        (0.0, 1.0),
+        True,
+        False,
+        balanced_accuracy,
+    ),
+    Indicator(
+        "nrm",
+        "negative rate metric",
+        "NRM",
+        "(FNR + FPR) / 2",
+        (0.0, 1.0),
+        False,
+        False,
+        negative_rate_metric,
+    ),
+    Indicator(
+        "kappa",
+        "Cohen's kappa",
+        "κ",
+        "2(tp·tn − fp·fn) / ((tp+fp)(fp+tn) + (tp+fn)(fn+tn))",
+        (-1.0, 1.0),
+        True,
+        False,
+        cohen_kappa,
+    ),
 )
 """Every indicator of SPEC §2, in display order, by key."""
 
@@ -252,8 +377,9 @@ def evaluate(key: str, cm: ConfusionMatrix) -> IndicatorValue:
     return get_indicator(key).compute(cm)
 
 
-def evaluate_all(cm: ConfusionMatrix,
-                 keys: Optional[Iterable[str]] = None) -> dict[str, IndicatorValue]:
+def evaluate_all(
+    cm: ConfusionMatrix, keys: Iterable[str] | None = None
+) -> dict[str, IndicatorValue]:
     """Values of the indicators ``keys`` (default: the whole registry, in order) on ``cm``."""
     selected = list(INDICATORS) if keys is None else list(keys)
     return {key: evaluate(key, cm) for key in selected}

@@ -15,8 +15,6 @@ Counts are returned as ``int64`` arrays in the column order
 
 from __future__ import annotations
 
-from typing import Optional
-
 import cv2
 import numpy as np
 
@@ -28,9 +26,13 @@ GT_OUTSIDE = 85
 GT_UNKNOWN = 170
 GT_MOTION = 255
 
-GT_LEVEL_NAMES: dict[int, str] = {GT_STATIC: "static", GT_SHADOW: "hard shadow",
-                                  GT_OUTSIDE: "outside the ROI", GT_UNKNOWN: "unknown motion",
-                                  GT_MOTION: "motion"}
+GT_LEVEL_NAMES: dict[int, str] = {
+    GT_STATIC: "static",
+    GT_SHADOW: "hard shadow",
+    GT_OUTSIDE: "outside the ROI",
+    GT_UNKNOWN: "unknown motion",
+    GT_MOTION: "motion",
+}
 """What each ground-truth grey level means (SPEC §1)."""
 
 COUNT_COLUMNS: tuple[str, ...] = ("tp", "fp", "fn", "tn", "se")
@@ -51,7 +53,7 @@ _CLASS_LUT[GT_SHADOW] = 2
 _CLASS_LUT[GT_MOTION] = 3
 
 
-def check_threshold(threshold: Optional[int]) -> Optional[int]:
+def check_threshold(threshold: int | None) -> int | None:
     """Validate the detection-threshold option (SPEC §1).
 
     Parameters
@@ -83,7 +85,7 @@ def check_threshold(threshold: Optional[int]) -> Optional[int]:
     return int(threshold)
 
 
-def detection_mask(detection: np.ndarray, threshold: Optional[int] = None) -> np.ndarray:
+def detection_mask(detection: np.ndarray, threshold: int | None = None) -> np.ndarray:
     """Binary detection mask: 255 where the pixel is detected, 0 elsewhere.
 
     Parameters
@@ -114,9 +116,9 @@ class FrameCounter:
         Detection threshold option, see :func:`check_threshold`.
     """
 
-    __slots__ = ("roi", "threshold", "_outside", "_fill", "_cut")
+    __slots__ = ("_cut", "_fill", "_outside", "roi", "threshold")
 
-    def __init__(self, roi: np.ndarray, threshold: Optional[int] = None) -> None:
+    def __init__(self, roi: np.ndarray, threshold: int | None = None) -> None:
         roi = np.asarray(roi)
         if roi.ndim != 2:
             raise ValueError(f"the ROI must be a 2-D mask, got shape {roi.shape}")
@@ -125,8 +127,9 @@ class FrameCounter:
         self._cut = 254 if self.threshold is None else self.threshold - 1
         # 255 outside the ROI, or None when the ROI covers the whole frame.
         self._outside = None if self.roi.all() else np.where(self.roi, 0, 255).astype(np.uint8)
-        self._fill = None if self._outside is None else np.full(self.roi.shape, GT_OUTSIDE,
-                                                                 dtype=np.uint8)
+        self._fill = (
+            None if self._outside is None else np.full(self.roi.shape, GT_OUTSIDE, dtype=np.uint8)
+        )
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -137,8 +140,9 @@ class FrameCounter:
         """Ground truth with every pixel outside the ROI set to 85 (not evaluated)."""
         _check_grey(gt, "ground truth")
         if gt.shape != self.roi.shape:
-            raise ValueError(f"ground truth shape {gt.shape} differs from ROI shape "
-                             f"{self.roi.shape}")
+            raise ValueError(
+                f"ground truth shape {gt.shape} differs from ROI shape {self.roi.shape}"
+            )
         if self._outside is None:
             return np.ascontiguousarray(gt)
         masked = gt.copy()
@@ -162,11 +166,13 @@ class FrameCounter:
         g = self._evaluated_gt(gt)
         _check_grey(detection, "detection")
         if detection.shape != g.shape:
-            raise ValueError(f"detection shape {detection.shape} differs from ground truth "
-                             f"{g.shape}")
+            raise ValueError(
+                f"detection shape {detection.shape} differs from ground truth {g.shape}"
+            )
         nonzero = cv2.countNonZero
-        _, detected = cv2.threshold(np.ascontiguousarray(detection), self._cut, 255,
-                                    cv2.THRESH_BINARY)
+        _, detected = cv2.threshold(
+            np.ascontiguousarray(detection), self._cut, 255, cv2.THRESH_BINARY
+        )
         _, motion = cv2.threshold(g, GT_MOTION - 1, 255, cv2.THRESH_BINARY)
         _, static = cv2.threshold(g, GT_STATIC, 255, cv2.THRESH_BINARY_INV)
         shadow = (g == GT_SHADOW).view(np.uint8)
@@ -202,8 +208,9 @@ class FrameCounter:
         scores = np.ascontiguousarray(scores)
         classes = cv2.LUT(g, _CLASS_LUT)
         if g.size < _FLOAT32_EXACT:
-            joint = cv2.calcHist([classes, scores], [0, 1], None, [4, N_LEVELS],
-                                 [0, 4, 0, N_LEVELS])
+            joint = cv2.calcHist(
+                [classes, scores], [0, 1], None, [4, N_LEVELS], [0, 4, 0, N_LEVELS]
+            )
             table = joint.astype(np.int64)
         else:
             codes = classes.astype(np.intp) * N_LEVELS + scores
@@ -211,14 +218,21 @@ class FrameCounter:
         return np.ascontiguousarray(table[1:], dtype=np.int64)
 
 
-COMPARISON_LABELS: tuple[str, ...] = ("true negative", "true positive", "false positive",
-                                     "false negative", "shadow error", "not evaluated")
+COMPARISON_LABELS: tuple[str, ...] = (
+    "true negative",
+    "true positive",
+    "false positive",
+    "false negative",
+    "shadow error",
+    "not evaluated",
+)
 """Names of the codes of :func:`comparison_labels`, in code order 0..5."""
 LABEL_TN, LABEL_TP, LABEL_FP, LABEL_FN, LABEL_SHADOW_ERROR, LABEL_NOT_EVALUATED = range(6)
 
 
-def comparison_labels(gt: np.ndarray, roi: np.ndarray, detection: np.ndarray,
-                      threshold: Optional[int] = None) -> np.ndarray:
+def comparison_labels(
+    gt: np.ndarray, roi: np.ndarray, detection: np.ndarray, threshold: int | None = None
+) -> np.ndarray:
     """What each pixel of one frame counts as under SPEC §1, as a ``uint8`` code image.
 
     Codes are the indices of :data:`COMPARISON_LABELS`: 0 true negative,
@@ -244,8 +258,9 @@ def comparison_labels(gt: np.ndarray, roi: np.ndarray, detection: np.ndarray,
     return labels
 
 
-def frame_counts(gt: np.ndarray, roi: np.ndarray, detection: np.ndarray,
-                 threshold: Optional[int] = None) -> np.ndarray:
+def frame_counts(
+    gt: np.ndarray, roi: np.ndarray, detection: np.ndarray, threshold: int | None = None
+) -> np.ndarray:
     """Counts ``[tp, fp, fn, tn, se]`` of one frame (SPEC §1).
 
     Convenience form of :meth:`FrameCounter.counts`; prefer a
@@ -295,6 +310,9 @@ def threshold_confusions(histograms: np.ndarray) -> np.ndarray:
 
 def _check_grey(image: np.ndarray, what: str) -> None:
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 2:
-        got = f"{image.dtype} array of shape {image.shape}" if isinstance(image, np.ndarray) \
+        got = (
+            f"{image.dtype} array of shape {image.shape}"
+            if isinstance(image, np.ndarray)
             else type(image).__name__
+        )
         raise ValueError(f"{what} must be a 2-D uint8 grey image, got {got}")

@@ -9,7 +9,7 @@ GUI's worker threads, in CLI worker processes and on Dask workers.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .errors import CancelledError
 
@@ -36,13 +36,13 @@ class CancelToken:
             raise CancelledError("cancelled by the user")
 
 
-def check(cancel: Optional[CancelToken]) -> None:
+def check(cancel: CancelToken | None) -> None:
     """Raise :class:`CancelledError` if ``cancel`` is set; do nothing for ``None``."""
     if cancel is not None:
         cancel.raise_if_cancelled()
 
 
-def report(progress: Optional[ProgressCallback], done: int, total: int) -> None:
+def report(progress: ProgressCallback | None, done: int, total: int) -> None:
     """Call ``progress(done, total)`` if a callback was given."""
     if progress is not None:
         progress(done, total)

@@ -17,7 +17,6 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 import cv2
 
@@ -42,10 +41,13 @@ DEMO_PROJECT_NAME = "demo" + PROJECT_SUFFIX
 #: outputs: ``<folder>/<method>/<category>/<video>``, masks then soft scores.
 RESULTS_FOLDER, SOFT_RESULTS_FOLDER = "results", "results-soft"
 
-_WHAT_OPENS = (f"Referee opens a project file (*{PROJECT_SUFFIX}), a CDnet dataset folder "
-               "(<category>/<video>/ folders holding groundtruth/, ROI.bmp and "
-               "temporalROI.txt), one CDnet video folder, or a video file ("
-               + ", ".join(VIDEO_EXTENSIONS) + ")")
+_WHAT_OPENS = (
+    f"Referee opens a project file (*{PROJECT_SUFFIX}), a CDnet dataset folder "
+    "(<category>/<video>/ folders holding groundtruth/, ROI.bmp and "
+    "temporalROI.txt), one CDnet video folder, or a video file ("
+    + ", ".join(VIDEO_EXTENSIONS)
+    + ")"
+)
 
 
 #: States of a :class:`SourceStatus`.
@@ -63,9 +65,9 @@ class DetectorSource:
     """
 
     name: str
-    masks: Optional[Path] = None
-    scores: Optional[Path] = None
-    actions: Optional[Path] = None
+    masks: Path | None = None
+    scores: Path | None = None
+    actions: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -81,12 +83,12 @@ class Project:
     """
 
     name: str
-    dataset: Optional[Path] = None
+    dataset: Path | None = None
     video_files: tuple[Path, ...] = ()
-    actions_groundtruth: Optional[Path] = None
-    counts: Optional[Path] = None
+    actions_groundtruth: Path | None = None
+    counts: Path | None = None
     detectors: tuple[DetectorSource, ...] = ()
-    file: Optional[Path] = None
+    file: Path | None = None
 
     def mask_detectors(self) -> dict[str, Path]:
         """Detectors with masks: name → results root."""
@@ -108,8 +110,9 @@ class Project:
             if detector.name == name:
                 return detector
         known = ", ".join(d.name for d in self.detectors) or "none"
-        raise InvalidOptionError(f"project {self.name!r} has no detector {name!r} "
-                                 f"(its detectors: {known})")
+        raise InvalidOptionError(
+            f"project {self.name!r} has no detector {name!r} (its detectors: {known})"
+        )
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class SourceStatus:
     group: str
     name: str
     kind: str
-    path: Optional[Path]
+    path: Path | None
     state: str
     message: str
 
@@ -133,13 +136,15 @@ class SourceStatus:
 # --------------------------------------------------------------------------- editing
 
 
-def detector_name_problem(name: str) -> Optional[str]:
+def detector_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a detector, or ``None`` if it can."""
     if not name.strip():
         return "a detector name cannot be empty"
     if name == GROUND_TRUTH:
-        return (f"{GROUND_TRUTH!r} cannot name a detector: counts files of that name "
-                "hold the ground truth; choose another name")
+        return (
+            f"{GROUND_TRUTH!r} cannot name a detector: counts files of that name "
+            "hold the ground truth; choose another name"
+        )
     return None
 
 
@@ -155,8 +160,10 @@ def with_detector(project: Project, detector: DetectorSource) -> Project:
     if problem is not None:
         raise InvalidOptionError(problem)
     if any(d.name == detector.name for d in project.detectors):
-        raise InvalidOptionError(f"project {project.name!r} already has a detector "
-                                 f"{detector.name!r}; choose another name or remove it first")
+        raise InvalidOptionError(
+            f"project {project.name!r} already has a detector "
+            f"{detector.name!r}; choose another name or remove it first"
+        )
     return dataclasses.replace(project, detectors=(*project.detectors, detector))
 
 
@@ -224,17 +231,18 @@ def _open_folder(folder: Path) -> Project:
         return project_json.read_project(project_files[0])
     if project_files:
         names = ", ".join(p.name for p in project_files)
-        raise InputFileError(folder, f"this folder holds several project files ({names}); "
-                                     "open one of them")
+        raise InputFileError(
+            folder, f"this folder holds several project files ({names}); open one of them"
+        )
     try:
         videos = discover_videos(folder)
     except InputFileError as error:
         if error.path == folder:  # no video at all; a broken video keeps its own message
-            raise InputFileError(folder, "this folder holds no CDnet video; "
-                                 + _WHAT_OPENS) from None
+            raise InputFileError(
+                folder, "this folder holds no CDnet video; " + _WHAT_OPENS
+            ) from None
         raise
-    return Project(name=folder.name, dataset=folder,
-                   detectors=_detectors_near(folder, videos))
+    return Project(name=folder.name, dataset=folder, detectors=_detectors_near(folder, videos))
 
 
 def _detectors_near(dataset: Path, videos: list[VideoSpec]) -> tuple[DetectorSource, ...]:
@@ -242,8 +250,11 @@ def _detectors_near(dataset: Path, videos: list[VideoSpec]) -> tuple[DetectorSou
     masks = _methods_in(RESULTS_FOLDER, dataset, videos)
     scores = _methods_in(SOFT_RESULTS_FOLDER, dataset, videos)
     names = [*masks, *(name for name in scores if name not in masks)]
-    return tuple(DetectorSource(name, masks=masks.get(name), scores=scores.get(name))
-                 for name in names if detector_name_problem(name) is None)
+    return tuple(
+        DetectorSource(name, masks=masks.get(name), scores=scores.get(name))
+        for name in names
+        if detector_name_problem(name) is None
+    )
 
 
 def _methods_in(folder_name: str, dataset: Path, videos: list[VideoSpec]) -> dict[str, Path]:
@@ -281,18 +292,27 @@ def demo_project(layout: DemoLayout) -> Project:
     its file is ``demo.referee.json`` in the demo's root.
     """
     detectors = tuple(
-        DetectorSource(method, masks=layout.results[method],
-                       scores=layout.soft_results.get(method),
-                       actions=layout.actions.get(method))
+        DetectorSource(
+            method,
+            masks=layout.results[method],
+            scores=layout.soft_results.get(method),
+            actions=layout.actions.get(method),
+        )
         for method in BINARY_METHODS
     )
-    return Project(name="Referee demo", dataset=layout.dataset,
-                   actions_groundtruth=layout.actions_gt, counts=layout.root / "counts",
-                   detectors=detectors, file=layout.root / DEMO_PROJECT_NAME)
+    return Project(
+        name="Referee demo",
+        dataset=layout.dataset,
+        actions_groundtruth=layout.actions_gt,
+        counts=layout.root / "counts",
+        detectors=detectors,
+        file=layout.root / DEMO_PROJECT_NAME,
+    )
 
 
-def ensure_demo_project(root: str | Path, progress: Optional[ProgressCallback] = None,
-                        cancel: Optional[CancelToken] = None) -> Project:
+def ensure_demo_project(
+    root: str | Path, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+) -> Project:
     """The demo's project in ``root``, writing the demo and its project file when needed.
 
     The demo is reused or written by :func:`~referee.core.demo.ensure_demo`
@@ -351,8 +371,10 @@ def _dataset_status(dataset: Path) -> tuple[SourceStatus, list[VideoSpec]]:
     except RefereeError as error:
         return row(ERROR, str(error)), []
     categories = len({video.category for video in videos})
-    return row(LOADED, f"{_plural(len(videos), 'video')} in "
-                       f"{_plural(categories, 'category', 'categories')}"), videos
+    return row(
+        LOADED,
+        f"{_plural(len(videos), 'video')} in {_plural(categories, 'category', 'categories')}",
+    ), videos
 
 
 def _video_file_status(path: Path) -> SourceStatus:
@@ -367,8 +389,11 @@ def _video_file_status(path: Path) -> SourceStatus:
     finally:
         capture.release()
     if not ok or frame is None:
-        return row(ERROR, "cannot decode a frame of this video: the file is corrupt or its "
-                          "codec is not supported")
+        return row(
+            ERROR,
+            "cannot decode a frame of this video: the file is corrupt or its "
+            "codec is not supported",
+        )
     return row(LOADED, f"{frame.shape[1]}x{frame.shape[0]} pixels")
 
 
@@ -402,11 +427,14 @@ def _count_files(root: Path, name: str) -> list[Path]:
     return sorted(p for p in root.glob(f"*/{name}.csv") if p.is_file())
 
 
-def _detector_status(detector: DetectorSource, videos: list[VideoSpec], single_video: bool,
-                     counts: Optional[Path]) -> list[SourceStatus]:
-    rows = [_results_status(detector.name, kind, root, videos, single_video)
-            for kind, root in (("masks", detector.masks), ("scores", detector.scores))
-            if root is not None]
+def _detector_status(
+    detector: DetectorSource, videos: list[VideoSpec], single_video: bool, counts: Path | None
+) -> list[SourceStatus]:
+    rows = [
+        _results_status(detector.name, kind, root, videos, single_video)
+        for kind, root in (("masks", detector.masks), ("scores", detector.scores))
+        if root is not None
+    ]
     if detector.actions is not None:
         rows.append(_actions_status(detector.name, detector.actions))
     if counts is not None and counts.is_dir() and _count_files(counts, detector.name):
@@ -414,8 +442,9 @@ def _detector_status(detector: DetectorSource, videos: list[VideoSpec], single_v
     return rows
 
 
-def _results_status(group: str, kind: str, root: Path, videos: list[VideoSpec],
-                    single_video: bool) -> SourceStatus:
+def _results_status(
+    group: str, kind: str, root: Path, videos: list[VideoSpec], single_video: bool
+) -> SourceStatus:
     def row(state: str, message: str) -> SourceStatus:
         return SourceStatus(group, kind, kind, root, state, message)
 
@@ -423,13 +452,17 @@ def _results_status(group: str, kind: str, root: Path, videos: list[VideoSpec],
         return row(MISSING, f"{kind} folder does not exist")
     if not videos:
         return row(LOADED, "folder exists (no dataset video to check it against)")
-    lacking = [f"{video.category}/{video.name}" for video in videos
-               if not _has_results(root, [video], single_video)]
+    lacking = [
+        f"{video.category}/{video.name}"
+        for video in videos
+        if not _has_results(root, [video], single_video)
+    ]
     if lacking:
-        return row(MISSING, f"no {kind} for {_plural(len(lacking), 'video')}: "
-                            + ", ".join(lacking))
+        return row(
+            MISSING, f"no {kind} for {_plural(len(lacking), 'video')}: " + ", ".join(lacking)
+        )
     return row(LOADED, f"{kind} for {_plural(len(videos), 'video')}")
 
 
-def _plural(count: int, singular: str, plural: Optional[str] = None) -> str:
+def _plural(count: int, singular: str, plural: str | None = None) -> str:
     return f"{count:,} {singular if count == 1 else plural or singular + 's'}"

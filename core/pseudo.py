@@ -30,18 +30,13 @@ from __future__ import annotations
 import concurrent.futures as cf
 import math
 import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import (
     TYPE_CHECKING,
     Any,
-    Iterable,
-    Iterator,
-    Mapping,
     NamedTuple,
-    Optional,
-    Sequence,
-    Union,
 )
 
 import cv2
@@ -63,8 +58,11 @@ if TYPE_CHECKING:
 VideoKey = tuple[str, str]
 
 
-def consensus(masks: Sequence[np.ndarray], weights: Optional[Sequence[float]] = None,
-              include_trivial: bool = True) -> np.ndarray:
+def consensus(
+    masks: Sequence[np.ndarray],
+    weights: Sequence[float] | None = None,
+    include_trivial: bool = True,
+) -> np.ndarray:
     """Consensus ``P`` of binary masks, in [0, 1] (SPEC §7).
 
     Parameters
@@ -87,14 +85,16 @@ def consensus(masks: Sequence[np.ndarray], weights: Optional[Sequence[float]] = 
         raise InvalidOptionError("the committee is empty: give at least one detector")
     w = np.ones(len(masks)) if weights is None else np.asarray(weights, dtype=float)
     if w.shape != (len(masks),) or np.any(w < 0):
-        raise InvalidOptionError(f"give one non-negative weight per detector "
-                                 f"({len(masks)} detectors, weights {list(w)})")
+        raise InvalidOptionError(
+            f"give one non-negative weight per detector ({len(masks)} detectors, weights {list(w)})"
+        )
     shape = np.shape(masks[0])
     total = np.zeros(shape, dtype=np.float64)
     for mask, weight in zip(masks, w):
         if np.shape(mask) != shape:
-            raise InvalidOptionError(f"committee masks differ in size: {shape} and "
-                                     f"{np.shape(mask)}")
+            raise InvalidOptionError(
+                f"committee masks differ in size: {shape} and {np.shape(mask)}"
+            )
         if weight:
             total += weight * (np.asarray(mask) != 0)
     denominator = w.sum()
@@ -106,8 +106,9 @@ def consensus(masks: Sequence[np.ndarray], weights: Optional[Sequence[float]] = 
     return total / denominator
 
 
-def pseudo_confusion(mask: np.ndarray, p: np.ndarray,
-                     evaluated: Optional[np.ndarray] = None) -> ConfusionMatrix:
+def pseudo_confusion(
+    mask: np.ndarray, p: np.ndarray, evaluated: np.ndarray | None = None
+) -> ConfusionMatrix:
     """Pseudo confusion matrix of ``mask`` under the consensus ``p`` (SPEC §7).
 
     Parameters
@@ -181,30 +182,39 @@ class CommitteeOptions:
 
     include_trivial: bool = True
     leave_one_out: bool = False
-    weights: Optional[tuple[float, ...]] = None
-    threshold: Optional[int] = None
+    weights: tuple[float, ...] | None = None
+    threshold: int | None = None
 
     def __post_init__(self) -> None:
         if self.weights is not None:
             try:
                 weights = tuple(float(w) for w in self.weights)
             except (TypeError, ValueError):
-                raise InvalidOptionError(f"detector weights must be numbers, got "
-                                         f"{self.weights!r}") from None
+                raise InvalidOptionError(
+                    f"detector weights must be numbers, got {self.weights!r}"
+                ) from None
             object.__setattr__(self, "weights", weights)
 
     def describe(self, methods: Sequence[str]) -> str:
         """One line naming every option, defaults included, for reports."""
         k = len(methods)
         members = f"{k} detector{'' if k == 1 else 's'}"
-        members += (f" + trivial all-ones and all-zeros (K' = {k + 2})" if self.include_trivial
-                    else f", no trivial classifiers (K' = {k})")
-        weights = ("equal weights" if self.weights is None else
-                   "weights " + ", ".join(f"{m} {w:g}" for m, w in zip(methods, self.weights)))
-        loo = ("leave-one-out (each detector against the others)" if self.leave_one_out
-               else "each detector against the whole committee")
-        rule = ("detected iff 255" if self.threshold is None
-                else f"detected iff >= {self.threshold}")
+        members += (
+            f" + trivial all-ones and all-zeros (K' = {k + 2})"
+            if self.include_trivial
+            else f", no trivial classifiers (K' = {k})"
+        )
+        weights = (
+            "equal weights"
+            if self.weights is None
+            else "weights " + ", ".join(f"{m} {w:g}" for m, w in zip(methods, self.weights))
+        )
+        loo = (
+            "leave-one-out (each detector against the others)"
+            if self.leave_one_out
+            else "each detector against the whole committee"
+        )
+        rule = "detected iff 255" if self.threshold is None else f"detected iff >= {self.threshold}"
         return f"committee: {members}; {weights}; {loo}; {rule}"
 
 
@@ -222,21 +232,27 @@ class _Rules:
             if w.shape != (k,):
                 raise InvalidOptionError(
                     f"give one weight per detector: {k} detectors ({', '.join(methods)}) "
-                    f"but {len(options.weights)} weights")
+                    f"but {len(options.weights)} weights"
+                )
             if not np.all(np.isfinite(w)) or np.any(w < 0):
-                raise InvalidOptionError(f"detector weights must be non-negative numbers, "
-                                         f"got {', '.join(f'{v:g}' for v in w)}")
+                raise InvalidOptionError(
+                    f"detector weights must be non-negative numbers, "
+                    f"got {', '.join(f'{v:g}' for v in w)}"
+                )
         t = 1.0 if options.include_trivial else 0.0
         den = float(w.sum()) + 2.0 * t
         if den <= 0:
-            raise InvalidOptionError("the committee's weights sum to 0: give a detector a "
-                                     "positive weight or include the trivial classifiers")
+            raise InvalidOptionError(
+                "the committee's weights sum to 0: give a detector a "
+                "positive weight or include the trivial classifiers"
+            )
         den_k = den - w if options.leave_one_out else np.full(k, den)
         for method, d in zip(methods, den_k):
             if d <= 0:
                 raise InvalidOptionError(
                     f"leave-one-out leaves no committee to evaluate {method} against; "
-                    "include the trivial classifiers or more detectors")
+                    "include the trivial classifiers or more detectors"
+                )
         threshold = check_threshold(options.threshold)
         self.k = k
         self.w = w
@@ -256,7 +272,7 @@ class _Rules:
         codes = np.arange(1 << self.k)
         bits = ((codes[:, None] >> np.arange(self.k)) & 1).astype(np.float64)
         lut = np.zeros(256, dtype=np.float32)
-        lut[:codes.size] = binary_entropy((bits @ self.w + self.t) / self.den)
+        lut[: codes.size] = binary_entropy((bits @ self.w + self.t) / self.den)
         return lut
 
     def sums(self, overlaps: np.ndarray) -> np.ndarray:
@@ -272,12 +288,12 @@ class _Rules:
         """
         k, w, t = self.k, self.w, self.t
         n = overlaps[:, :1]
-        diag = overlaps[:, 1:1 + k]
+        diag = overlaps[:, 1 : 1 + k]
         gram = np.zeros((overlaps.shape[0], k, k))
         gram[:, np.arange(k), np.arange(k)] = diag
         upper = np.triu_indices(k, 1)
-        gram[:, upper[0], upper[1]] = overlaps[:, 1 + k:]
-        gram[:, upper[1], upper[0]] = overlaps[:, 1 + k:]
+        gram[:, upper[0], upper[1]] = overlaps[:, 1 + k :]
+        gram[:, upper[1], upper[0]] = overlaps[:, 1 + k :]
         gw = gram @ w
         removed = w if self.loo else np.zeros(k)  # the weight taken out of V for detector k
         sv = (diag @ w)[:, None] - removed * diag  # Σ V_k
@@ -316,8 +332,9 @@ class _FrameEngine:
 
     _FLUSH = 64  # frames summed in float32 before adding to the float64 total
 
-    def __init__(self, rules: _Rules, roi: Optional[np.ndarray], shape: tuple[int, int],
-                 entropy: bool) -> None:
+    def __init__(
+        self, rules: _Rules, roi: np.ndarray | None, shape: tuple[int, int], entropy: bool
+    ) -> None:
         self.rules = rules
         self.shape = shape
         roi = None if roi is None or roi.all() else roi
@@ -382,7 +399,7 @@ class _FrameEngine:
         self._pending = 0
 
     @property
-    def entropy_sum(self) -> Optional[np.ndarray]:
+    def entropy_sum(self) -> np.ndarray | None:
         """Sum over the frames so far of ``H(P)`` per pixel, ``float64``."""
         self._flush()
         return self._entropy_sum
@@ -392,17 +409,23 @@ class _Partial(NamedTuple):
     """Some frames of one video: rows ``frame, n, G_jj…, G_jl…`` and Σ ``H(P)`` per pixel."""
 
     rows: np.ndarray
-    entropy_sum: Optional[np.ndarray]
+    entropy_sum: np.ndarray | None
 
 
-def _stream(frames: Iterable[tuple[int, Sequence[np.ndarray]]], rules: _Rules,
-            roi: Optional[np.ndarray], shape: Optional[tuple[int, int]], entropy: bool,
-            expected: int, progress: Optional[ProgressCallback],
-            cancel: Optional[CancelToken]) -> _Partial:
+def _stream(
+    frames: Iterable[tuple[int, Sequence[np.ndarray]]],
+    rules: _Rules,
+    roi: np.ndarray | None,
+    shape: tuple[int, int] | None,
+    entropy: bool,
+    expected: int,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> _Partial:
     """Consume ``(frame, masks)`` pairs one at a time; nothing is kept but counts and sums."""
     k = rules.k
     rows = np.zeros((max(expected, 1), 2 + k + k * (k - 1) // 2))
-    engine: Optional[_FrameEngine] = None
+    engine: _FrameEngine | None = None
     count = 0
     for i, masks in frames:
         check(cancel)
@@ -418,14 +441,16 @@ def _stream(frames: Iterable[tuple[int, Sequence[np.ndarray]]], rules: _Rules,
     return _Partial(rows[:count], None if engine is None else engine.entropy_sum)
 
 
-def _array_frames(frames: Iterable[tuple[int, Sequence[np.ndarray]]], k: int,
-                  shape: Optional[tuple[int, ...]]) -> Iterator[tuple[int, list[np.ndarray]]]:
+def _array_frames(
+    frames: Iterable[tuple[int, Sequence[np.ndarray]]], k: int, shape: tuple[int, ...] | None
+) -> Iterator[tuple[int, list[np.ndarray]]]:
     """In-memory masks, checked: ``k`` per frame, 2-D, one size; bool becomes 0/255."""
     previous = 0
     for i, masks in frames:
         if int(i) <= previous:
-            raise InvalidOptionError(f"frame numbers must be increasing from 1; got {i} "
-                                     f"after {previous}")
+            raise InvalidOptionError(
+                f"frame numbers must be increasing from 1; got {i} after {previous}"
+            )
         previous = int(i)
         if len(masks) != k:
             raise InvalidOptionError(f"frame {i} has {len(masks)} masks for {k} detectors")
@@ -435,12 +460,13 @@ def _array_frames(frames: Iterable[tuple[int, Sequence[np.ndarray]]], k: int,
             if mask.dtype == bool:
                 mask = mask.view(np.uint8) * np.uint8(255)
             if mask.dtype != np.uint8 or mask.ndim != 2:
-                raise InvalidOptionError(f"masks must be 2-D uint8 or bool arrays; frame {i} "
-                                         f"has a {mask.dtype} array of shape {mask.shape}")
+                raise InvalidOptionError(
+                    f"masks must be 2-D uint8 or bool arrays; frame {i} "
+                    f"has a {mask.dtype} array of shape {mask.shape}"
+                )
             shape = shape or mask.shape
             if mask.shape != shape:
-                raise InvalidOptionError(f"frame {i}: mask shape {mask.shape} differs from "
-                                         f"{shape}")
+                raise InvalidOptionError(f"frame {i}: mask shape {mask.shape} differs from {shape}")
             checked.append(np.ascontiguousarray(mask))
         yield int(i), checked
 
@@ -449,8 +475,9 @@ def _array_frames(frames: Iterable[tuple[int, Sequence[np.ndarray]]], k: int,
 # Results
 
 
-def ncc_from_sums(n: float, sum_s: float, sum_p: float, sum_p2: float,
-                  sum_sp: float) -> IndicatorValue:
+def ncc_from_sums(
+    n: float, sum_s: float, sum_p: float, sum_p2: float, sum_sp: float
+) -> IndicatorValue:
     """Pearson correlation of a binary map ``S`` and a map ``P`` from their sums (SPEC §7).
 
     ``Σ S² = Σ S`` since ``S ∈ {0, 1}``. Normalized sums (``n = 1``) work alike.
@@ -485,8 +512,10 @@ def psnr_from_sums(n: float, sum_s: float, sum_p2: float, sum_sp: float) -> Indi
 def _map_measures(cm: ConfusionMatrix, sum_p2: float) -> dict[str, IndicatorValue]:
     """NCC and PSNR of a (pseudo or true) matrix with ``Σ P²`` (``= tp + fn`` for a binary P)."""
     s, p = cm.tp + cm.fp, cm.tp + cm.fn
-    return {"ncc": ncc_from_sums(cm.total, s, p, sum_p2, cm.tp),
-            "psnr": psnr_from_sums(cm.total, s, sum_p2, cm.tp)}
+    return {
+        "ncc": ncc_from_sums(cm.total, s, p, sum_p2, cm.tp),
+        "psnr": psnr_from_sums(cm.total, s, sum_p2, cm.tp),
+    }
 
 
 def true_values(cm: ConfusionMatrix) -> dict[str, IndicatorValue]:
@@ -537,8 +566,8 @@ class PseudoVideoResult:
     per_frame: dict[str, np.ndarray]
     totals: dict[str, ConfusionMatrix]
     sum_p_squared: dict[str, float]
-    entropy: Optional[np.ndarray]
-    roi: Optional[np.ndarray]
+    entropy: np.ndarray | None
+    roi: np.ndarray | None
 
     @property
     def key(self) -> VideoKey:
@@ -558,8 +587,10 @@ class PseudoVideoResult:
 
     def values(self, method: str) -> dict[str, IndicatorValue]:
         """Every registry indicator on the pseudo totals, then ``ncc`` and ``psnr``."""
-        return {**evaluate_all(self.totals[method]),
-                **_map_measures(self.totals[method], self.sum_p_squared[method])}
+        return {
+            **evaluate_all(self.totals[method]),
+            **_map_measures(self.totals[method], self.sum_p_squared[method]),
+        }
 
     def frame_confusion(self, method: str, i: int) -> ConfusionMatrix:
         """Pseudo confusion matrix of frame ``i`` alone.
@@ -571,8 +602,9 @@ class PseudoVideoResult:
         """
         where = np.flatnonzero(self.frames == i)
         if where.size == 0:
-            raise InvalidOptionError(f"frame {i} of {_label(self.category, self.video)} "
-                                     "was not evaluated")
+            raise InvalidOptionError(
+                f"frame {i} of {_label(self.category, self.video)} was not evaluated"
+            )
         _, tp, fp, fn, tn = (float(v) for v in self.per_frame[method][where[0]])
         return ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn)
 
@@ -581,8 +613,14 @@ def _label(category: str, video: str) -> str:
     return f"{category}/{video}" if category and category != video else video
 
 
-def _finish(category: str, video: str, methods: tuple[str, ...], options: CommitteeOptions,
-            pieces: Sequence[_Partial], roi: Optional[np.ndarray]) -> PseudoVideoResult:
+def _finish(
+    category: str,
+    video: str,
+    methods: tuple[str, ...],
+    options: CommitteeOptions,
+    pieces: Sequence[_Partial],
+    roi: np.ndarray | None,
+) -> PseudoVideoResult:
     """Add up a video's pieces (in frame order) into its result."""
     rows = np.concatenate([piece.rows for piece in pieces])
     if rows.shape[0] == 0:
@@ -605,22 +643,36 @@ def _finish(category: str, video: str, methods: tuple[str, ...], options: Commit
         per_frame[method] = np.column_stack([rows[:, 0], per_frame_sums[:, j, :4]])
         tp, fp, fn, tn, p2[method] = (float(v) for v in video_sums[j])
         totals[method] = ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn)
-    return PseudoVideoResult(category, video, methods, options, rows[:, 0].astype(np.int64),
-                             per_frame, totals, p2, entropy, roi)
+    return PseudoVideoResult(
+        category,
+        video,
+        methods,
+        options,
+        rows[:, 0].astype(np.int64),
+        per_frame,
+        totals,
+        p2,
+        entropy,
+        roi,
+    )
 
 
 # ---------------------------------------------------------------------------
 # One video
 
 
-def pseudo_evaluate_arrays(frames: Iterable[tuple[int, Sequence[np.ndarray]]],
-                           methods: Sequence[str],
-                           committee: CommitteeOptions = CommitteeOptions(),
-                           roi: Optional[np.ndarray] = None, category: str = "",
-                           video: str = "", entropy: bool = True,
-                           progress: Optional[ProgressCallback] = None,
-                           cancel: Optional[CancelToken] = None,
-                           n_frames: int = 0) -> PseudoVideoResult:
+def pseudo_evaluate_arrays(
+    frames: Iterable[tuple[int, Sequence[np.ndarray]]],
+    methods: Sequence[str],
+    committee: CommitteeOptions = CommitteeOptions(),
+    roi: np.ndarray | None = None,
+    category: str = "",
+    video: str = "",
+    entropy: bool = True,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    n_frames: int = 0,
+) -> PseudoVideoResult:
     """Pseudo evaluation of in-memory masks, consumed one frame at a time (SPEC §7).
 
     Parameters
@@ -648,12 +700,20 @@ def pseudo_evaluate_arrays(frames: Iterable[tuple[int, Sequence[np.ndarray]]],
     rules = _Rules(committee, methods)
     shape = None if roi is None else np.shape(roi)
     roi = None if roi is None else np.asarray(roi, dtype=bool)
-    partial = _stream(_array_frames(frames, rules.k, shape), rules, roi, shape, entropy,
-                      n_frames, progress, cancel)
+    partial = _stream(
+        _array_frames(frames, rules.k, shape),
+        rules,
+        roi,
+        shape,
+        entropy,
+        n_frames,
+        progress,
+        cancel,
+    )
     return _finish(category, video, methods, committee, [partial], roi)
 
 
-def _roi_of(video: VideoSpec) -> Optional[np.ndarray]:
+def _roi_of(video: VideoSpec) -> np.ndarray | None:
     return read_roi(video.roi_path) if video.roi_path.is_file() else None
 
 
@@ -675,18 +735,21 @@ def pseudo_frames(video: VideoSpec, sources: Sequence[FrameSource]) -> Sequence[
 
     if video.temporal_roi_path.is_file():
         return video.frames
-    common: Optional[set[int]] = None
+    common: set[int] | None = None
     for source in sources:
         if not isinstance(source, CdnetResultSource):
             raise InvalidOptionError(
                 f"{video.folder}: without temporalROI.txt the frames evaluated are those every "
                 f"detector has, but {source!r} cannot list its frames; give result folders "
-                "or add a temporalROI.txt 'first last'")
+                "or add a temporalROI.txt 'first last'"
+            )
         numbers = set(result_frame_numbers(source.folder))
         common = numbers if common is None else common & numbers
     if not common:
-        raise RefereeError(f"{video.folder}: the detectors have no result frame in common; "
-                           "check the result folders or add a temporalROI.txt")
+        raise RefereeError(
+            f"{video.folder}: the detectors have no result frame in common; "
+            "check the result folders or add a temporalROI.txt"
+        )
     return sorted(common)
 
 
@@ -700,8 +763,9 @@ class _Job(NamedTuple):
     reference: str
 
 
-def _job(video: VideoSpec, sources: Sequence[FrameSource],
-         frames: Optional[Iterable[int]]) -> tuple[_Job, Optional[np.ndarray]]:
+def _job(
+    video: VideoSpec, sources: Sequence[FrameSource], frames: Iterable[int] | None
+) -> tuple[_Job, np.ndarray | None]:
     numbers: Sequence[int]
     if frames is None:
         numbers = pseudo_frames(video, sources)
@@ -718,11 +782,15 @@ def _job(video: VideoSpec, sources: Sequence[FrameSource],
     return _Job(video, tuple(sources), numbers, shape, reference), roi
 
 
-def pseudo_evaluate_video(video: VideoSpec, sources: Mapping[str, FrameSource],
-                          committee: CommitteeOptions = CommitteeOptions(),
-                          frames: Optional[Iterable[int]] = None, entropy: bool = True,
-                          progress: Optional[ProgressCallback] = None,
-                          cancel: Optional[CancelToken] = None) -> PseudoVideoResult:
+def pseudo_evaluate_video(
+    video: VideoSpec,
+    sources: Mapping[str, FrameSource],
+    committee: CommitteeOptions = CommitteeOptions(),
+    frames: Iterable[int] | None = None,
+    entropy: bool = True,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> PseudoVideoResult:
     """Pseudo evaluation of every detector on one video, streaming (SPEC §7).
 
     Parameters
@@ -753,14 +821,25 @@ def pseudo_evaluate_video(video: VideoSpec, sources: Mapping[str, FrameSource],
     rules = _Rules(committee, methods)
     check(cancel)
     job, roi = _job(video, list(sources.values()), frames)
-    partial = _stream(masks_by_frame(job.sources, job.frames, job.shape, job.reference), rules,
-                      roi, job.shape, entropy, len(job.frames), progress, cancel)
+    partial = _stream(
+        masks_by_frame(job.sources, job.frames, job.shape, job.reference),
+        rules,
+        roi,
+        job.shape,
+        entropy,
+        len(job.frames),
+        progress,
+        cancel,
+    )
     return _finish(video.category, video.name, methods, committee, [partial], roi)
 
 
-def consensus_map(video: VideoSpec, frame: int,
-                  sources: Union[Mapping[str, FrameSource], Sequence[FrameSource]],
-                  committee: CommitteeOptions = CommitteeOptions()) -> np.ndarray:
+def consensus_map(
+    video: VideoSpec,
+    frame: int,
+    sources: Mapping[str, FrameSource] | Sequence[FrameSource],
+    committee: CommitteeOptions = CommitteeOptions(),
+) -> np.ndarray:
     """The consensus ``P`` of one frame, for display (SPEC §7 heatmaps).
 
     Parameters
@@ -779,8 +858,11 @@ def consensus_map(video: VideoSpec, frame: int,
     -------
     ``float64`` array ``(h, w)`` in [0, 1], NaN outside the ROI.
     """
-    names = list(sources) if isinstance(sources, Mapping) else \
-        [f"detector {j + 1}" for j in range(len(sources))]
+    names = (
+        list(sources)
+        if isinstance(sources, Mapping)
+        else [f"detector {j + 1}" for j in range(len(sources))]
+    )
     members = list(sources.values()) if isinstance(sources, Mapping) else list(sources)
     rules = _Rules(committee, names)
     job, roi = _job(video, members, [frame])
@@ -810,13 +892,25 @@ def _run_chunk(chunk: _Chunk) -> _Partial:
     """Evaluate one chunk (module level so worker processes can run it)."""
     job = chunk.job
     roi = _roi_of(job.video)
-    return _stream(masks_by_frame(job.sources, job.frames, job.shape, job.reference),
-                   _Rules(chunk.committee, chunk.methods), roi, job.shape, chunk.entropy,
-                   len(job.frames), None, None)
+    return _stream(
+        masks_by_frame(job.sources, job.frames, job.shape, job.reference),
+        _Rules(chunk.committee, chunk.methods),
+        roi,
+        job.shape,
+        chunk.entropy,
+        len(job.frames),
+        None,
+        None,
+    )
 
 
-def _plan(jobs: Sequence[_Job], methods: tuple[str, ...], committee: CommitteeOptions,
-          entropy: bool, workers: int) -> list[_Chunk]:
+def _plan(
+    jobs: Sequence[_Job],
+    methods: tuple[str, ...],
+    committee: CommitteeOptions,
+    entropy: bool,
+    workers: int,
+) -> list[_Chunk]:
     from .evaluate import frame_chunks
 
     total = sum(len(job.frames) for job in jobs)
@@ -827,21 +921,27 @@ def _plan(jobs: Sequence[_Job], methods: tuple[str, ...], committee: CommitteeOp
         # Sequential decoders (video files) would re-decode from the start per chunk.
         sequential = any(not getattr(s, "random_access", True) for s in job.sources)
         for first, last in frame_chunks(0, n - 1, n if sequential else size):
-            piece = job._replace(frames=job.frames[first:last + 1])
+            piece = job._replace(frames=job.frames[first : last + 1])
             chunks.append(_Chunk(index, first, piece, methods, committee, entropy))
     return chunks
 
 
-def _run_parallel(chunks: Sequence[_Chunk], workers: int, progress: Optional[ProgressCallback],
-                  cancel: Optional[CancelToken]) -> list[list[tuple[int, _Partial]]]:
+def _run_parallel(
+    chunks: Sequence[_Chunk],
+    workers: int,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> list[list[tuple[int, _Partial]]]:
     """Run chunks in a process pool; per video, the ``(position, partial)`` pairs."""
     from .evaluate import _init_worker, _pool_context
 
     total = sum(len(c.job.frames) for c in chunks)
-    results: list[list[tuple[int, _Partial]]] = [[] for _ in range(1 + max(c.index
-                                                                             for c in chunks))]
-    executor = cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                                      initializer=_init_worker)
+    results: list[list[tuple[int, _Partial]]] = [
+        [] for _ in range(1 + max(c.index for c in chunks))
+    ]
+    executor = cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=_pool_context(), initializer=_init_worker
+    )
     try:
         pending = {executor.submit(_run_chunk, c): c for c in chunks}
         done = 0
@@ -869,7 +969,7 @@ class PseudoSummary:
     """
 
     method: str
-    summary: "Summary"
+    summary: Summary
     ncc: IndicatorValue
     psnr: IndicatorValue
 
@@ -879,9 +979,11 @@ class PseudoSummary:
         return {**self.summary.values, "ncc": self.ncc, "psnr": self.psnr}
 
 
-def summarize_pseudo(videos: Sequence[PseudoVideoResult], scheme: str = "auto",
-                     custom: Optional[Mapping[VideoKey, float]] = None
-                     ) -> dict[str, PseudoSummary]:
+def summarize_pseudo(
+    videos: Sequence[PseudoVideoResult],
+    scheme: str = "auto",
+    custom: Mapping[VideoKey, float] | None = None,
+) -> dict[str, PseudoSummary]:
     """Summarize every detector's pseudo matrices over videos, like real ones (SPEC §2, §7).
 
     ``scheme`` and ``custom`` are those of :func:`~referee.core.summarize.summarize`.
@@ -899,19 +1001,25 @@ def summarize_pseudo(videos: Sequence[PseudoVideoResult], scheme: str = "auto",
     methods = videos[0].methods
     for v in videos:
         if v.methods != methods:
-            raise RefereeError(f"video {_label(v.category, v.video)} was evaluated with "
-                               f"detectors {', '.join(v.methods)}, not {', '.join(methods)}")
+            raise RefereeError(
+                f"video {_label(v.category, v.video)} was evaluated with "
+                f"detectors {', '.join(v.methods)}, not {', '.join(methods)}"
+            )
     out = {}
     for method in methods:
         summary = summarize([v.confusion(method) for v in videos], scheme, custom)
         blended = np.zeros(4)
         for v in videos:
             cm, w = v.totals[method], summary.weights[v.key]
-            blended += w * np.array([cm.tp + cm.fp, cm.tp + cm.fn,
-                                     v.sum_p_squared[method], cm.tp]) / cm.total
+            blended += (
+                w
+                * np.array([cm.tp + cm.fp, cm.tp + cm.fn, v.sum_p_squared[method], cm.tp])
+                / cm.total
+            )
         s, p, p2, sp = blended
-        out[method] = PseudoSummary(method, summary, ncc_from_sums(1.0, s, p, p2, sp),
-                                    psnr_from_sums(1.0, s, p2, sp))
+        out[method] = PseudoSummary(
+            method, summary, ncc_from_sums(1.0, s, p, p2, sp), psnr_from_sums(1.0, s, p2, sp)
+        )
     return out
 
 
@@ -941,12 +1049,17 @@ class PseudoResult:
         raise InvalidOptionError(f"no video {key[0]}/{key[1]} in this result")
 
 
-def pseudo_evaluate(videos: Sequence[VideoSpec], results_by_method: Mapping[str, str | Path],
-                    committee: CommitteeOptions = CommitteeOptions(), workers: int = 1,
-                    progress: Optional[ProgressCallback] = None,
-                    cancel: Optional[CancelToken] = None, scheme: str = "auto",
-                    custom: Optional[Mapping[VideoKey, float]] = None,
-                    entropy: bool = True) -> PseudoResult:
+def pseudo_evaluate(
+    videos: Sequence[VideoSpec],
+    results_by_method: Mapping[str, str | Path],
+    committee: CommitteeOptions = CommitteeOptions(),
+    workers: int = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    scheme: str = "auto",
+    custom: Mapping[VideoKey, float] | None = None,
+    entropy: bool = True,
+) -> PseudoResult:
     """Pseudo-evaluate K detectors on every video without ground truth (SPEC §7).
 
     Parameters
@@ -1004,21 +1117,34 @@ def pseudo_evaluate(videos: Sequence[VideoSpec], results_by_method: Mapping[str,
         parts = _run_parallel(chunks, workers, progress, cancel)
         for job, roi, pieces in zip(jobs, rois, parts):
             ordered = [piece for _, piece in sorted(pieces, key=lambda item: item[0])]
-            results.append(_finish(job.video.category, job.video.name, methods, committee,
-                                   ordered, roi))
+            results.append(
+                _finish(job.video.category, job.video.name, methods, committee, ordered, roi)
+            )
     else:
         total = sum(len(job.frames) for job in jobs)
         offset = 0
         for job, roi in zip(jobs, rois):
+
             def step(done: int, _: int, offset: int = offset) -> None:
                 report(progress, offset + done, total)
-            partial = _stream(masks_by_frame(job.sources, job.frames, job.shape, job.reference),
-                              rules, roi, job.shape, entropy, len(job.frames), step, cancel)
-            results.append(_finish(job.video.category, job.video.name, methods, committee,
-                                   [partial], roi))
+
+            partial = _stream(
+                masks_by_frame(job.sources, job.frames, job.shape, job.reference),
+                rules,
+                roi,
+                job.shape,
+                entropy,
+                len(job.frames),
+                step,
+                cancel,
+            )
+            results.append(
+                _finish(job.video.category, job.video.name, methods, committee, [partial], roi)
+            )
             offset += len(job.frames)
-    return PseudoResult(methods, committee, tuple(results),
-                        summarize_pseudo(results, scheme, custom))
+    return PseudoResult(
+        methods, committee, tuple(results), summarize_pseudo(results, scheme, custom)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -1087,16 +1213,24 @@ class TruthComparison:
     summary: dict[str, Correlation]
 
 
-def _correlations(pseudo: Mapping[str, Mapping[str, IndicatorValue]],
-                  truth: Mapping[str, Mapping[str, IndicatorValue]],
-                  methods: Sequence[str]) -> dict[str, Correlation]:
-    return {key: correlation([pseudo[m][key].value for m in methods],
-                             [truth[m][key].value for m in methods])
-            for key in CORRELATED}
+def _correlations(
+    pseudo: Mapping[str, Mapping[str, IndicatorValue]],
+    truth: Mapping[str, Mapping[str, IndicatorValue]],
+    methods: Sequence[str],
+) -> dict[str, Correlation]:
+    return {
+        key: correlation(
+            [pseudo[m][key].value for m in methods], [truth[m][key].value for m in methods]
+        )
+        for key in CORRELATED
+    }
 
 
-def compare_with_truth(pseudo: PseudoResult, truth: Mapping[str, Sequence[Any]],
-                       custom: Optional[Mapping[VideoKey, float]] = None) -> TruthComparison:
+def compare_with_truth(
+    pseudo: PseudoResult,
+    truth: Mapping[str, Sequence[Any]],
+    custom: Mapping[VideoKey, float] | None = None,
+) -> TruthComparison:
     """Correlate every pseudo indicator with its true value across detectors (SPEC §7).
 
     Parameters
@@ -1121,35 +1255,56 @@ def compare_with_truth(pseudo: PseudoResult, truth: Mapping[str, Sequence[Any]],
     methods = pseudo.methods
     missing = [m for m in methods if m not in truth]
     if missing:
-        raise RefereeError(f"no true results for {', '.join(missing)}; evaluate every "
-                           "detector of the committee against the ground truth")
+        raise RefereeError(
+            f"no true results for {', '.join(missing)}; evaluate every "
+            "detector of the committee against the ground truth"
+        )
     confusions: dict[str, dict[VideoKey, VideoConfusion]] = {}
     for method in methods:
         items = [getattr(item, "confusion", item) for item in truth[method]]
         confusions[method] = {item.key: item for item in items}
         for v in pseudo.videos:
             if v.key not in confusions[method]:
-                raise RefereeError(f"no true result of {method} on video "
-                                   f"{_label(v.category, v.video)}")
+                raise RefereeError(
+                    f"no true result of {method} on video {_label(v.category, v.video)}"
+                )
     true_per_video, per_video = {}, {}
     for v in pseudo.videos:
         true_per_video[v.key] = {m: true_values(confusions[m][v.key].cm) for m in methods}
-        per_video[v.key] = _correlations({m: v.values(m) for m in methods},
-                                         true_per_video[v.key], methods)
+        per_video[v.key] = _correlations(
+            {m: v.values(m) for m in methods}, true_per_video[v.key], methods
+        )
     scheme = resolve_scheme([v.confusion(methods[0]) for v in pseudo.videos], pseudo.scheme)
     true_summary = {}
     for method in methods:
         ordered = [confusions[method][v.key] for v in pseudo.videos]
         true_summary[method] = true_values(summarize(ordered, scheme, custom).cm)
-    summary = _correlations({m: pseudo.summaries[m].values for m in methods}, true_summary,
-                            methods)
+    summary = _correlations({m: pseudo.summaries[m].values for m in methods}, true_summary, methods)
     return TruthComparison(scheme, methods, true_per_video, true_summary, per_video, summary)
 
 
 __all__ = [
-    "consensus", "pseudo_confusion", "binary_entropy", "CommitteeOptions", "PER_FRAME_COLUMNS",
-    "MAP_MEASURES", "CORRELATED", "ncc_from_sums", "psnr_from_sums", "true_values",
-    "PseudoVideoResult", "PseudoSummary", "PseudoResult", "pseudo_evaluate",
-    "pseudo_evaluate_video", "pseudo_evaluate_arrays", "pseudo_frames", "consensus_map",
-    "summarize_pseudo", "Correlation", "correlation", "TruthComparison", "compare_with_truth",
+    "CORRELATED",
+    "MAP_MEASURES",
+    "PER_FRAME_COLUMNS",
+    "CommitteeOptions",
+    "Correlation",
+    "PseudoResult",
+    "PseudoSummary",
+    "PseudoVideoResult",
+    "TruthComparison",
+    "binary_entropy",
+    "compare_with_truth",
+    "consensus",
+    "consensus_map",
+    "correlation",
+    "ncc_from_sums",
+    "pseudo_confusion",
+    "pseudo_evaluate",
+    "pseudo_evaluate_arrays",
+    "pseudo_evaluate_video",
+    "pseudo_frames",
+    "psnr_from_sums",
+    "summarize_pseudo",
+    "true_values",
 ]

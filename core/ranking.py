@@ -36,8 +36,8 @@ nothing.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Collection, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -68,13 +68,13 @@ DEFAULT_GAP = 10
 
 _DESCRIPTIONS = {
     VOTE_ENTROPY: "mean binary entropy (bits) of the detectors' vote fraction over the "
-                  "evaluated pixels",
+    "evaluated pixels",
     PAIRWISE_DICE: "1 − Dice of the two detectors' masks (0 when both are empty)",
     PSEUDO_GAP: "|pseudo-F1 difference| under the committee's consensus (trivial "
-                "classifiers included)",
+    "classifiers included)",
     PAIRWISE_FDA: "1 − FDA between the two detectors' boxes (0 when neither has a box)",
     CLASSES: "1 − |classes present for every detector| / |classes present for any| "
-             "(0 when no detector has an action)",
+    "(0 when no detector has an action)",
 }
 
 
@@ -169,27 +169,29 @@ def describe(criterion: str) -> str:
     try:
         return _DESCRIPTIONS[criterion]
     except KeyError:
-        raise InvalidOptionError(f"unknown criterion {criterion!r}; choose one of "
-                                 f"{', '.join(CRITERIA)}") from None
+        raise InvalidOptionError(
+            f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}"
+        ) from None
 
 
 # --- one frame -----------------------------------------------------------------------------
 
 
-def _selected(mask: np.ndarray, evaluated: Optional[np.ndarray]) -> np.ndarray:
+def _selected(mask: np.ndarray, evaluated: np.ndarray | None) -> np.ndarray:
     mask = np.asarray(mask) != 0
     if evaluated is None:
         return mask.ravel()
     evaluated = np.asarray(evaluated, dtype=bool)
     if evaluated.shape != mask.shape:
-        raise InvalidOptionError(f"mask shape {mask.shape} differs from the evaluated-pixel "
-                                 f"mask's {evaluated.shape}")
+        raise InvalidOptionError(
+            f"mask shape {mask.shape} differs from the evaluated-pixel mask's {evaluated.shape}"
+        )
     return mask[evaluated]
 
 
-def _vote_histogram(masks: Sequence[np.ndarray], evaluated: Optional[np.ndarray]) -> np.ndarray:
+def _vote_histogram(masks: Sequence[np.ndarray], evaluated: np.ndarray | None) -> np.ndarray:
     """Evaluated pixels per number of votes ``0..K``."""
-    votes: Optional[np.ndarray] = None
+    votes: np.ndarray | None = None
     for mask in masks:
         selected = _selected(mask, evaluated)
         if votes is None:
@@ -201,7 +203,7 @@ def _vote_histogram(masks: Sequence[np.ndarray], evaluated: Optional[np.ndarray]
     return np.bincount(votes, minlength=len(masks) + 1).astype(np.float64)
 
 
-def vote_entropy(masks: Sequence[np.ndarray], evaluated: Optional[np.ndarray] = None) -> float:
+def vote_entropy(masks: Sequence[np.ndarray], evaluated: np.ndarray | None = None) -> float:
     """Mean binary entropy (bits, 0..1) of the vote fraction over the evaluated pixels (SPEC §8a).
 
     Parameters
@@ -226,8 +228,7 @@ def vote_entropy(masks: Sequence[np.ndarray], evaluated: Optional[np.ndarray] = 
     return float(binary_entropy(np.arange(k + 1) / k) @ histogram / n)
 
 
-def dice_disagreement(a: np.ndarray, b: np.ndarray,
-                      evaluated: Optional[np.ndarray] = None) -> float:
+def dice_disagreement(a: np.ndarray, b: np.ndarray, evaluated: np.ndarray | None = None) -> float:
     """``1 − Dice`` of two masks over the evaluated pixels (SPEC §8b); 0 when both are empty."""
     sa, sb = _selected(a, evaluated), _selected(b, evaluated)
     if sa.shape != sb.shape:
@@ -238,8 +239,9 @@ def dice_disagreement(a: np.ndarray, b: np.ndarray,
     return 1.0 - 2.0 * np.count_nonzero(sa & sb) / size
 
 
-def pseudo_f1_gap(masks: Sequence[np.ndarray], a: int, b: int,
-                  evaluated: Optional[np.ndarray] = None) -> float:
+def pseudo_f1_gap(
+    masks: Sequence[np.ndarray], a: int, b: int, evaluated: np.ndarray | None = None
+) -> float:
     """``|pseudo-F1_a − pseudo-F1_b|`` on one frame (SPEC §8c, §7).
 
     The consensus is that of every mask in ``masks`` plus the trivial all-ones
@@ -257,8 +259,9 @@ def pseudo_f1_gap(masks: Sequence[np.ndarray], a: int, b: int,
     return abs(f1[0].value - f1[1].value)
 
 
-def fda_disagreement(a_boxes: FrameBoxes, b_boxes: FrameBoxes, mapping: str = "hungarian",
-                     class_aware: bool = False) -> float:
+def fda_disagreement(
+    a_boxes: FrameBoxes, b_boxes: FrameBoxes, mapping: str = "hungarian", class_aware: bool = False
+) -> float:
     """``1 − FDA`` between two detectors' boxes of one frame (SPEC §8b, §5); 0 if neither has any.
 
     ``a_boxes`` plays the ground truth's role in the mapping (with the default
@@ -266,8 +269,7 @@ def fda_disagreement(a_boxes: FrameBoxes, b_boxes: FrameBoxes, mapping: str = "h
     """
     if len(a_boxes) == 0 and len(b_boxes) == 0:
         return 0.0
-    return 1.0 - evaluate_frame(0, a_boxes, b_boxes, mapping=mapping,
-                                class_aware=class_aware).fda
+    return 1.0 - evaluate_frame(0, a_boxes, b_boxes, mapping=mapping, class_aware=class_aware).fda
 
 
 def class_disagreement(class_sets: Sequence[Collection[int]]) -> float:
@@ -282,7 +284,7 @@ def class_disagreement(class_sets: Sequence[Collection[int]]) -> float:
 # --- masks of one video, streaming ---------------------------------------------------------
 
 
-def _check_pair(methods: Sequence[str], pair: Optional[tuple[str, str]]) -> tuple[int, int]:
+def _check_pair(methods: Sequence[str], pair: tuple[str, str] | None) -> tuple[int, int]:
     if len(methods) < 2:
         raise InvalidOptionError(f"comparing detectors needs at least two, got {len(methods)}")
     if pair is None:
@@ -290,18 +292,21 @@ def _check_pair(methods: Sequence[str], pair: Optional[tuple[str, str]]) -> tupl
     a, b = pair
     for name in (a, b):
         if name not in methods:
-            raise InvalidOptionError(f"no detector named {name!r}; the detectors are "
-                                     f"{', '.join(methods)}")
+            raise InvalidOptionError(
+                f"no detector named {name!r}; the detectors are {', '.join(methods)}"
+            )
     if a == b:
-        raise InvalidOptionError(f"the two detectors compared are both {a!r}; choose two "
-                                 "different ones")
+        raise InvalidOptionError(
+            f"the two detectors compared are both {a!r}; choose two different ones"
+        )
     return list(methods).index(a), list(methods).index(b)
 
 
 def _check_criterion(criterion: str, allowed: Sequence[str]) -> str:
     if criterion not in allowed:
-        raise InvalidOptionError(f"unknown criterion {criterion!r} here; choose one of "
-                                 f"{', '.join(allowed)}")
+        raise InvalidOptionError(
+            f"unknown criterion {criterion!r} here; choose one of {', '.join(allowed)}"
+        )
     return criterion
 
 
@@ -314,13 +319,18 @@ def _detected(mask: np.ndarray, cut: int) -> np.ndarray:
     return mask > cut
 
 
-def score_mask_frames(frames: Iterable[tuple[int, Sequence[np.ndarray]]],
-                      methods: Sequence[str], criterion: str = VOTE_ENTROPY,
-                      pair: Optional[tuple[str, str]] = None,
-                      roi: Optional[np.ndarray] = None, video: str = "",
-                      threshold: Optional[int] = None, n_frames: int = 0,
-                      progress: Optional[ProgressCallback] = None,
-                      cancel: Optional[CancelToken] = None) -> FrameScores:
+def score_mask_frames(
+    frames: Iterable[tuple[int, Sequence[np.ndarray]]],
+    methods: Sequence[str],
+    criterion: str = VOTE_ENTROPY,
+    pair: tuple[str, str] | None = None,
+    roi: np.ndarray | None = None,
+    video: str = "",
+    threshold: int | None = None,
+    n_frames: int = 0,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> FrameScores:
     """Per-frame disagreement of masks given frame by frame (SPEC §8).
 
     Parameters
@@ -369,14 +379,14 @@ def score_mask_frames(frames: Iterable[tuple[int, Sequence[np.ndarray]]],
     for i, masks in frames:
         check(cancel)
         if len(masks) != len(methods):
-            raise InvalidOptionError(f"frame {i} has {len(masks)} masks for {len(methods)} "
-                                     "detectors")
+            raise InvalidOptionError(
+                f"frame {i} has {len(masks)} masks for {len(methods)} detectors"
+            )
         detected = [_detected(m, cut) for m in masks]
         for mask in detected:
             shape = shape or mask.shape
             if mask.ndim != 2 or mask.shape != shape:
-                raise InvalidOptionError(f"frame {i}: mask shape {mask.shape} differs from "
-                                         f"{shape}")
+                raise InvalidOptionError(f"frame {i}: mask shape {mask.shape} differs from {shape}")
         if criterion == VOTE_ENTROPY:
             score = vote_entropy(detected, evaluated)
         elif criterion == PAIRWISE_DICE:
@@ -387,9 +397,14 @@ def score_mask_frames(frames: Iterable[tuple[int, Sequence[np.ndarray]]],
         scores.append(score)
         report(progress, len(numbers), n_frames)
     compared = methods if criterion == VOTE_ENTROPY else (methods[a], methods[b])
-    return FrameScores(video, criterion, compared, np.array(numbers, dtype=np.int64),
-                       np.array(scores, dtype=np.float64),
-                       methods if criterion == PSEUDO_GAP else ())
+    return FrameScores(
+        video,
+        criterion,
+        compared,
+        np.array(numbers, dtype=np.int64),
+        np.array(scores, dtype=np.float64),
+        methods if criterion == PSEUDO_GAP else (),
+    )
 
 
 def video_label(video: VideoSpec) -> str:
@@ -397,11 +412,16 @@ def video_label(video: VideoSpec) -> str:
     return video.name if video.category == video.name else f"{video.category}/{video.name}"
 
 
-def mask_frame_scores(video: VideoSpec, sources: Mapping[str, FrameSource],
-                      criterion: str = VOTE_ENTROPY, pair: Optional[tuple[str, str]] = None,
-                      threshold: Optional[int] = None, frames: Optional[Iterable[int]] = None,
-                      progress: Optional[ProgressCallback] = None,
-                      cancel: Optional[CancelToken] = None) -> FrameScores:
+def mask_frame_scores(
+    video: VideoSpec,
+    sources: Mapping[str, FrameSource],
+    criterion: str = VOTE_ENTROPY,
+    pair: tuple[str, str] | None = None,
+    threshold: int | None = None,
+    frames: Iterable[int] | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> FrameScores:
     """Per-frame disagreement of the detectors' masks on one video, streaming (SPEC §8).
 
     Parameters
@@ -436,19 +456,39 @@ def mask_frame_scores(video: VideoSpec, sources: Mapping[str, FrameSource],
     check(cancel)
     roi = read_roi(video.roi_path) if video.roi_path.is_file() else None
     if roi is not None and not roi.any():
-        raise RefereeError(f"{video.roi_path}: the region of interest holds no pixel; "
-                           "every pixel outside it is ignored, so nothing would be scored")
-    stream = masks_by_frame([sources[m] for m in methods], numbers,
-                          None if roi is None else roi.shape, str(video.roi_path))
-    return score_mask_frames(stream, methods, criterion, pair, roi, video_label(video),
-                             threshold, len(numbers), progress, cancel)
+        raise RefereeError(
+            f"{video.roi_path}: the region of interest holds no pixel; "
+            "every pixel outside it is ignored, so nothing would be scored"
+        )
+    stream = masks_by_frame(
+        [sources[m] for m in methods],
+        numbers,
+        None if roi is None else roi.shape,
+        str(video.roi_path),
+    )
+    return score_mask_frames(
+        stream,
+        methods,
+        criterion,
+        pair,
+        roi,
+        video_label(video),
+        threshold,
+        len(numbers),
+        progress,
+        cancel,
+    )
 
 
-def mask_scores(videos: Sequence[VideoSpec], sources: Mapping[str, Sequence[FrameSource]],
-                criterion: str = VOTE_ENTROPY, pair: Optional[tuple[str, str]] = None,
-                threshold: Optional[int] = None,
-                progress: Optional[ProgressCallback] = None,
-                cancel: Optional[CancelToken] = None) -> list[FrameScores]:
+def mask_scores(
+    videos: Sequence[VideoSpec],
+    sources: Mapping[str, Sequence[FrameSource]],
+    criterion: str = VOTE_ENTROPY,
+    pair: tuple[str, str] | None = None,
+    threshold: int | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> list[FrameScores]:
     """:func:`mask_frame_scores` of every video over its temporal ROI (SPEC §8).
 
     ``sources[method][v]`` is that method's masks of ``videos[v]`` (e.g. from
@@ -457,17 +497,29 @@ def mask_scores(videos: Sequence[VideoSpec], sources: Mapping[str, Sequence[Fram
     """
     for method, per_video in sources.items():
         if len(per_video) != len(videos):
-            raise InvalidOptionError(f"{method}: {len(per_video)} result sources for "
-                                     f"{len(videos)} videos")
+            raise InvalidOptionError(
+                f"{method}: {len(per_video)} result sources for {len(videos)} videos"
+            )
     total = sum(v.n_frames for v in videos)
     out = []
     offset = 0
     for index, video in enumerate(videos):
+
         def step(done: int, _: int, offset: int = offset) -> None:
             report(progress, offset + done, total)
 
-        out.append(mask_frame_scores(video, {m: s[index] for m, s in sources.items()},
-                                     criterion, pair, threshold, None, step, cancel))
+        out.append(
+            mask_frame_scores(
+                video,
+                {m: s[index] for m, s in sources.items()},
+                criterion,
+                pair,
+                threshold,
+                None,
+                step,
+                cancel,
+            )
+        )
         offset += video.n_frames
     return out
 
@@ -480,10 +532,16 @@ def _span(numbers: Iterable[int]) -> range:
     return range(min(numbers), max(numbers) + 1) if numbers else range(0)
 
 
-def box_frame_scores(a: VideoBoxes, b: VideoBoxes, methods: tuple[str, str] = ("A", "B"),
-                     frames: Optional[Iterable[int]] = None, mapping: str = "hungarian",
-                     class_aware: bool = False, progress: Optional[ProgressCallback] = None,
-                     cancel: Optional[CancelToken] = None) -> FrameScores:
+def box_frame_scores(
+    a: VideoBoxes,
+    b: VideoBoxes,
+    methods: tuple[str, str] = ("A", "B"),
+    frames: Iterable[int] | None = None,
+    mapping: str = "hungarian",
+    class_aware: bool = False,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> FrameScores:
     """``1 − FDA`` between two detectors' boxes on every frame of one video (SPEC §8b, §5).
 
     Parameters
@@ -503,13 +561,15 @@ def box_frame_scores(a: VideoBoxes, b: VideoBoxes, methods: tuple[str, str] = ("
         In frames; polled every 64 frames.
     """
     if mapping not in MAPPINGS:
-        raise InvalidOptionError(f"unknown mapping {mapping!r}; choose one of "
-                                 f"{', '.join(MAPPINGS)}")
+        raise InvalidOptionError(
+            f"unknown mapping {mapping!r}; choose one of {', '.join(MAPPINGS)}"
+        )
     if len(methods) != 2 or methods[0] == methods[1]:
         raise InvalidOptionError(f"give two different detector names, not {methods!r}")
     if frames is None:
-        numbers = list(_span(f for side in (a, b) for f, boxes in side.frames.items()
-                             if len(boxes)))
+        numbers = list(
+            _span(f for side in (a, b) for f, boxes in side.frames.items() if len(boxes))
+        )
     else:
         numbers = sorted({int(f) for f in frames})
     scores = np.zeros(len(numbers))
@@ -519,24 +579,31 @@ def box_frame_scores(a: VideoBoxes, b: VideoBoxes, methods: tuple[str, str] = ("
             report(progress, k, len(numbers))
         scores[k] = fda_disagreement(a.at(frame), b.at(frame), mapping, class_aware)
     report(progress, len(numbers), len(numbers))
-    return FrameScores(a.name, PAIRWISE_FDA, tuple(methods), np.array(numbers, dtype=np.int64),
-                       scores)
+    return FrameScores(
+        a.name, PAIRWISE_FDA, tuple(methods), np.array(numbers, dtype=np.int64), scores
+    )
 
 
 def _by_name(videos: Iterable, what: str) -> dict:
     out: dict = {}
     for video in videos:
         if video.name in out:
-            raise InvalidOptionError(f"{what} holds two videos named {video.name!r}; video "
-                                     "names must be unique")
+            raise InvalidOptionError(
+                f"{what} holds two videos named {video.name!r}; video names must be unique"
+            )
         out[video.name] = video
     return out
 
 
-def box_scores(a: Iterable[VideoBoxes], b: Iterable[VideoBoxes],
-               methods: tuple[str, str] = ("A", "B"), mapping: str = "hungarian",
-               class_aware: bool = False, progress: Optional[ProgressCallback] = None,
-               cancel: Optional[CancelToken] = None) -> list[FrameScores]:
+def box_scores(
+    a: Iterable[VideoBoxes],
+    b: Iterable[VideoBoxes],
+    methods: tuple[str, str] = ("A", "B"),
+    mapping: str = "hungarian",
+    class_aware: bool = False,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> list[FrameScores]:
     """:func:`box_frame_scores` of every video, paired by name (SPEC §8b).
 
     Videos follow ``a``'s order, then those only in ``b``; a video missing on
@@ -548,9 +615,18 @@ def box_scores(a: Iterable[VideoBoxes], b: Iterable[VideoBoxes],
     out = []
     for index, name in enumerate(names):
         check(cancel)
-        out.append(box_frame_scores(a_videos.get(name, VideoBoxes(name)),
-                                    b_videos.get(name, VideoBoxes(name)), methods,
-                                    None, mapping, class_aware, None, cancel))
+        out.append(
+            box_frame_scores(
+                a_videos.get(name, VideoBoxes(name)),
+                b_videos.get(name, VideoBoxes(name)),
+                methods,
+                None,
+                mapping,
+                class_aware,
+                None,
+                cancel,
+            )
+        )
         report(progress, index + 1, len(names))
     return out
 
@@ -558,8 +634,12 @@ def box_scores(a: Iterable[VideoBoxes], b: Iterable[VideoBoxes],
 # --- action classes ------------------------------------------------------------------------
 
 
-def class_frame_scores(videos: Sequence[Optional[VideoAnnotation]], methods: Sequence[str],
-                       name: str = "", frames: Optional[Iterable[int]] = None) -> FrameScores:
+def class_frame_scores(
+    videos: Sequence[VideoAnnotation | None],
+    methods: Sequence[str],
+    name: str = "",
+    frames: Iterable[int] | None = None,
+) -> FrameScores:
     """Per-frame class disagreement of K detectors' actions on one video (SPEC §8).
 
     Parameters
@@ -575,21 +655,25 @@ def class_frame_scores(videos: Sequence[Optional[VideoAnnotation]], methods: Seq
         one covered by any detector's action.
     """
     if len(videos) != len(methods) or len(methods) < 2:
-        raise InvalidOptionError("class disagreement needs at least two detectors, one "
-                                 "annotation per detector")
+        raise InvalidOptionError(
+            "class disagreement needs at least two detectors, one annotation per detector"
+        )
     actions = [a for v in videos if v is not None for a in v.actions]
     if not name:
         name = next((v.name for v in videos if v is not None), "")
     if frames is None:
-        numbers = np.arange(min((a.first for a in actions), default=0),
-                            max((a.last for a in actions), default=-1) + 1, dtype=np.int64)
+        numbers = np.arange(
+            min((a.first for a in actions), default=0),
+            max((a.last for a in actions), default=-1) + 1,
+            dtype=np.int64,
+        )
     else:
         numbers = np.array(sorted({int(f) for f in frames}), dtype=np.int64)
     union = np.zeros(len(numbers), dtype=np.int64)
     common = np.full(len(numbers), -1, dtype=np.int64)
     for video in videos:
         present = np.zeros(len(numbers), dtype=np.int64)  # bit c set iff class c is present
-        for action in (() if video is None else video.actions):
+        for action in () if video is None else video.actions:
             lo, hi = np.searchsorted(numbers, [action.first, action.last + 1])
             present[lo:hi] |= np.int64(1) << action.action_class
         union |= present
@@ -604,8 +688,9 @@ def _popcount(values: np.ndarray) -> np.ndarray:
     return bits.sum(axis=1)
 
 
-def class_scores(annotations: Mapping[str, Iterable[VideoAnnotation]],
-                 cancel: Optional[CancelToken] = None) -> list[FrameScores]:
+def class_scores(
+    annotations: Mapping[str, Iterable[VideoAnnotation]], cancel: CancelToken | None = None
+) -> list[FrameScores]:
     """:func:`class_frame_scores` of every video, detectors paired by video name (SPEC §8).
 
     ``annotations`` maps each detector's name to its videos (an
@@ -619,17 +704,19 @@ def class_scores(annotations: Mapping[str, Iterable[VideoAnnotation]],
     out = []
     for name in names:
         check(cancel)
-        out.append(class_frame_scores([videos.get(name) for videos in per_method], methods,
-                                      name))
+        out.append(class_frame_scores([videos.get(name) for videos in per_method], methods, name))
     return out
 
 
 # --- ranking -------------------------------------------------------------------------------
 
 
-def rank_frames(scores: Union[FrameScores, Sequence[FrameScores]], gap: int = DEFAULT_GAP,
-                exclude: Union[Collection[int], Mapping[str, Collection[int]]] = frozenset(),
-                top: Optional[int] = None) -> list[RankedFrame]:
+def rank_frames(
+    scores: FrameScores | Sequence[FrameScores],
+    gap: int = DEFAULT_GAP,
+    exclude: Collection[int] | Mapping[str, Collection[int]] = frozenset(),
+    top: int | None = None,
+) -> list[RankedFrame]:
     """Frames to annotate next, most disagreement first, spread out in time (SPEC §8).
 
     Parameters
@@ -656,13 +743,13 @@ def rank_frames(scores: Union[FrameScores, Sequence[FrameScores]], gap: int = DE
     videos = [scores] if isinstance(scores, FrameScores) else list(scores)
     if isinstance(gap, bool) or not isinstance(gap, (int, np.integer)) or gap < 0:
         raise InvalidOptionError(f"the gap must be a whole number of frames >= 0, not {gap!r}")
-    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
-                            or top < 1):
+    if top is not None and (
+        isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1
+    ):
         raise InvalidOptionError(f"top must be a whole number >= 1, not {top!r}")
     labels = [v.video for v in videos]
     if len(set(labels)) != len(labels):
-        raise InvalidOptionError("two score lists carry the same video label; rank each video "
-                                 "once")
+        raise InvalidOptionError("two score lists carry the same video label; rank each video once")
     if isinstance(exclude, Mapping):
         skipped = [frozenset(int(f) for f in exclude.get(v.video, ())) for v in videos]
     else:
@@ -673,8 +760,11 @@ def rank_frames(scores: Union[FrameScores, Sequence[FrameScores]], gap: int = DE
     for index, (video, skip) in enumerate(zip(videos, skipped)):
         keep = ~np.isin(video.frames, np.fromiter(skip, dtype=np.int64, count=len(skip)))
         frames, values = video.frames[keep], video.scores[keep]
-        candidates.append(np.column_stack([-values, frames.astype(np.float64),
-                                           np.full(len(frames), float(index))]))
+        candidates.append(
+            np.column_stack(
+                [-values, frames.astype(np.float64), np.full(len(frames), float(index))]
+            )
+        )
     table = np.concatenate(candidates) if candidates else np.zeros((0, 3))
     order = np.lexsort((table[:, 2], table[:, 1], table[:, 0]))
     chosen: list[list[int]] = [[] for _ in videos]
@@ -689,16 +779,37 @@ def rank_frames(scores: Union[FrameScores, Sequence[FrameScores]], gap: int = DE
             continue
         taken.insert(at, frame)
         video = videos[index]
-        out.append(RankedFrame(len(out) + 1, video.video, frame, float(-table[row, 0]),
-                               video.label))
+        out.append(
+            RankedFrame(len(out) + 1, video.video, frame, float(-table[row, 0]), video.label)
+        )
     return out
 
 
 __all__ = [
-    "VOTE_ENTROPY", "PAIRWISE_DICE", "PSEUDO_GAP", "PAIRWISE_FDA", "CLASSES", "MASK_CRITERIA",
-    "PAIR_CRITERIA", "CRITERIA", "DEFAULT_GAP", "FrameScores", "RankedFrame", "describe",
-    "vote_entropy", "dice_disagreement", "pseudo_f1_gap",
-    "fda_disagreement", "class_disagreement", "score_mask_frames", "mask_frame_scores",
-    "mask_scores", "video_label", "box_frame_scores", "box_scores", "class_frame_scores",
-    "class_scores", "rank_frames",
+    "CLASSES",
+    "CRITERIA",
+    "DEFAULT_GAP",
+    "MASK_CRITERIA",
+    "PAIRWISE_DICE",
+    "PAIRWISE_FDA",
+    "PAIR_CRITERIA",
+    "PSEUDO_GAP",
+    "VOTE_ENTROPY",
+    "FrameScores",
+    "RankedFrame",
+    "box_frame_scores",
+    "box_scores",
+    "class_disagreement",
+    "class_frame_scores",
+    "class_scores",
+    "describe",
+    "dice_disagreement",
+    "fda_disagreement",
+    "mask_frame_scores",
+    "mask_scores",
+    "pseudo_f1_gap",
+    "rank_frames",
+    "score_mask_frames",
+    "video_label",
+    "vote_entropy",
 ]

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
 
 import numpy as np
 from scipy import stats
@@ -111,22 +111,27 @@ class CaseScores:
     def __post_init__(self) -> None:
         scores = np.array(self.scores, dtype=np.float64)
         if scores.ndim != 2:
-            raise InvalidOptionError(f"scores must be a table cases × methods, got shape "
-                                     f"{scores.shape}")
+            raise InvalidOptionError(
+                f"scores must be a table cases × methods, got shape {scores.shape}"
+            )
         methods = tuple(str(m) for m in self.methods)
         labels = tuple(str(label) for label in self.labels)
         if len(methods) != scores.shape[1] or len(labels) != scores.shape[0]:
-            raise InvalidOptionError(f"{scores.shape[0]} cases × {scores.shape[1]} methods of "
-                                     f"scores, but {len(labels)} case labels and "
-                                     f"{len(methods)} method names")
+            raise InvalidOptionError(
+                f"{scores.shape[0]} cases × {scores.shape[1]} methods of "
+                f"scores, but {len(labels)} case labels and "
+                f"{len(methods)} method names"
+            )
         if len(set(methods)) != len(methods):
             raise InvalidOptionError(f"method names must differ, got {', '.join(methods)}")
         bad = np.argwhere(~np.isfinite(scores))
         if len(bad):
             i, m = bad[0]
-            raise InvalidOptionError(f"the score of {methods[m]} on case {labels[i]!r} is not "
-                                     "a finite number; leave such cases out (the builders "
-                                     "drop them)")
+            raise InvalidOptionError(
+                f"the score of {methods[m]} on case {labels[i]!r} is not "
+                "a finite number; leave such cases out (the builders "
+                "drop them)"
+            )
         scores.setflags(write=False)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "methods", methods)
@@ -139,21 +144,32 @@ class CaseScores:
         """The scores of ``method``."""
         return self.scores[:, self._index(method)]
 
-    def select(self, methods: Sequence[str]) -> "CaseScores":
+    def select(self, methods: Sequence[str]) -> CaseScores:
         """The same cases with only ``methods``, in that order."""
         columns = [self._index(m) for m in methods]
-        return CaseScores(self.measure, tuple(methods), self.labels, self.scores[:, columns],
-                          self.dropped, self.dropped_reason)
+        return CaseScores(
+            self.measure,
+            tuple(methods),
+            self.labels,
+            self.scores[:, columns],
+            self.dropped,
+            self.dropped_reason,
+        )
 
     def _index(self, method: str) -> int:
         if method not in self.methods:
-            raise InvalidOptionError(f"no method named {method!r}; the methods are "
-                                     f"{', '.join(self.methods)}")
+            raise InvalidOptionError(
+                f"no method named {method!r}; the methods are {', '.join(self.methods)}"
+            )
         return self.methods.index(method)
 
 
-def scores_table(measure: str, labels: Sequence[str], columns: Mapping[str, Sequence[float]],
-                 undefined_reason: str = "a score is undefined") -> CaseScores:
+def scores_table(
+    measure: str,
+    labels: Sequence[str],
+    columns: Mapping[str, Sequence[float]],
+    undefined_reason: str = "a score is undefined",
+) -> CaseScores:
     """:class:`CaseScores` from one column per method, dropping cases with a NaN score.
 
     Parameters
@@ -169,14 +185,23 @@ def scores_table(measure: str, labels: Sequence[str], columns: Mapping[str, Sequ
         detected pixel)"``.
     """
     names = list(columns)
-    table = (np.column_stack([np.asarray(columns[m], dtype=np.float64).reshape(-1)
-                              for m in names]) if names else np.zeros((len(labels), 0)))
+    table = (
+        np.column_stack([np.asarray(columns[m], dtype=np.float64).reshape(-1) for m in names])
+        if names
+        else np.zeros((len(labels), 0))
+    )
     if table.shape[0] != len(labels):
         raise InvalidOptionError(f"{len(labels)} case labels but {table.shape[0]} scores")
     keep = np.all(np.isfinite(table), axis=1)
     dropped = int((~keep).sum())
-    return CaseScores(measure, tuple(names), tuple(l for l, k in zip(labels, keep) if k),
-                      table[keep], dropped, undefined_reason if dropped else "")
+    return CaseScores(
+        measure,
+        tuple(names),
+        tuple(l for l, k in zip(labels, keep) if k),
+        table[keep],
+        dropped,
+        undefined_reason if dropped else "",
+    )
 
 
 # --- thresholds ------------------------------------------------------------------------------
@@ -189,11 +214,13 @@ def threshold_grid(max_difference: float, count: int = DEFAULT_THRESHOLDS) -> np
     A zero ``max_difference`` gives the single threshold 0.
     """
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-        raise InvalidOptionError(f"the number of thresholds must be a whole number >= 1, "
-                                 f"not {count!r}")
+        raise InvalidOptionError(
+            f"the number of thresholds must be a whole number >= 1, not {count!r}"
+        )
     if not math.isfinite(max_difference) or max_difference < 0:
-        raise InvalidOptionError(f"the largest difference must be finite and >= 0, "
-                                 f"not {max_difference}")
+        raise InvalidOptionError(
+            f"the largest difference must be finite and >= 0, not {max_difference}"
+        )
     if max_difference == 0:
         return np.zeros(1)
     return np.arange(int(count)) * (float(max_difference) / int(count))
@@ -209,8 +236,9 @@ def normalized_thresholds(thresholds: Sequence[float]) -> np.ndarray:
 def _check_thresholds(thresholds: Sequence[float]) -> np.ndarray:
     t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
     if len(t) == 0 or not np.all(np.isfinite(t)) or np.any(t < 0) or np.any(np.diff(t) <= 0):
-        raise InvalidOptionError(f"thresholds must be increasing numbers >= 0, got "
-                                 f"{list(map(float, t))}")
+        raise InvalidOptionError(
+            f"thresholds must be increasing numbers >= 0, got {list(map(float, t))}"
+        )
     return t
 
 
@@ -238,16 +266,18 @@ def _paired_t(a: np.ndarray, b: np.ndarray) -> tuple[float, IndicatorValue]:
 
 def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float, IndicatorValue]:
     if np.all(a == b):
-        return math.nan, undefined("undefined: the two methods score the same on every "
-                                   "remaining case")
+        return math.nan, undefined(
+            "undefined: the two methods score the same on every remaining case"
+        )
     result = _quiet(stats.wilcoxon, a, b)
     return float(result.statistic), _p(result.pvalue)
 
 
 def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, IndicatorValue]:
     if _constant(a) and _constant(b):
-        return math.nan, undefined("undefined: both methods' scores are constant on the "
-                                   "remaining cases")
+        return math.nan, undefined(
+            "undefined: both methods' scores are constant on the remaining cases"
+        )
     result = _quiet(stats.ttest_ind, a, b, equal_var=False)
     return float(result.statistic), _p(result.pvalue)
 
@@ -283,23 +313,40 @@ def repeated_measures_anova(scores: np.ndarray) -> AnovaResult:
     n, k = x.shape
     df_methods, df_error = k - 1, (k - 1) * (n - 1)
     if n < 2 or k < 2:
-        return AnovaResult(math.nan, df_methods, df_error, math.nan, math.nan, math.nan,
-                           undefined("undefined: needs at least 2 cases and 2 methods"))
+        return AnovaResult(
+            math.nan,
+            df_methods,
+            df_error,
+            math.nan,
+            math.nan,
+            math.nan,
+            undefined("undefined: needs at least 2 cases and 2 methods"),
+        )
     grand = x.mean()
     ss_total = float(((x - grand) ** 2).sum())
     ss_methods = float(n * ((x.mean(axis=0) - grand) ** 2).sum())
     ss_cases = float(k * ((x.mean(axis=1) - grand) ** 2).sum())
     ss_error = max(ss_total - ss_methods - ss_cases, 0.0)
     if ss_error <= _RELATIVE * ss_total or ss_total == 0:
-        reason = ("undefined: all methods score the same on every remaining case"
-                  if ss_methods <= _RELATIVE * max(ss_total, 1e-300)
-                  else "undefined: no error variance (the methods differ by the same amounts "
-                       "on every remaining case)")
-        return AnovaResult(math.nan, df_methods, df_error, ss_methods, ss_cases, ss_error,
-                           undefined(reason))
+        reason = (
+            "undefined: all methods score the same on every remaining case"
+            if ss_methods <= _RELATIVE * max(ss_total, 1e-300)
+            else "undefined: no error variance (the methods differ by the same amounts "
+            "on every remaining case)"
+        )
+        return AnovaResult(
+            math.nan, df_methods, df_error, ss_methods, ss_cases, ss_error, undefined(reason)
+        )
     f = (ss_methods / df_methods) / (ss_error / df_error)
-    return AnovaResult(f, df_methods, df_error, ss_methods, ss_cases, ss_error,
-                       _p(stats.f.sf(f, df_methods, df_error)))
+    return AnovaResult(
+        f,
+        df_methods,
+        df_error,
+        ss_methods,
+        ss_cases,
+        ss_error,
+        _p(stats.f.sf(f, df_methods, df_error)),
+    )
 
 
 def _anova(x: np.ndarray) -> tuple[float, IndicatorValue]:
@@ -309,8 +356,7 @@ def _anova(x: np.ndarray) -> tuple[float, IndicatorValue]:
 
 def _friedman(x: np.ndarray) -> tuple[float, IndicatorValue]:
     if np.all(x == x[:, :1]):
-        return math.nan, undefined("undefined: all methods score the same on every "
-                                   "remaining case")
+        return math.nan, undefined("undefined: all methods score the same on every remaining case")
     result = _quiet(stats.friedmanchisquare, *x.T)
     return float(result.statistic), _p(result.pvalue)
 
@@ -412,17 +458,17 @@ class DiscriminativeResult:
     rows: tuple[ThresholdRow, ...]
     differ: bool
     verdict: str
-    t0_index: Optional[int]
+    t0_index: int | None
     removed: tuple[int, ...]
     means: tuple[float, ...]
-    better: Optional[str]
+    better: str | None
 
     @property
     def methods(self) -> tuple[str, ...]:
         return self.cases.methods
 
     @property
-    def t0(self) -> Optional[float]:
+    def t0(self) -> float | None:
         """``t_0`` in score units, or ``None``."""
         return None if self.t0_index is None else self.rows[self.t0_index].threshold
 
@@ -437,16 +483,22 @@ class DiscriminativeResult:
         """Which method is better on what remains, in words."""
         sense = "higher" if self.higher_is_better else "lower"
         means = ", ".join(f"{m} {v:.4f}" for m, v in zip(self.methods, self.means))
-        where = (f"the {len(self.remaining)} cases left at t_0 = {_num(self.t0)}"
-                 if self.t0 is not None else f"all {len(self.cases)} cases")
+        where = (
+            f"the {len(self.remaining)} cases left at t_0 = {_num(self.t0)}"
+            if self.t0 is not None
+            else f"all {len(self.cases)} cases"
+        )
         if not len(self.remaining):
             return "no case remains"
-        best = (f"{self.better} is better ({sense} is better)" if self.better is not None
-                else f"the best means tie ({sense} is better)")
+        best = (
+            f"{self.better} is better ({sense} is better)"
+            if self.better is not None
+            else f"the best means tie ({sense} is better)"
+        )
         return f"mean {self.cases.measure} on {where}: {means}; {best}"
 
 
-def _num(value: Optional[float]) -> str:
+def _num(value: float | None) -> str:
     return "undef." if value is None or math.isnan(value) else f"{value:.4g}"
 
 
@@ -459,14 +511,21 @@ def _check_options(test: str, tests: Sequence[str], alpha: float, tau: float) ->
         raise InvalidOptionError(f"τ must be between 0 and 1, not {tau!r}")
 
 
-def _verdict(rows: Sequence[ThresholdRow], alpha: float, tau: float, subject: str
-             ) -> tuple[bool, str, Optional[int]]:
+def _verdict(
+    rows: Sequence[ThresholdRow], alpha: float, tau: float, subject: str
+) -> tuple[bool, str, int | None]:
     """``(differ, sentence, t0 index)`` by the rule of SPEC §9."""
     defined = [k for k, row in enumerate(rows) if row.p.defined]
     if not defined:
-        return False, (f"no significant difference: p is undefined at every threshold "
-                       f"({rows[0].p.reason.removeprefix('undefined: ')} at t = "
-                       f"{_num(rows[0].threshold)})"), None
+        return (
+            False,
+            (
+                f"no significant difference: p is undefined at every threshold "
+                f"({rows[0].p.reason.removeprefix('undefined: ')} at t = "
+                f"{_num(rows[0].threshold)})"
+            ),
+            None,
+        )
     at_or_above = [k for k in defined if rows[k].p.value >= alpha]
     last_bad = at_or_above[-1] if at_or_above else -1
     candidates = [k for k in defined if k > last_bad]
@@ -474,32 +533,61 @@ def _verdict(rows: Sequence[ThresholdRow], alpha: float, tau: float, subject: st
         below = [k for k in defined if rows[k].p.value < alpha]
         if not below:
             best = min(defined, key=lambda k: rows[k].p.value)
-            return False, (f"no significant difference: p never below α = {alpha:g} "
-                           f"(smallest p = {_num(rows[best].p.value)} at t = "
-                           f"{_num(rows[best].threshold)})"), None
+            return (
+                False,
+                (
+                    f"no significant difference: p never below α = {alpha:g} "
+                    f"(smallest p = {_num(rows[best].p.value)} at t = "
+                    f"{_num(rows[best].threshold)})"
+                ),
+                None,
+            )
         rise = next(k for k in at_or_above if k > below[0])
-        end = ("" if rise == last_bad else
-               f" and is still ≥ α at t = {_num(rows[last_bad].threshold)}")
-        return False, (f"no significant difference: p < α = {alpha:g} first at t = "
-                       f"{_num(rows[below[0]].threshold)} but rises above α again at t = "
-                       f"{_num(rows[rise].threshold)} (p = {_num(rows[rise].p.value)})"
-                       f"{end}, the largest threshold where p is defined"), None
+        end = (
+            "" if rise == last_bad else f" and is still ≥ α at t = {_num(rows[last_bad].threshold)}"
+        )
+        return (
+            False,
+            (
+                f"no significant difference: p < α = {alpha:g} first at t = "
+                f"{_num(rows[below[0]].threshold)} but rises above α again at t = "
+                f"{_num(rows[rise].threshold)} (p = {_num(rows[rise].p.value)})"
+                f"{end}, the largest threshold where p is defined"
+            ),
+            None,
+        )
     k0 = candidates[0]
     row = rows[k0]
     removed = f"{row.fraction_removed:.0%} of the cases removed"
     if row.normalized <= tau * (1 + _RELATIVE) + _RELATIVE:
-        return True, (f"{subject} differ: p < α = {alpha:g} from t = {_num(row.threshold)} on "
-                      f"(p = {_num(row.p.value)}; normalized threshold {row.normalized:.3g} ≤ "
-                      f"τ = {tau:g}; {removed})"), k0
-    return False, (f"no significant difference: p < α = {alpha:g} from t = "
-                   f"{_num(row.threshold)} on, but its normalized threshold "
-                   f"{row.normalized:.3g} > τ = {tau:g} ({removed})"), k0
+        return (
+            True,
+            (
+                f"{subject} differ: p < α = {alpha:g} from t = {_num(row.threshold)} on "
+                f"(p = {_num(row.p.value)}; normalized threshold {row.normalized:.3g} ≤ "
+                f"τ = {tau:g}; {removed})"
+            ),
+            k0,
+        )
+    return (
+        False,
+        (
+            f"no significant difference: p < α = {alpha:g} from t = "
+            f"{_num(row.threshold)} on, but its normalized threshold "
+            f"{row.normalized:.3g} > τ = {tau:g} ({removed})"
+        ),
+        k0,
+    )
 
 
-def compare_cases(cases: CaseScores, test: Optional[str] = None, alpha: float = DEFAULT_ALPHA,
-                  tau: float = DEFAULT_TAU,
-                  thresholds: int | Sequence[float] = DEFAULT_THRESHOLDS,
-                  higher_is_better: bool = True) -> DiscriminativeResult:
+def compare_cases(
+    cases: CaseScores,
+    test: str | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    tau: float = DEFAULT_TAU,
+    thresholds: int | Sequence[float] = DEFAULT_THRESHOLDS,
+    higher_is_better: bool = True,
+) -> DiscriminativeResult:
     """Discriminative evaluation of two or more methods on paired cases (SPEC §9).
 
     Parameters
@@ -528,23 +616,31 @@ def compare_cases(cases: CaseScores, test: Optional[str] = None, alpha: float = 
     if m < 2:
         raise InvalidOptionError(f"comparing needs at least two methods, got {m}")
     if len(cases) == 0:
-        raise InvalidOptionError("there is no test case to compare on"
-                                 + (f" ({cases.dropped} dropped: {cases.dropped_reason})"
-                                    if cases.dropped else ""))
+        raise InvalidOptionError(
+            "there is no test case to compare on"
+            + (f" ({cases.dropped} dropped: {cases.dropped_reason})" if cases.dropped else "")
+        )
     if test is None:
         test = PAIR_TESTS[0] if m == 2 else SEVERAL_TESTS[0]
     if test == "friedman" and m < 3:
-        raise InvalidOptionError("the Friedman test needs at least three methods; with two "
-                                 f"use one of {', '.join(PAIR_TESTS)}")
+        raise InvalidOptionError(
+            "the Friedman test needs at least three methods; with two "
+            f"use one of {', '.join(PAIR_TESTS)}"
+        )
     if test in PAIR_TESTS and m > 2:
-        raise InvalidOptionError(f"the {TEST_NAMES[test]} compares two methods, not {m}; "
-                                 f"choose two, or use one of {', '.join(SEVERAL_TESTS)}")
+        raise InvalidOptionError(
+            f"the {TEST_NAMES[test]} compares two methods, not {m}; "
+            f"choose two, or use one of {', '.join(SEVERAL_TESTS)}"
+        )
     _check_options(test, PAIR_TESTS + SEVERAL_TESTS, alpha, tau)
     x = cases.scores
     d = x.max(axis=1) - x.min(axis=1)
     max_d = float(d.max())
-    t = (threshold_grid(max_d, thresholds) if isinstance(thresholds, (int, np.integer))
-         else _check_thresholds(thresholds))
+    t = (
+        threshold_grid(max_d, thresholds)
+        if isinstance(thresholds, (int, np.integer))
+        else _check_thresholds(thresholds)
+    )
     normalized = normalized_thresholds(t)
     n = len(cases)
     rows = []
@@ -552,12 +648,20 @@ def compare_cases(cases: CaseScores, test: Optional[str] = None, alpha: float = 
         keep = d >= threshold
         statistic, p = _run_test(test, x[keep])
         left = int(keep.sum())
-        rows.append(ThresholdRow(float(threshold), float(norm),
-                                 float(threshold / max_d) if max_d > 0 else math.nan,
-                                 left, (n - left) / n, statistic, p))
+        rows.append(
+            ThresholdRow(
+                float(threshold),
+                float(norm),
+                float(threshold / max_d) if max_d > 0 else math.nan,
+                left,
+                (n - left) / n,
+                statistic,
+                p,
+            )
+        )
     subject = " and ".join(cases.methods) if m == 2 else "the methods"
     differ, sentence, k0 = _verdict(rows, alpha, tau, subject)
-    removed = (tuple(int(i) for i in np.flatnonzero(d < t[k0])) if k0 is not None else ())
+    removed = tuple(int(i) for i in np.flatnonzero(d < t[k0])) if k0 is not None else ()
     gone = np.zeros(n, dtype=bool)
     gone[list(removed)] = True
     kept = x[~gone]
@@ -567,15 +671,35 @@ def compare_cases(cases: CaseScores, test: Optional[str] = None, alpha: float = 
         target = max(means) if higher_is_better else min(means)
         winners = [name for name, v in zip(cases.methods, means) if v == target]
         better = winners[0] if len(winners) == 1 else None
-    return DiscriminativeResult(cases, test, float(alpha), float(tau), bool(higher_is_better),
-                                d, tuple(rows), differ, sentence, k0, removed, means, better)
+    return DiscriminativeResult(
+        cases,
+        test,
+        float(alpha),
+        float(tau),
+        bool(higher_is_better),
+        d,
+        tuple(rows),
+        differ,
+        sentence,
+        k0,
+        removed,
+        means,
+        better,
+    )
 
 
-def compare_pair(a: Sequence[float], b: Sequence[float], names: tuple[str, str] = ("A", "B"),
-                 test: str = "t", alpha: float = DEFAULT_ALPHA, tau: float = DEFAULT_TAU,
-                 thresholds: int | Sequence[float] = DEFAULT_THRESHOLDS,
-                 higher_is_better: bool = True, labels: Optional[Sequence[str]] = None,
-                 measure: str = "score") -> DiscriminativeResult:
+def compare_pair(
+    a: Sequence[float],
+    b: Sequence[float],
+    names: tuple[str, str] = ("A", "B"),
+    test: str = "t",
+    alpha: float = DEFAULT_ALPHA,
+    tau: float = DEFAULT_TAU,
+    thresholds: int | Sequence[float] = DEFAULT_THRESHOLDS,
+    higher_is_better: bool = True,
+    labels: Sequence[str] | None = None,
+    measure: str = "score",
+) -> DiscriminativeResult:
     """Discriminative evaluation of methods A and B on paired scores ``a_i, b_i`` (SPEC §9).
 
     ``d_i = |a_i − b_i|``; see :func:`compare_cases` for the options. ``labels``
@@ -584,18 +708,25 @@ def compare_pair(a: Sequence[float], b: Sequence[float], names: tuple[str, str] 
     a = np.asarray(a, dtype=np.float64).reshape(-1)
     b = np.asarray(b, dtype=np.float64).reshape(-1)
     if len(a) != len(b):
-        raise InvalidOptionError(f"paired scores need the same number of cases: A has "
-                                 f"{len(a)}, B has {len(b)}")
+        raise InvalidOptionError(
+            f"paired scores need the same number of cases: A has {len(a)}, B has {len(b)}"
+        )
     labels = [str(i) for i in range(len(a))] if labels is None else list(labels)
     cases = CaseScores(measure, tuple(names), tuple(labels), np.column_stack([a, b]))
     return compare_cases(cases, test, alpha, tau, thresholds, higher_is_better)
 
 
-def compare_several(scores: np.ndarray, names: Sequence[str], test: str = "anova",
-                    alpha: float = DEFAULT_ALPHA, tau: float = DEFAULT_TAU,
-                    thresholds: int | Sequence[float] = DEFAULT_THRESHOLDS,
-                    higher_is_better: bool = True, labels: Optional[Sequence[str]] = None,
-                    measure: str = "score") -> DiscriminativeResult:
+def compare_several(
+    scores: np.ndarray,
+    names: Sequence[str],
+    test: str = "anova",
+    alpha: float = DEFAULT_ALPHA,
+    tau: float = DEFAULT_TAU,
+    thresholds: int | Sequence[float] = DEFAULT_THRESHOLDS,
+    higher_is_better: bool = True,
+    labels: Sequence[str] | None = None,
+    measure: str = "score",
+) -> DiscriminativeResult:
     """Discriminative evaluation of several methods, ``scores`` ``(n cases, k methods)``.
 
     ``d_i = max_m s_im − min_m s_im``; the test is a repeated-measures ANOVA
@@ -605,8 +736,14 @@ def compare_several(scores: np.ndarray, names: Sequence[str], test: str = "anova
     if x.ndim != 2:
         raise InvalidOptionError(f"expected a table cases × methods, got shape {x.shape}")
     labels = [str(i) for i in range(x.shape[0])] if labels is None else list(labels)
-    return compare_cases(CaseScores(measure, tuple(names), tuple(labels), x), test, alpha,
-                         tau, thresholds, higher_is_better)
+    return compare_cases(
+        CaseScores(measure, tuple(names), tuple(labels), x),
+        test,
+        alpha,
+        tau,
+        thresholds,
+        higher_is_better,
+    )
 
 
 # --- test-case builders ----------------------------------------------------------------------
@@ -616,8 +753,9 @@ def f1_from_counts(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray
     """``2tp / (2tp + fp + fn)`` element-wise; NaN where the denominator is 0."""
     tp, fp, fn = (np.asarray(v, dtype=np.float64) for v in (tp, fp, fn))
     denominator = 2 * tp + fp + fn
-    return np.divide(2 * tp, denominator, out=np.full(denominator.shape, math.nan),
-                     where=denominator > 0)
+    return np.divide(
+        2 * tp, denominator, out=np.full(denominator.shape, math.nan), where=denominator > 0
+    )
 
 
 F1_UNDEFINED = "F1 is undefined (no positive and no detected pixel) for at least one method"
@@ -644,8 +782,9 @@ def frame_f1_cases(evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> Case
     per_method = [{e.key: e for e in evaluations[m]} for m in names]
     labels: list[str] = []
     columns: dict[str, list[np.ndarray]] = {m: [] for m in names}
-    keys = [k for k in (per_method[0] if per_method else {})
-            if all(k in side for side in per_method)]
+    keys = [
+        k for k in (per_method[0] if per_method else {}) if all(k in side for side in per_method)
+    ]
     for key in keys:
         frames = None
         for side in per_method:
@@ -657,9 +796,12 @@ def frame_f1_cases(evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> Case
             picked = rows[where]
             columns[name].append(f1_from_counts(picked[:, 1], picked[:, 2], picked[:, 3]))
         labels += [f"{key[0]}/{key[1]}:{int(i)}" for i in frames]
-    return scores_table("per-frame F1", labels,
-                        {m: np.concatenate(c) if c else np.zeros(0) for m, c in columns.items()},
-                        F1_UNDEFINED)
+    return scores_table(
+        "per-frame F1",
+        labels,
+        {m: np.concatenate(c) if c else np.zeros(0) for m, c in columns.items()},
+        F1_UNDEFINED,
+    )
 
 
 def pseudo_f1_cases(pseudo: Mapping[str, np.ndarray], labels: Sequence[str]) -> CaseScores:
@@ -685,19 +827,23 @@ def pseudo_f1_cases(pseudo: Mapping[str, np.ndarray], labels: Sequence[str]) -> 
     for name, counts in pseudo.items():
         c = np.asarray(counts, dtype=np.float64)
         if c.ndim != 2 or c.shape[1] != 4:
-            raise InvalidOptionError(f"pseudo counts of {name} must be (frames, 4) with columns "
-                                     f"tp, fp, fn, tn; got shape {c.shape}")
+            raise InvalidOptionError(
+                f"pseudo counts of {name} must be (frames, 4) with columns "
+                f"tp, fp, fn, tn; got shape {c.shape}"
+            )
         columns[name] = f1_from_counts(c[:, 0], c[:, 1], c[:, 2])
-    return scores_table("per-frame pseudo-F1", labels, columns,
-                        "pseudo-F1 is undefined (nothing detected, zero consensus) for at "
-                        "least one method")
+    return scores_table(
+        "per-frame pseudo-F1",
+        labels,
+        columns,
+        "pseudo-F1 is undefined (nothing detected, zero consensus) for at least one method",
+    )
 
 
 def pseudo_result_cases(result: PseudoResult, methods: Sequence[str]) -> CaseScores:
     """:func:`pseudo_f1_cases` of ``methods`` from a :func:`~referee.core.pseudo.pseudo_evaluate`
     result: one case per evaluated frame, labelled ``category/video:frame``."""
-    counts = {m: np.concatenate([v.per_frame[m][:, 1:5] for v in result.videos])
-              for m in methods}
+    counts = {m: np.concatenate([v.per_frame[m][:, 1:5] for v in result.videos]) for m in methods}
     labels = [f"{v.category}/{v.video}:{int(i)}" for v in result.videos for i in v.frames]
     return pseudo_f1_cases(counts, labels)
 
@@ -730,14 +876,19 @@ def box_fda_cases(evaluations: Mapping[str, BoxEvaluation]) -> CaseScores:
     for key in order:
         seen = {side[key][0] for side in per_method if key in side}
         if len(seen) > 1:
-            raise InvalidOptionError(f"the box evaluations disagree on the number of "
-                                     f"ground-truth boxes of video {key[0]!r}, frame {key[1]}; "
-                                     "evaluate every method against the same ground truth")
+            raise InvalidOptionError(
+                f"the box evaluations disagree on the number of "
+                f"ground-truth boxes of video {key[0]!r}, frame {key[1]}; "
+                "evaluate every method against the same ground truth"
+            )
         for name, side in zip(names, per_method):
             columns[name].append(side[key][1] if key in side else math.nan)
-    return scores_table("per-frame FDA", [f"{v}:{f}" for v, f in order], columns,
-                        "no ground-truth box and no detection on the frame for at least one "
-                        "method (FDA 0/0)")
+    return scores_table(
+        "per-frame FDA",
+        [f"{v}:{f}" for v, f in order],
+        columns,
+        "no ground-truth box and no detection on the frame for at least one method (FDA 0/0)",
+    )
 
 
 def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
@@ -754,7 +905,7 @@ def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
         If the matchings were not made against the same ground truth.
     """
     names = list(matchings)
-    reference: Optional[list[tuple[str, int]]] = None
+    reference: list[tuple[str, int]] | None = None
     columns: dict[str, np.ndarray] = {}
     for name in names:
         matching = matchings[name]
@@ -762,9 +913,11 @@ def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
         if reference is None:
             reference = actions
         elif actions != reference:
-            raise InvalidOptionError(f"the action matchings of {names[0]} and {name} were made "
-                                     "against different ground truths; match every method "
-                                     "against the same ground-truth file")
+            raise InvalidOptionError(
+                f"the action matchings of {names[0]} and {name} were made "
+                "against different ground truths; match every method "
+                "against the same ground-truth file"
+            )
         offsets = np.concatenate([[0], np.cumsum(matching.n_gt)])
         dice = np.zeros(int(matching.n_gt.sum()))
         pairs = matching.pairs
@@ -775,12 +928,29 @@ def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
 
 
 __all__ = [
-    "PAIR_TESTS", "SEVERAL_TESTS", "TEST_NAMES", "DEFAULT_ALPHA", "DEFAULT_TAU",
-    "DEFAULT_THRESHOLDS", "MIN_CASES", "CaseScores", "scores_table", "threshold_grid",
-    "normalized_thresholds", "AnovaResult", "repeated_measures_anova", "ThresholdRow",
-    "DiscriminativeResult", "compare_cases", "compare_pair", "compare_several",
-    "f1_from_counts", "frame_f1_cases", "pseudo_f1_cases", "box_fda_cases",
+    "DEFAULT_ALPHA",
+    "DEFAULT_TAU",
+    "DEFAULT_THRESHOLDS",
+    "MIN_CASES",
+    "PAIR_TESTS",
+    "SEVERAL_TESTS",
+    "TEST_NAMES",
+    "AnovaResult",
+    "CaseScores",
+    "DiscriminativeResult",
+    "ThresholdRow",
     "action_dice_cases",
+    "box_fda_cases",
+    "compare_cases",
+    "compare_pair",
+    "compare_several",
+    "f1_from_counts",
+    "frame_f1_cases",
+    "normalized_thresholds",
+    "pseudo_f1_cases",
+    "repeated_measures_anova",
+    "scores_table",
+    "threshold_grid",
 ]
 
 
@@ -792,9 +962,12 @@ CASE_KINDS: dict[str, str] = {
 }
 
 
-def cases_of_kind(kind: str, evaluations: Mapping[str, Sequence[VideoEvaluation]],
-                  pseudo: Optional[PseudoResult],
-                  actions: Mapping[str, ActionEvaluation]) -> CaseScores:
+def cases_of_kind(
+    kind: str,
+    evaluations: Mapping[str, Sequence[VideoEvaluation]],
+    pseudo: PseudoResult | None,
+    actions: Mapping[str, ActionEvaluation],
+) -> CaseScores:
     """Paired test cases of every detector for ``kind`` (a key of :data:`CASE_KINDS`).
 
     Raises

@@ -16,8 +16,8 @@ named after the video (SPEC §10).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -43,8 +43,15 @@ VideoKey = tuple[str, str]
 WEIGHT_SCHEMES: tuple[str, ...] = ("auto", "video", "category", "pixels", "custom")
 """Weight schemes of SPEC §2; ``auto`` means ``category`` if any video has one, else ``video``."""
 
-CDNET_STATISTICS: tuple[str, ...] = ("recall", "specificity", "fpr", "fnr", "pwc",
-                                     "precision", "fmeasure")
+CDNET_STATISTICS: tuple[str, ...] = (
+    "recall",
+    "specificity",
+    "fpr",
+    "fnr",
+    "pwc",
+    "precision",
+    "fmeasure",
+)
 """The seven statistics of CDnet, in the column order of its ``stats.txt``."""
 
 
@@ -64,12 +71,15 @@ def _check_videos(videos: Sequence[VideoConfusion]) -> None:
     seen: set[VideoKey] = set()
     for v in videos:
         if v.key in seen:
-            raise RefereeError(f"video {video_label(v)} appears twice; each video must "
-                               "appear once per method")
+            raise RefereeError(
+                f"video {video_label(v)} appears twice; each video must appear once per method"
+            )
         seen.add(v.key)
         if not v.cm.total > 0:
-            raise RefereeError(f"video {video_label(v)} has no evaluated pixel; check its "
-                               "ROI, temporal ROI and ground truth, or leave it out")
+            raise RefereeError(
+                f"video {video_label(v)} has no evaluated pixel; check its "
+                "ROI, temporal ROI and ground truth, or leave it out"
+            )
 
 
 def resolve_scheme(videos: Sequence[VideoConfusion], scheme: str) -> str:
@@ -81,15 +91,17 @@ def resolve_scheme(videos: Sequence[VideoConfusion], scheme: str) -> str:
         If ``scheme`` is not one of :data:`WEIGHT_SCHEMES`.
     """
     if scheme not in WEIGHT_SCHEMES:
-        raise InvalidOptionError(f"unknown weight scheme {scheme!r}; choose one of "
-                                 f"{', '.join(WEIGHT_SCHEMES)}")
+        raise InvalidOptionError(
+            f"unknown weight scheme {scheme!r}; choose one of {', '.join(WEIGHT_SCHEMES)}"
+        )
     if scheme != "auto":
         return scheme
     return "category" if any(v.category for v in videos) else "video"
 
 
-def video_weights(videos: Sequence[VideoConfusion], scheme: str,
-                  custom: Optional[Mapping[VideoKey, float]] = None) -> np.ndarray:
+def video_weights(
+    videos: Sequence[VideoConfusion], scheme: str, custom: Mapping[VideoKey, float] | None = None
+) -> np.ndarray:
     """Weights ``P(V=v)`` of the videos, in their order, summing to 1 (SPEC §2).
 
     Parameters
@@ -114,8 +126,10 @@ def video_weights(videos: Sequence[VideoConfusion], scheme: str,
     _check_videos(videos)
     resolved = resolve_scheme(videos, scheme)
     if custom is not None and resolved != "custom":
-        raise InvalidOptionError(f"custom weights were given but the weight scheme is "
-                                 f"{resolved!r}; choose the 'custom' scheme to use them")
+        raise InvalidOptionError(
+            f"custom weights were given but the weight scheme is "
+            f"{resolved!r}; choose the 'custom' scheme to use them"
+        )
     if resolved == "video":
         raw = np.ones(len(videos))
     elif resolved == "category":
@@ -130,19 +144,23 @@ def video_weights(videos: Sequence[VideoConfusion], scheme: str,
     return raw / raw.sum()
 
 
-def _custom_weights(videos: Sequence[VideoConfusion],
-                    custom: Optional[Mapping[VideoKey, float]]) -> np.ndarray:
+def _custom_weights(
+    videos: Sequence[VideoConfusion], custom: Mapping[VideoKey, float] | None
+) -> np.ndarray:
     if custom is None:
         raise InvalidOptionError("the 'custom' weight scheme needs a table of weights")
     raw = []
     for v in videos:
         if v.key not in custom:
-            raise RefereeError(f"custom weights give no weight for video {video_label(v)}; "
-                               "add a row for it")
+            raise RefereeError(
+                f"custom weights give no weight for video {video_label(v)}; add a row for it"
+            )
         w = float(custom[v.key])
         if not math.isfinite(w) or w < 0:
-            raise RefereeError(f"custom weight of video {video_label(v)} is {w:g}; weights "
-                               "must be non-negative numbers")
+            raise RefereeError(
+                f"custom weight of video {video_label(v)} is {w:g}; weights "
+                "must be non-negative numbers"
+            )
         raw.append(w)
     weights = np.array(raw, dtype=float)
     if weights.sum() <= 0:
@@ -164,17 +182,23 @@ class Summary:
     values: dict[str, IndicatorValue]
 
 
-def summarize(videos: Sequence[VideoConfusion], scheme: str = "auto",
-              custom: Optional[Mapping[VideoKey, float]] = None) -> Summary:
+def summarize(
+    videos: Sequence[VideoConfusion],
+    scheme: str = "auto",
+    custom: Mapping[VideoKey, float] | None = None,
+) -> Summary:
     """Blend the videos' normalized matrices and evaluate every indicator on the blend (SPEC §2).
 
     See :func:`video_weights` for ``scheme``, ``custom`` and the errors.
     """
     weights = video_weights(videos, scheme, custom)
     cm = blend([v.cm for v in videos], list(weights))
-    return Summary(scheme=resolve_scheme(videos, scheme),
-                   weights={v.key: float(w) for v, w in zip(videos, weights)},
-                   cm=cm, values=evaluate_all(cm))
+    return Summary(
+        scheme=resolve_scheme(videos, scheme),
+        weights={v.key: float(w) for v, w in zip(videos, weights)},
+        cm=cm,
+        values=evaluate_all(cm),
+    )
 
 
 # --- the CDnet procedure -------------------------------------------------------------
@@ -193,9 +217,15 @@ def cdnet_fmeasure(p: IndicatorValue, r: IndicatorValue) -> IndicatorValue:
 def cdnet_statistics(cm: ConfusionMatrix) -> dict[str, IndicatorValue]:
     """The seven CDnet statistics of one video, keyed by :data:`CDNET_STATISTICS`."""
     p, r = precision(cm), recall(cm)
-    return {"recall": r, "specificity": specificity(cm), "fpr": false_positive_rate(cm),
-            "fnr": false_negative_rate(cm), "pwc": percentage_wrong(cm), "precision": p,
-            "fmeasure": cdnet_fmeasure(p, r)}
+    return {
+        "recall": r,
+        "specificity": specificity(cm),
+        "fpr": false_positive_rate(cm),
+        "fnr": false_negative_rate(cm),
+        "pwc": percentage_wrong(cm),
+        "precision": p,
+        "fmeasure": cdnet_fmeasure(p, r),
+    }
 
 
 def _mean(values: Sequence[IndicatorValue], labels: Sequence[str], noun: str) -> IndicatorValue:
@@ -204,13 +234,19 @@ def _mean(values: Sequence[IndicatorValue], labels: Sequence[str], noun: str) ->
     if missing:
         first = next(v for v in values if not v.defined)
         detail = (first.reason or "undefined").removeprefix("undefined: ")
-        return undefined(f"undefined: undefined on {len(missing)} of {len(values)} {noun} "
-                         f"({missing[0]}: {detail})")
+        return undefined(
+            f"undefined: undefined on {len(missing)} of {len(values)} {noun} "
+            f"({missing[0]}: {detail})"
+        )
     return IndicatorValue(sum(v.value for v in values) / len(values))
 
 
-def _means(rows: Sequence[Mapping[str, IndicatorValue]], labels: Sequence[str], noun: str,
-           keys: Sequence[str]) -> dict[str, IndicatorValue]:
+def _means(
+    rows: Sequence[Mapping[str, IndicatorValue]],
+    labels: Sequence[str],
+    noun: str,
+    keys: Sequence[str],
+) -> dict[str, IndicatorValue]:
     return {k: _mean([row[k] for row in rows], labels, noun) for k in keys}
 
 
@@ -262,11 +298,18 @@ def cdnet_procedure(videos: Sequence[VideoConfusion]) -> CdnetSummary:
     stats_video = {v.key: cdnet_statistics(v.cm) for v in videos}
     ind_video = {v.key: evaluate_all(v.cm) for v in videos}
 
-    def per_category(per_video: Mapping[VideoKey, Mapping[str, IndicatorValue]],
-                     keys: Sequence[str]) -> dict[str, dict[str, IndicatorValue]]:
-        return {c: _means([per_video[v.key] for v in members],
-                          [video_label(v) for v in members], "videos", keys)
-                for c, members in categories.items()}
+    def per_category(
+        per_video: Mapping[VideoKey, Mapping[str, IndicatorValue]], keys: Sequence[str]
+    ) -> dict[str, dict[str, IndicatorValue]]:
+        return {
+            c: _means(
+                [per_video[v.key] for v in members],
+                [video_label(v) for v in members],
+                "videos",
+                keys,
+            )
+            for c, members in categories.items()
+        }
 
     stats_cat = per_category(stats_video, CDNET_STATISTICS)
     ind_cat = per_category(ind_video, list(INDICATORS))
@@ -276,12 +319,14 @@ def cdnet_procedure(videos: Sequence[VideoConfusion]) -> CdnetSummary:
         categories={c: tuple(v.key for v in members) for c, members in categories.items()},
         statistics_per_video=stats_video,
         statistics_per_category=stats_cat,
-        statistics_overall=_means(list(stats_cat.values()), cat_labels, "categories",
-                                  CDNET_STATISTICS),
+        statistics_overall=_means(
+            list(stats_cat.values()), cat_labels, "categories", CDNET_STATISTICS
+        ),
         indicators_per_video=ind_video,
         indicators_per_category=ind_cat,
-        indicators_overall=_means(list(ind_cat.values()), cat_labels, "categories",
-                                  list(INDICATORS)),
+        indicators_overall=_means(
+            list(ind_cat.values()), cat_labels, "categories", list(INDICATORS)
+        ),
     )
 
 
@@ -295,11 +340,13 @@ def higher_is_better(key: str) -> bool:
 
 def rank_methods(values: Mapping[str, float], higher_is_better: bool) -> list[str]:
     """Methods best first; NaN values last; ties in method-name order."""
+
     def sort_key(method: str) -> tuple[int, float, str]:
         value = values[method]
         if math.isnan(value):
             return (1, 0.0, method)
         return (0, -value if higher_is_better else value, method)
+
     return sorted(values, key=sort_key)
 
 
@@ -317,9 +364,11 @@ class RankComparison:
     kendall_tau: IndicatorValue
 
 
-def compare_rankings(summaries_by_method: Mapping[str, Summary],
-                     cdnet_by_method: Mapping[str, CdnetSummary],
-                     indicator_key: str) -> RankComparison:
+def compare_rankings(
+    summaries_by_method: Mapping[str, Summary],
+    cdnet_by_method: Mapping[str, CdnetSummary],
+    indicator_key: str,
+) -> RankComparison:
     """Rank methods by ``indicator_key`` from the blended summary and from the CDnet procedure.
 
     ``indicator_key`` is a registry key, or ``fmeasure`` for CDnet's F (then
@@ -333,13 +382,16 @@ def compare_rankings(summaries_by_method: Mapping[str, Summary],
         If the two mappings do not hold the same methods, or the key is unknown.
     """
     if set(summaries_by_method) != set(cdnet_by_method):
-        raise RefereeError("the blended summaries and the CDnet procedure cover different "
-                           "methods; evaluate every method both ways")
+        raise RefereeError(
+            "the blended summaries and the CDnet procedure cover different "
+            "methods; evaluate every method both ways"
+        )
     summary_key = "f1" if indicator_key == "fmeasure" else indicator_key
     better = higher_is_better(indicator_key)
     methods = list(summaries_by_method)
-    summary_values = {m: summaries_by_method[m].values[get_indicator(summary_key).key].value
-                      for m in methods}
+    summary_values = {
+        m: summaries_by_method[m].values[get_indicator(summary_key).key].value for m in methods
+    }
     cdnet_values = {m: cdnet_by_method[m].overall_value(indicator_key).value for m in methods}
     summary_ranking = rank_methods(summary_values, better)
     cdnet_ranking = rank_methods(cdnet_values, better)
@@ -350,8 +402,16 @@ def compare_rankings(summaries_by_method: Mapping[str, Summary],
     else:
         result = kendalltau([summary_rank[m] for m in methods], [cdnet_rank[m] for m in methods])
         tau = IndicatorValue(float(result.statistic))
-    return RankComparison(indicator_key, summary_values, cdnet_values, summary_ranking,
-                          cdnet_ranking, summary_rank, cdnet_rank, tau)
+    return RankComparison(
+        indicator_key,
+        summary_values,
+        cdnet_values,
+        summary_ranking,
+        cdnet_ranking,
+        summary_rank,
+        cdnet_rank,
+        tau,
+    )
 
 
 @dataclass(frozen=True)
@@ -364,8 +424,13 @@ class MethodResult:
     cdnet: CdnetSummary
 
 
-def summarize_method(method: str, videos: Sequence[VideoConfusion], scheme: str = "auto",
-                    custom: Optional[Mapping[VideoKey, float]] = None) -> MethodResult:
+def summarize_method(
+    method: str,
+    videos: Sequence[VideoConfusion],
+    scheme: str = "auto",
+    custom: Mapping[VideoKey, float] | None = None,
+) -> MethodResult:
     """:func:`summarize` and :func:`cdnet_procedure` of one method, bundled for reports."""
-    return MethodResult(method, tuple(videos), summarize(videos, scheme, custom),
-                        cdnet_procedure(videos))
+    return MethodResult(
+        method, tuple(videos), summarize(videos, scheme, custom), cdnet_procedure(videos)
+    )

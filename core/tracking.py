@@ -85,12 +85,15 @@ class TrackerParams:
             raise InvalidOptionError("tracker distances and aspect ratio must be positive")
         for name in ("still_class", "person_class", "vehicle_class"):
             if getattr(self, name) not in ACTION_CLASSES:
-                raise InvalidOptionError(f"tracker {name} {getattr(self, name)} is not a LIRIS "
-                                         f"class (1–{max(ACTION_CLASSES)})")
+                raise InvalidOptionError(
+                    f"tracker {name} {getattr(self, name)} is not a LIRIS "
+                    f"class (1–{max(ACTION_CLASSES)})"
+                )
 
 
-def track_masks(masks: Iterable[tuple[int, np.ndarray]],
-                params: TrackerParams = TrackerParams()) -> list[Action]:
+def track_masks(
+    masks: Iterable[tuple[int, np.ndarray]], params: TrackerParams = TrackerParams()
+) -> list[Action]:
     """Track the foreground blobs of a mask sequence; one action per kept track.
 
     Parameters
@@ -139,13 +142,16 @@ def track_masks(masks: Iterable[tuple[int, np.ndarray]],
                 finished.append(track)
         live = still_live
         taken = set(matched_boxes)
-        live.extend(_Track.start(next(serials), frame, box)
-                    for i, box in enumerate(boxes) if i not in taken)
+        live.extend(
+            _Track.start(next(serials), frame, box) for i, box in enumerate(boxes) if i not in taken
+        )
     finished.extend(live)
     kept = [track for track in finished if track.keyframes >= params.min_length]
     kept.sort(key=lambda track: (track.first_frame, track.serial))
-    return [track.to_action(number, classify_track(track.boxes_array(), params))
-            for number, track in enumerate(kept, start=1)]
+    return [
+        track.to_action(number, classify_track(track.boxes_array(), params))
+        for number, track in enumerate(kept, start=1)
+    ]
 
 
 def classify_track(boxes: np.ndarray, params: TrackerParams = TrackerParams()) -> int:
@@ -159,7 +165,7 @@ def classify_track(boxes: np.ndarray, params: TrackerParams = TrackerParams()) -
     centres = boxes[:, :2] + boxes[:, 2:] / 2.0
     window = params.still_frames
     for start in range(len(boxes) - window + 1):
-        offsets = np.abs(centres[start:start + window] - centres[start])
+        offsets = np.abs(centres[start : start + window] - centres[start])
         if np.all(offsets <= params.still_radius):
             return params.still_class
     aspect = float(np.median(boxes[:, 3] / np.maximum(boxes[:, 2], 1.0)))
@@ -183,25 +189,33 @@ def _kernel(size: int) -> np.ndarray | None:
     return np.ones((size, size), np.uint8) if size > 1 else None
 
 
-def _components(mask: np.ndarray, open_kernel: np.ndarray | None,
-                close_kernel: np.ndarray | None, min_area: int, frame: int) -> list[Box]:
+def _components(
+    mask: np.ndarray,
+    open_kernel: np.ndarray | None,
+    close_kernel: np.ndarray | None,
+    min_area: int,
+    frame: int,
+) -> list[Box]:
     """Boxes of the cleaned mask's 8-connected components with at least ``min_area`` pixels."""
     mask = np.asarray(mask)
     if mask.ndim != 2:
-        raise InvalidOptionError(f"mask of frame {frame} must be two-dimensional, "
-                                 f"not of shape {mask.shape}")
+        raise InvalidOptionError(
+            f"mask of frame {frame} must be two-dimensional, not of shape {mask.shape}"
+        )
     binary = (mask != 0).astype(np.uint8)
     if open_kernel is not None:
         binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, open_kernel)
     if close_kernel is not None:
         binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, close_kernel)
     count, _, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    return [(int(x), int(y), int(w), int(h)) for x, y, w, h, area in stats[1:count]
-            if area >= min_area]
+    return [
+        (int(x), int(y), int(w), int(h)) for x, y, w, h, area in stats[1:count] if area >= min_area
+    ]
 
 
-def _link(tracks: list[_Track], boxes: list[Box], frame: int,
-          max_distance: float) -> tuple[list[int], list[int]]:
+def _link(
+    tracks: list[_Track], boxes: list[Box], frame: int, max_distance: float
+) -> tuple[list[int], list[int]]:
     """Greedy one-to-one linking: largest IoU with the predicted box first, then nearest centre."""
     candidates = []
     for t, track in enumerate(tracks):
@@ -245,8 +259,7 @@ class _Track:
         """The last box moved at the track's velocity up to ``frame``."""
         x, y, w, h = self.boxes[-1]
         steps = frame - self.last_frame
-        return (round(x + self.velocity[0] * steps), round(y + self.velocity[1] * steps),
-                w, h)
+        return (round(x + self.velocity[0] * steps), round(y + self.velocity[1] * steps), w, h)
 
     def extend(self, frame: int, box: Box) -> None:
         """Add the keyframe ``box`` on ``frame``, interpolating the frames missed since the last."""
@@ -259,8 +272,10 @@ class _Track:
             self.interpolated.append(True)
         (lx, ly), (bx, by) = _centre(last), _centre(box)
         moved = ((bx - lx) / gap, (by - ly) / gap)
-        self.velocity = (0.5 * self.velocity[0] + 0.5 * moved[0],
-                         0.5 * self.velocity[1] + 0.5 * moved[1])
+        self.velocity = (
+            0.5 * self.velocity[0] + 0.5 * moved[0],
+            0.5 * self.velocity[1] + 0.5 * moved[1],
+        )
         self.boxes.append(box)
         self.interpolated.append(False)
         self.last_frame = frame
@@ -271,5 +286,10 @@ class _Track:
 
     def to_action(self, number: int, action_class: int) -> Action:
         frames = np.arange(self.first_frame, self.last_frame + 1, dtype=np.int64)
-        return Action(number, action_class, frames, self.boxes_array(),
-                      np.array(self.interpolated, dtype=bool))
+        return Action(
+            number,
+            action_class,
+            frames,
+            self.boxes_array(),
+            np.array(self.interpolated, dtype=bool),
+        )

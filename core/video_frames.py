@@ -22,10 +22,11 @@ import logging
 import statistics
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any
 
 import av
 import numpy as np
@@ -79,11 +80,13 @@ class VideoFrameIndex:
             If ``i`` is not in ``1..frame_count``.
         """
         if not 1 <= i <= self.frame_count:
-            raise MissingFrameError(self.path, f"frame {i} is out of range: the video has "
-                                               f"frames 1 to {self.frame_count}")
+            raise MissingFrameError(
+                self.path,
+                f"frame {i} is out of range: the video has frames 1 to {self.frame_count}",
+            )
         return self.pts[i - 1]
 
-    def frame_at(self, pts: int) -> Optional[int]:
+    def frame_at(self, pts: int) -> int | None:
         """Number of the frame with timestamp ``pts``, or ``None`` if no frame has it."""
         k = bisect.bisect_left(self.pts, pts)
         return k + 1 if k < len(self.pts) and self.pts[k] == pts else None
@@ -92,12 +95,12 @@ class VideoFrameIndex:
         """Seconds from the first frame to frame ``i``."""
         return float((self.pts_of(i) - self.pts[0]) * self.time_base)
 
-    def keyframe_at_or_before(self, pts: int) -> Optional[int]:
+    def keyframe_at_or_before(self, pts: int) -> int | None:
         """Timestamp of the last keyframe at or before ``pts``, ``None`` if there is none."""
         k = bisect.bisect_right(self.keyframe_pts, pts)
         return self.keyframe_pts[k - 1] if k else None
 
-    def keyframe_after(self, pts: int) -> Optional[int]:
+    def keyframe_after(self, pts: int) -> int | None:
         """Timestamp of the first keyframe strictly after ``pts``, ``None`` if there is none."""
         k = bisect.bisect_right(self.keyframe_pts, pts)
         return self.keyframe_pts[k] if k < len(self.keyframe_pts) else None
@@ -189,7 +192,7 @@ class FrameCache:
         """Bytes held by the cached arrays."""
         return self._nbytes
 
-    def get(self, i: int) -> Optional[np.ndarray]:
+    def get(self, i: int) -> np.ndarray | None:
         """Frame ``i`` if cached (it becomes the most recently used), else ``None``."""
         with self._lock:
             image = self._frames.get(i)
@@ -268,20 +271,24 @@ class VideoFileSource:
 
     random_access = True
 
-    def __init__(self, path: str | Path, cache_bytes: int = DEFAULT_CACHE_BYTES,
-                 cache: Optional[FrameCache] = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        cache: FrameCache | None = None,
+    ) -> None:
         self.path = Path(path)
         self.cache = cache if cache is not None else FrameCache(cache_bytes)
         self._lock = threading.Lock()
-        self._container: Optional[Any] = _open_video(self.path)
+        self._container: Any | None = _open_video(self.path)
         self._stream = self._container.streams.video[0]
         try:
             self.index = _index_stream(self.path, self._stream, self._container)
         except InputFileError:
             self.close()
             raise
-        self._frames: Optional[Iterator[Any]] = None  # decoded frames from the position on
-        self._position: Optional[int] = None  # timestamp of the last frame decoded
+        self._frames: Iterator[Any] | None = None  # decoded frames from the position on
+        self._position: int | None = None  # timestamp of the last frame decoded
 
     @property
     def frame_count(self) -> int:
@@ -335,9 +342,12 @@ class VideoFileSource:
             frame = self._decode_until(target)
         if frame is None:
             self._frames = self._position = None
-            raise MissingFrameError(self.path, f"cannot decode frame {i} (timestamp {target}): "
-                                               f"the stream skips it or ends before it; "
-                                               f"re-encode the video (e.g. ffmpeg -i in out.mp4)")
+            raise MissingFrameError(
+                self.path,
+                f"cannot decode frame {i} (timestamp {target}): "
+                f"the stream skips it or ends before it; "
+                f"re-encode the video (e.g. ffmpeg -i in out.mp4)",
+            )
         return frame.to_ndarray(format="rgb24")
 
     def _can_step_to(self, target: int) -> bool:
@@ -347,7 +357,7 @@ class VideoFileSource:
         next_keyframe = self.index.keyframe_after(self._position)
         return next_keyframe is None or target < next_keyframe
 
-    def _seek(self, keyframe: Optional[int]) -> None:
+    def _seek(self, keyframe: int | None) -> None:
         """Position the decoder at ``keyframe`` (``None``: the first frame)."""
         container = self._open()
         offset = self.index.pts[0] if keyframe is None else keyframe
@@ -358,7 +368,7 @@ class VideoFileSource:
         self._frames = container.decode(self._stream)
         self._position = None
 
-    def _decode_until(self, target: int) -> Optional[Any]:
+    def _decode_until(self, target: int) -> Any | None:
         """The decoded frame with timestamp ``target``; ``None`` on overshoot or end."""
         assert self._frames is not None
         try:
@@ -391,7 +401,7 @@ class VideoFileSource:
             self._container = None
             self._frames = self._position = None
 
-    def __enter__(self) -> "VideoFileSource":
+    def __enter__(self) -> VideoFileSource:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -440,19 +450,27 @@ class FramePrefetcher:
         The last frame that exists (default: ``source.frame_count`` if any).
     """
 
-    def __init__(self, source: FrameSource, cache: FrameCache, on_ready: FrameReadyCallback,
-                 ahead: int = 8, on_error: Optional[FrameErrorCallback] = None,
-                 last_frame: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        source: FrameSource,
+        cache: FrameCache,
+        on_ready: FrameReadyCallback,
+        ahead: int = 8,
+        on_error: FrameErrorCallback | None = None,
+        last_frame: int | None = None,
+    ) -> None:
         self.source, self.cache, self.ahead = source, cache, int(ahead)
-        self.last_frame = last_frame if last_frame is not None else getattr(
-            source, "frame_count", None)
+        self.last_frame = (
+            last_frame if last_frame is not None else getattr(source, "frame_count", None)
+        )
         self._on_ready = on_ready
         self._on_error = on_error
         self._wakeup = threading.Condition()
-        self._pending: Optional[int] = None
+        self._pending: int | None = None
         self._closed = False
-        self._thread = threading.Thread(target=self._run, name="referee-frame-prefetch",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name="referee-frame-prefetch", daemon=True
+        )
         self._thread.start()
 
     def request(self, i: int) -> None:
@@ -470,7 +488,7 @@ class FramePrefetcher:
         if threading.current_thread() is not self._thread:
             self._thread.join()
 
-    def _next_request(self) -> Optional[int]:
+    def _next_request(self) -> int | None:
         """Wait for a request; ``None`` once closed."""
         with self._wakeup:
             while self._pending is None and not self._closed:
@@ -490,7 +508,7 @@ class FramePrefetcher:
             self._on_ready(i, image)
             self._read_ahead(i)
 
-    def _load(self, i: int) -> Optional[np.ndarray]:
+    def _load(self, i: int) -> np.ndarray | None:
         image = self.cache.get(i)
         if image is not None:
             return image

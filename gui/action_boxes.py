@@ -8,8 +8,6 @@ dashed; misses and false alarms are marked.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from referee.core.actions import (
     ACCEPTED,
     FALSE_ALARM,
@@ -35,7 +33,7 @@ OUTCOME_RGB: dict[str, tuple[int, int, int]] = {
 _RATIO_NAMES = ("spatial recall", "spatial precision", "temporal recall", "temporal precision")
 
 
-def class_name(action_class: Optional[int]) -> str:
+def class_name(action_class: int | None) -> str:
     """Short LIRIS code of a class (``EN``); "—" for ``None``."""
     return "—" if action_class is None else ACTION_CLASSES[action_class][0]
 
@@ -54,8 +52,7 @@ def video_matching(evaluation: ActionEvaluation, video: str) -> VideoMatching:
     raise InvalidOptionError(f"the action evaluation has no video {video!r}")
 
 
-def row_actions(evaluation: ActionEvaluation, row: PairRow
-                ) -> tuple[Optional[Action], Optional[Action]]:
+def row_actions(evaluation: ActionEvaluation, row: PairRow) -> tuple[Action | None, Action | None]:
     """The ground-truth and detected actions of a pair-table row (``None`` where absent)."""
     matching = video_matching(evaluation, row.video)
     gt = None if row.gt_index is None else matching.gt[row.gt_index]
@@ -76,10 +73,15 @@ def first_frame(evaluation: ActionEvaluation, row: PairRow) -> int:
 
 def ratios_text(row: PairRow) -> str:
     """The Dice overlap and four ratios of a pair, one line."""
-    values = (row.spatial_recall, row.spatial_precision, row.temporal_recall,
-              row.temporal_precision)
-    return (f"Dice {row.dice:.3f}; "
-            + ", ".join(f"{name} {value:.3f}" for name, value in zip(_RATIO_NAMES, values)))
+    values = (
+        row.spatial_recall,
+        row.spatial_precision,
+        row.temporal_recall,
+        row.temporal_precision,
+    )
+    return f"Dice {row.dice:.3f}; " + ", ".join(
+        f"{name} {value:.3f}" for name, value in zip(_RATIO_NAMES, values)
+    )
 
 
 def pair_tooltip(row: PairRow) -> str:
@@ -93,27 +95,46 @@ def pair_tooltip(row: PairRow) -> str:
     return f"false alarm: detection {row.det_number} matches no GT action"
 
 
-def _same_row(a: PairRow, b: Optional[PairRow]) -> bool:
-    return b is not None and (a.video, a.outcome, a.gt_index, a.det_index) == \
-        (b.video, b.outcome, b.gt_index, b.det_index)
+def _same_row(a: PairRow, b: PairRow | None) -> bool:
+    return b is not None and (a.video, a.outcome, a.gt_index, a.det_index) == (
+        b.video,
+        b.outcome,
+        b.gt_index,
+        b.det_index,
+    )
 
 
-def _drawing(action: Action, frame: int, side: str, row: PairRow,
-             colour: tuple[int, int, int], highlighted: bool) -> Optional[BoxDrawing]:
+def _drawing(
+    action: Action,
+    frame: int,
+    side: str,
+    row: PairRow,
+    colour: tuple[int, int, int],
+    highlighted: bool,
+) -> BoxDrawing | None:
     box = action.box_at(frame)
     if box is None:
         return None
     code, name = ACTION_CLASSES[action.action_class]
-    tooltip = (f"{'ground truth' if side == 'GT' else 'detection'} action {action.number}, "
-               f"class {action.action_class} {code} ({name})\n{pair_tooltip(row)}")
+    tooltip = (
+        f"{'ground truth' if side == 'GT' else 'detection'} action {action.number}, "
+        f"class {action.action_class} {code} ({name})\n{pair_tooltip(row)}"
+    )
     marker = row.outcome if row.outcome in (MISS, FALSE_ALARM) else None
-    return BoxDrawing(*(float(v) for v in box), label=f"{side} {class_name(action.action_class)}",
-                      colour=colour, dashed=row.outcome == VETOED, tooltip=tooltip,
-                      marker=marker, highlighted=highlighted)
+    return BoxDrawing(
+        *(float(v) for v in box),
+        label=f"{side} {class_name(action.action_class)}",
+        colour=colour,
+        dashed=row.outcome == VETOED,
+        tooltip=tooltip,
+        marker=marker,
+        highlighted=highlighted,
+    )
 
 
-def boxes_for_frame(evaluation: ActionEvaluation, video: str, frame: int,
-                    selected: Optional[PairRow] = None) -> list[BoxDrawing]:
+def boxes_for_frame(
+    evaluation: ActionEvaluation, video: str, frame: int, selected: PairRow | None = None
+) -> list[BoxDrawing]:
     """Ground-truth and detected boxes present on ``frame`` of ``video``.
 
     Assigned pairs (accepted or vetoed) take ``series_colour`` of their
@@ -135,8 +156,9 @@ def boxes_for_frame(evaluation: ActionEvaluation, video: str, frame: int,
         gt, det = row_actions(evaluation, row)
         highlighted = _same_row(row, selected)
         for action, side in ((gt, "GT"), (det, "det")):
-            drawing = None if action is None else _drawing(action, frame, side, row, colour,
-                                                           highlighted)
+            drawing = (
+                None if action is None else _drawing(action, frame, side, row, colour, highlighted)
+            )
             if drawing is not None:
                 drawings.append(drawing)
     return drawings

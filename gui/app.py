@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
+
 from referee.core import __version__
 from referee.core.errors import RefereeError
 from referee.core.project import ensure_demo_project
@@ -39,8 +39,7 @@ def application() -> QApplication:
     return app
 
 
-def open_window(path: Optional[Path], demo_root: Path, remember_layout: bool = True
-                ) -> MainWindow:
+def open_window(path: Path | None, demo_root: Path, remember_layout: bool = True) -> MainWindow:
     """A shown main window on ``path``, or on the demo project (written on first use)."""
     window = MainWindow(remember_layout=remember_layout)
     window.show()
@@ -72,7 +71,7 @@ def save_when_ready(window: MainWindow, target: Path, done) -> None:
     timer.start(200)
 
 
-def run(path: Optional[Path], demo_root: Path, screenshot: Optional[Path] = None) -> int:
+def run(path: Path | None, demo_root: Path, screenshot: Path | None = None) -> int:
     """Run the GUI; with ``screenshot``, save the loaded, evaluated window and exit.
 
     Returns the exit status: 0, or 2 when the screenshot could not be made.

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+
 from referee.core.frames import FrameSource
 from referee.core.video_frames import FrameCache, FramePrefetcher
 
@@ -24,21 +25,23 @@ class FrameLoader(QObject):
     frame_ready = Signal(int, object)
     frame_failed = Signal(int, str)
 
-    def __init__(self, parent: Optional[QObject] = None, cache_bytes: int = CACHE_BYTES,
-                 ahead: int = 12) -> None:
+    def __init__(
+        self, parent: QObject | None = None, cache_bytes: int = CACHE_BYTES, ahead: int = 12
+    ) -> None:
         super().__init__(parent)
         self.cache = FrameCache(cache_bytes)
         self._ahead = ahead
-        self._prefetcher: Optional[FramePrefetcher] = None
-        self._wanted: Optional[int] = None
+        self._prefetcher: FramePrefetcher | None = None
+        self._wanted: int | None = None
 
-    def set_source(self, source: Optional[FrameSource], last_frame: Optional[int] = None) -> None:
+    def set_source(self, source: FrameSource | None, last_frame: int | None = None) -> None:
         """Read from ``source`` from now on (``None``: nothing to show)."""
         self.close()
         self.cache.clear()
         if source is not None:
-            self._prefetcher = FramePrefetcher(source, self.cache, self._on_ready, self._ahead,
-                                               self._on_error, last_frame)
+            self._prefetcher = FramePrefetcher(
+                source, self.cache, self._on_ready, self._ahead, self._on_error, last_frame
+            )
 
     def request(self, i: int) -> None:
         """Ask for frame ``i``; only the newest request is answered."""

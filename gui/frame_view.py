@@ -7,13 +7,14 @@ asks ``referee.core`` for comparison codes, consensus and disagreement images.
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsRectItem, QGridLayout, QVBoxLayout, QWidget
+
 from referee.core.pixel import COMPARISON_LABELS
 from referee.gui.palette import (
     COMPARISON_RGBA,
@@ -45,13 +46,20 @@ LAYER_TITLES: dict[str, str] = {
 
 #: Opacity a layer starts with, 0..1.
 DEFAULT_OPACITY: dict[str, float] = {
-    COMPARISON: 1.0, GROUND_TRUTH: 1.0, DETECTOR: 1.0, CONSENSUS: 0.6, DISAGREEMENT: 0.6,
+    COMPARISON: 1.0,
+    GROUND_TRUTH: 1.0,
+    DETECTOR: 1.0,
+    CONSENSUS: 0.6,
+    DISAGREEMENT: 0.6,
 }
 
 #: Short name of each layer, for colour-bar titles.
 LAYER_SHORT_TITLES: dict[str, str] = {
-    COMPARISON: "comparison", GROUND_TRUTH: "ground truth", DETECTOR: "detector",
-    CONSENSUS: "consensus", DISAGREEMENT: "disagreement",
+    COMPARISON: "comparison",
+    GROUND_TRUTH: "ground truth",
+    DETECTOR: "detector",
+    CONSENSUS: "consensus",
+    DISAGREEMENT: "disagreement",
 }
 
 #: Name of the pyqtgraph colour map of each continuous layer (perceptually uniform).
@@ -69,8 +77,9 @@ _HIGHLIGHTED_BOX_WIDTH = 4
 def layer_legend(name: str) -> tuple[tuple[tuple[int, int, int, int], str], ...]:
     """Colour swatches (RGBA) and names that explain a discrete layer; empty for colour maps."""
     if name == COMPARISON:
-        return tuple((rgba, label) for rgba, label in zip(COMPARISON_RGBA, COMPARISON_LABELS)
-                     if rgba[3] > 0)
+        return tuple(
+            (rgba, label) for rgba, label in zip(COMPARISON_RGBA, COMPARISON_LABELS) if rgba[3] > 0
+        )
     if name in _MASK_RGB:
         return (((*_MASK_RGB[name], MASK_ALPHA), LAYER_TITLES[name]),)
     return ()
@@ -107,7 +116,7 @@ class FrameView(QWidget):
 
     pixel_hovered = Signal(int, int)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._graphics = pg.GraphicsLayoutWidget()
         self._title = self._graphics.addLabel("", row=0, col=0, colspan=2)
@@ -119,8 +128,8 @@ class FrameView(QWidget):
         self._colour_bars = {name: self._make_colour_bar(name) for name in COLORMAP_NAMES}
         self._has_data = dict.fromkeys(LAYERS, False)
         self._box_items: list[pg.GraphicsObject] = []
-        self._image_size: Optional[tuple[int, int]] = None
-        self._hovered: Optional[tuple[int, int]] = None
+        self._image_size: tuple[int, int] | None = None
+        self._hovered: tuple[int, int] | None = None
         self._graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -135,8 +144,13 @@ class FrameView(QWidget):
     def _make_colour_bar(self, name: str) -> pg.ColorBarItem:
         item = self._layer_items[name]
         item.setOpacity(DEFAULT_OPACITY[name])
-        bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(name), interactive=False,
-                              colorMapMenu=False, width=15)
+        bar = pg.ColorBarItem(
+            values=(0.0, 1.0),
+            colorMap=colormap(name),
+            interactive=False,
+            colorMapMenu=False,
+            width=15,
+        )
         # The constructor's label goes on the tick-less side, over the bar: title the value axis.
         bar.getAxis("right").setLabel(LAYER_SHORT_TITLES[name])
         bar.setImageItem(item)
@@ -160,7 +174,7 @@ class FrameView(QWidget):
             self._image_size = size
             self._view_box.autoRange(padding=0)
 
-    def set_layer(self, name: str, data: Optional[np.ndarray]) -> None:
+    def set_layer(self, name: str, data: np.ndarray | None) -> None:
         """Give layer ``name`` its image, or clear it with ``None``.
 
         COMPARISON takes the code image of ``core.pixel.comparison_labels``;
@@ -225,15 +239,23 @@ class FrameView(QWidget):
     @staticmethod
     def _make_box_items(box: BoxDrawing) -> tuple[QGraphicsRectItem, pg.TextItem]:
         width = _HIGHLIGHTED_BOX_WIDTH if box.highlighted else _BOX_WIDTH
-        pen = pg.mkPen(box.colour, width=width,
-                       style=Qt.PenStyle.DashLine if box.dashed else Qt.PenStyle.SolidLine)
+        pen = pg.mkPen(
+            box.colour,
+            width=width,
+            style=Qt.PenStyle.DashLine if box.dashed else Qt.PenStyle.SolidLine,
+        )
         pen.setCosmetic(True)
         rect = QGraphicsRectItem(box.x, box.y, box.width, box.height)
         rect.setPen(pen)
         rect.setZValue(len(LAYERS) + 2)
         text = box.label if box.marker is None else f"{box.label} · {box.marker}"
-        label = pg.TextItem(text, color=(255, 255, 255), fill=pg.mkBrush(0, 0, 0, 190),
-                            border=pg.mkPen(box.colour), anchor=(0, 1))
+        label = pg.TextItem(
+            text,
+            color=(255, 255, 255),
+            fill=pg.mkBrush(0, 0, 0, 190),
+            border=pg.mkPen(box.colour),
+            anchor=(0, 1),
+        )
         label.setPos(box.x, box.y)
         label.setZValue(len(LAYERS) + 3)
         for item in (rect, label):
@@ -268,7 +290,7 @@ class FrameView(QWidget):
         image = image.convertToFormat(QImage.Format.Format_RGB888)
         stride = image.bytesPerLine()
         buffer = np.frombuffer(image.constBits(), dtype=np.uint8, count=stride * height)
-        return buffer.reshape(height, stride)[:, :width * 3].reshape(height, width, 3).copy()
+        return buffer.reshape(height, stride)[:, : width * 3].reshape(height, width, 3).copy()
 
 
 class FrameGrid(QWidget):
@@ -276,7 +298,7 @@ class FrameGrid(QWidget):
 
     COUNTS = (1, 2, 4)
 
-    def __init__(self, count: int = 1, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, count: int = 1, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._views = [FrameView() for _ in range(max(self.COUNTS))]
         layout = QGridLayout(self)
@@ -293,7 +315,7 @@ class FrameGrid(QWidget):
     @property
     def views(self) -> list[FrameView]:
         """The views currently shown, in reading order."""
-        return self._views[:self._count]
+        return self._views[: self._count]
 
     def set_count(self, count: int) -> None:
         """Show ``count`` views: 1 (1×1), 2 (1×2) or 4 (2×2)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPixmap
@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.gui.frame_view import (
     COMPARISON,
     CONSENSUS,
@@ -33,7 +34,7 @@ _MNEMONIC_INDEX = {COMPARISON: 0, GROUND_TRUTH: 0, DETECTOR: 0, CONSENSUS: 2, DI
 
 #: Checkbox text of each layer: its title with "&" before its mnemonic letter.
 MNEMONIC_TITLES: dict[str, str] = {
-    name: f"{title[:_MNEMONIC_INDEX[name]]}&{title[_MNEMONIC_INDEX[name]:]}"
+    name: f"{title[: _MNEMONIC_INDEX[name]]}&{title[_MNEMONIC_INDEX[name] :]}"
     for name, title in LAYER_TITLES.items()
 }
 
@@ -73,8 +74,11 @@ class LegendWidget(QWidget):
         ``(rgba, name)`` pairs, as given by ``frame_view.layer_legend``.
     """
 
-    def __init__(self, entries: Sequence[tuple[tuple[int, int, int, int], str]],
-                 parent: Optional[QWidget] = None) -> None:
+    def __init__(
+        self,
+        entries: Sequence[tuple[tuple[int, int, int, int], str]],
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -92,7 +96,7 @@ class LegendWidget(QWidget):
 class ColorMapLegendWidget(QWidget):
     """The colour map of a continuous layer, labelled with its ends 0 and 1."""
 
-    def __init__(self, layer: str, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, layer: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         gradient = QLabel()
         gradient.setPixmap(_gradient_pixmap(layer))
@@ -119,7 +123,7 @@ class LayersPanel(QWidget):
     visibility_changed = Signal(str, bool)
     opacity_changed = Signal(str, float)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._checkboxes: dict[str, QCheckBox] = {}
         self._sliders: dict[str, QSlider] = {}

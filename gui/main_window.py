@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Optional
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import (
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QWidget,
 )
+
 from referee.core import __version__
 from referee.core.errors import RefereeError
 from referee.core.formats.project_json import write_project
@@ -51,7 +52,9 @@ from referee.gui.viewer import ViewerPanel
 from referee.gui.worker import JobRunner
 
 RECENT_LIMIT = 8
-OPEN_FILTER = "Referee projects (*.referee.json);;Videos (*.mp4 *.avi *.mkv *.mov *.webm);;All files (*)"
+OPEN_FILTER = (
+    "Referee projects (*.referee.json);;Videos (*.mp4 *.avi *.mkv *.mov *.webm);;All files (*)"
+)
 
 #: (menu text, shortcut, what it does) of the navigation keys, for Help › Shortcuts too.
 NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
@@ -68,14 +71,17 @@ NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
     ("Next video", "PgDown"),
 )
 LAYER_KEYS = ("1", "2", "3", "4", "5")
-VIEW_KEYS = (("One view", "Ctrl+1", 1), ("Two views side by side", "Ctrl+2", 2),
-             ("Four views side by side", "Ctrl+4", 4))
+VIEW_KEYS = (
+    ("One view", "Ctrl+1", 1),
+    ("Two views side by side", "Ctrl+2", 2),
+    ("Four views side by side", "Ctrl+4", 4),
+)
 
 
 class MainWindow(QMainWindow):
     """Referee's window. ``open(path)`` loads a project, dataset folder or video."""
 
-    def __init__(self, parent: Optional[QWidget] = None, remember_layout: bool = True) -> None:
+    def __init__(self, parent: QWidget | None = None, remember_layout: bool = True) -> None:
         super().__init__(parent)
         self.remember_layout = remember_layout
         self.setWindowTitle("Referee")
@@ -83,7 +89,7 @@ class MainWindow(QMainWindow):
         self.resize(1400, 900)
         self.runner = JobRunner(parent=self)
         self.session = ProjectSession(self.runner, self)
-        self.report_dialog: Optional[ReportDialog] = None
+        self.report_dialog: ReportDialog | None = None
         self.viewer = ViewerPanel(self.session)
         self.setCentralWidget(self.viewer)
         self._build_docks()
@@ -121,14 +127,21 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.layers_dock, self.inspector_dock)
         self.tabifyDockWidget(self.layers_dock, self.jobs_dock)
         self.layers_dock.raise_()
-        analysis = (self.indicators_dock, self.plots_dock, self.annotate_dock,
-                    self.pseudo_dock, self.significance_dock, self.actions_dock)
+        analysis = (
+            self.indicators_dock,
+            self.plots_dock,
+            self.annotate_dock,
+            self.pseudo_dock,
+            self.significance_dock,
+            self.actions_dock,
+        )
         self.addDockWidget(right, analysis[0])
         for dock in analysis[1:]:
             self.tabifyDockWidget(analysis[0], dock)
         self.indicators_dock.raise_()
-        self.resizeDocks([self.data_dock, self.indicators_dock], [320, 600],
-                         Qt.Orientation.Horizontal)
+        self.resizeDocks(
+            [self.data_dock, self.indicators_dock], [320, 600], Qt.Orientation.Horizontal
+        )
         self.resizeDocks([self.data_dock, self.layers_dock], [260, 520], Qt.Orientation.Vertical)
 
     def _wrap(self, title: str, name: str, widget: QWidget) -> QDockWidget:
@@ -137,8 +150,9 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         return dock
 
-    def _action(self, menu, text: str, slot: Callable, shortcut: Optional[str] = None,
-                tip: str = "") -> QAction:
+    def _action(
+        self, menu, text: str, slot: Callable, shortcut: str | None = None, tip: str = ""
+    ) -> QAction:
         action = QAction(text, self)
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
@@ -152,28 +166,51 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file = bar.addMenu("&File")
-        self._action(file, "&Open…", self.choose_and_open, "Ctrl+O",
-                     "Open a project (*.referee.json), a CDnet dataset folder or a video")
-        self._action(file, "Open &folder…", self.choose_folder_and_open, "Ctrl+Shift+O",
-                     "Open a CDnet dataset or video folder")
+        self._action(
+            file,
+            "&Open…",
+            self.choose_and_open,
+            "Ctrl+O",
+            "Open a project (*.referee.json), a CDnet dataset folder or a video",
+        )
+        self._action(
+            file,
+            "Open &folder…",
+            self.choose_folder_and_open,
+            "Ctrl+Shift+O",
+            "Open a CDnet dataset or video folder",
+        )
         self.recent_menu = file.addMenu("Open &recent")
         file.addSeparator()
         self._action(file, "&Save project", self.save_project, "Ctrl+S")
         self._action(file, "Save project &as…", self.save_project_as, "Ctrl+Shift+S")
         file.addSeparator()
         self.export_report_action = self._action(
-            file, "&Export report…", self._on_export_report, "Ctrl+E",
-            "Build a report of the project and write it as HTML, PDF, CSV tables or JSON")
+            file,
+            "&Export report…",
+            self._on_export_report,
+            "Ctrl+E",
+            "Build a report of the project and write it as HTML, PDF, CSV tables or JSON",
+        )
         self.export_report_action.setEnabled(False)
         file.addSeparator()
         self._action(file, "&Quit", self.close, "Ctrl+Q")
 
         go = bar.addMenu("&Go")
         timeline = self.viewer.timeline
-        slots = (timeline.toggle_play, lambda: timeline.step(-1), lambda: timeline.step(1),
-                 lambda: timeline.step(-10), lambda: timeline.step(10), timeline.go_to_first,
-                 timeline.go_to_last, timeline.previous_marked, timeline.next_marked,
-                 lambda: self.viewer.step_video(-1), lambda: self.viewer.step_video(1))
+        slots = (
+            timeline.toggle_play,
+            lambda: timeline.step(-1),
+            lambda: timeline.step(1),
+            lambda: timeline.step(-10),
+            lambda: timeline.step(10),
+            timeline.go_to_first,
+            timeline.go_to_last,
+            timeline.previous_marked,
+            timeline.next_marked,
+            lambda: self.viewer.step_video(-1),
+            lambda: self.viewer.step_video(1),
+        )
         for (text, key), slot in zip(NAVIGATION_KEYS, slots):
             self._action(go, text, slot, key)
         go.addSeparator()
@@ -182,9 +219,13 @@ class MainWindow(QMainWindow):
         view = bar.addMenu("&View")
         self.layer_actions: dict[str, QAction] = {}
         for name, key in zip(LAYERS, LAYER_KEYS):
-            action = self._action(view, f"{LAYER_TITLES[name]} layer",
-                                  lambda checked, n=name: self.layers_panel.set_checked(n, checked),
-                                  key, f"Show or hide the {LAYER_TITLES[name].lower()} layer")
+            action = self._action(
+                view,
+                f"{LAYER_TITLES[name]} layer",
+                lambda checked, n=name: self.layers_panel.set_checked(n, checked),
+                key,
+                f"Show or hide the {LAYER_TITLES[name].lower()} layer",
+            )
             action.setCheckable(True)
             action.setChecked(self.layers_panel.is_checked(name))
             self.layer_actions[name] = action
@@ -207,14 +248,13 @@ class MainWindow(QMainWindow):
         session.error.connect(self.show_error)
         session.project_changed.connect(self._on_project_changed)
         session.evaluations_changed.connect(self._on_evaluations_changed)
-        session.actions_changed.connect(
-            lambda: self.actions_dock.show_evaluations(session.actions))
+        session.actions_changed.connect(lambda: self.actions_dock.show_evaluations(session.actions))
         session.actions_changed.connect(lambda: self.plots_dock.show_actions(session.actions))
         session.pseudo_changed.connect(self._on_pseudo_changed)
-        session.ranking_changed.connect(
-            lambda: self.annotate_dock.show_ranking(session.ranking))
+        session.ranking_changed.connect(lambda: self.annotate_dock.show_ranking(session.ranking))
         session.significance_changed.connect(
-            lambda: self.significance_dock.show_result(session.significance))
+            lambda: self.significance_dock.show_result(session.significance)
+        )
         viewer.video_box.currentIndexChanged.connect(lambda _: self._show_frame_f())
         viewer.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         viewer.pixel_info.connect(self.inspector.setText)
@@ -224,21 +264,29 @@ class MainWindow(QMainWindow):
         self.data_dock.add_requested.connect(self.add_detector)
         self.data_dock.remove_requested.connect(self.remove_detector)
         self.indicators_dock.video_selected.connect(
-            lambda category, video: viewer.go_to(video if category == video
-                                                 else f"{category}/{video}", viewer.timeline.frame()))
+            lambda category, video: viewer.go_to(
+                video if category == video else f"{category}/{video}", viewer.timeline.frame()
+            )
+        )
         self.plots_dock.frame_requested.connect(
-            lambda frame: viewer.go_to(viewer.current_video_label() or "", frame))
+            lambda frame: viewer.go_to(viewer.current_video_label() or "", frame)
+        )
         self.annotate_dock.frame_requested.connect(viewer.go_to)
         self.indicators_dock.scheme_changed.connect(self.plots_dock.set_scheme)
         self.actions_dock.action_selected.connect(self._on_action_selected)
         self.pseudo_dock.run_requested.connect(
-            lambda request: self._guard(session.run_pseudo, request.methods, request.options))
+            lambda request: self._guard(session.run_pseudo, request.methods, request.options)
+        )
         self.annotate_dock.run_requested.connect(
-            lambda request: self._guard(session.run_ranking, request.criterion, request.k,
-                                        request.gap, request.pair))
+            lambda request: self._guard(
+                session.run_ranking, request.criterion, request.k, request.gap, request.pair
+            )
+        )
         self.significance_dock.run_requested.connect(
-            lambda request: self._guard(session.run_significance, request.methods,
-                                        request.kind, request.test, request.alpha))
+            lambda request: self._guard(
+                session.run_significance, request.methods, request.kind, request.test, request.alpha
+            )
+        )
 
     # --- opening and saving -----------------------------------------------------------------
 
@@ -280,8 +328,12 @@ class MainWindow(QMainWindow):
         project = self.session.project
         if project is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save project", f"{project.name}.referee.json",
-                                              "Referee projects (*.referee.json)")
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Save project",
+            f"{project.name}.referee.json",
+            "Referee projects (*.referee.json)",
+        )
         if path:  # the dialog itself asked before replacing an existing file
             if not path.endswith(".referee.json"):
                 path += ".referee.json"
@@ -302,8 +354,9 @@ class MainWindow(QMainWindow):
         self._change_project(lambda p: with_detector(p, detector))
 
     def remove_detector(self, name: str) -> None:
-        answer = QMessageBox.question(self, "Remove detector",
-                                      f"Remove {name} from the project? Its files stay on disk.")
+        answer = QMessageBox.question(
+            self, "Remove detector", f"Remove {name} from the project? Its files stay on disk."
+        )
         if answer == QMessageBox.StandardButton.Yes:
             self._change_project(lambda p: without_detector(p, name))
 
@@ -356,12 +409,16 @@ class MainWindow(QMainWindow):
         settings.setValue("window/state", self.saveState())
         settings.setValue("window/dark", self.dark_action.isChecked())
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self.isWindowModified():
             answer = QMessageBox.question(
-                self, "Unsaved project", "The project has changed. Save it before quitting?",
-                QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-                | QMessageBox.StandardButton.Cancel)
+                self,
+                "Unsaved project",
+                "The project has changed. Save it before quitting?",
+                QMessageBox.StandardButton.Save
+                | QMessageBox.StandardButton.Discard
+                | QMessageBox.StandardButton.Cancel,
+            )
             if answer == QMessageBox.StandardButton.Cancel:
                 event.ignore()
                 return
@@ -376,11 +433,11 @@ class MainWindow(QMainWindow):
 
     # --- drag and drop ------------------------------------------------------------------------
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
+    def dropEvent(self, event: QDropEvent) -> None:
         urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
         if urls:
             self.open(urls[0].toLocalFile())
@@ -405,7 +462,8 @@ class MainWindow(QMainWindow):
         self.pseudo_dock.set_detectors(detectors)
         self.annotate_dock.set_detectors(detectors)
         self.significance_dock.set_detectors(
-            sorted(set(detectors) | set(session.action_detectors())))
+            sorted(set(detectors) | set(session.action_detectors()))
+        )
         self.significance_dock.set_case_kinds(list(CASE_KINDS))
         self.annotate_dock.set_annotated(session.annotated())
 
@@ -413,9 +471,13 @@ class MainWindow(QMainWindow):
         """Check every source off the GUI thread (it parses each XML file), then show the tree."""
         project = self.session.project
         names = [d.name for d in project.detectors]
-        self.runner.run("status", "Checking sources",
-                        lambda progress, cancel: source_status(project),
-                        lambda rows: self.data_dock.show_status(rows, names), self.show_error)
+        self.runner.run(
+            "status",
+            "Checking sources",
+            lambda progress, cancel: source_status(project),
+            lambda rows: self.data_dock.show_status(rows, names),
+            self.show_error,
+        )
 
     def _on_evaluations_changed(self) -> None:
         evaluations = self.session.evaluations
@@ -423,14 +485,17 @@ class MainWindow(QMainWindow):
         self.plots_dock.show_evaluations(evaluations)
         self._show_frame_f()
 
-
     def _show_frame_f(self) -> None:
         index = self.viewer.video_box.currentIndex()
         if not 0 <= index < len(self.session.videos):
             return
         key = self.session.videos[index].key
-        series = {name: per_frame_f(e) for name, results in self.session.evaluations.items()
-                  for e in results if e.key == key}
+        series = {
+            name: per_frame_f(e)
+            for name, results in self.session.evaluations.items()
+            for e in results
+            if e.key == key
+        }
         self.plots_dock.show_frame_f(self.viewer.current_video_label() or "", series)
 
     def _on_pseudo_changed(self) -> None:
@@ -472,19 +537,29 @@ class MainWindow(QMainWindow):
         box.show()
 
     def show_shortcuts(self) -> None:
-        rows = [*NAVIGATION_KEYS, ("Cancel all jobs", "Esc"),
-                *((f"{LAYER_TITLES[n]} layer on/off", k) for n, k in zip(LAYERS, LAYER_KEYS)),
-                *((text, key) for text, key, _ in VIEW_KEYS),
-                ("Dark theme", "Ctrl+D"), ("Open", "Ctrl+O"), ("Save project", "Ctrl+S"),
-                ("Export report", "Ctrl+E"),
-                ("Shortcuts", "F1"), ("Quit", "Ctrl+Q")]
-        table = "".join(f"<tr><td><b>{key}</b></td><td>&nbsp;&nbsp;{text}</td></tr>"
-                        for text, key in rows)
+        rows = [
+            *NAVIGATION_KEYS,
+            ("Cancel all jobs", "Esc"),
+            *((f"{LAYER_TITLES[n]} layer on/off", k) for n, k in zip(LAYERS, LAYER_KEYS)),
+            *((text, key) for text, key, _ in VIEW_KEYS),
+            ("Dark theme", "Ctrl+D"),
+            ("Open", "Ctrl+O"),
+            ("Save project", "Ctrl+S"),
+            ("Export report", "Ctrl+E"),
+            ("Shortcuts", "F1"),
+            ("Quit", "Ctrl+Q"),
+        ]
+        table = "".join(
+            f"<tr><td><b>{key}</b></td><td>&nbsp;&nbsp;{text}</td></tr>" for text, key in rows
+        )
         QMessageBox.information(self, "Keyboard shortcuts", f"<table>{table}</table>")
 
     def show_about(self) -> None:
-        QMessageBox.about(self, "About Referee",
-                          f"<h3>Referee {__version__}</h3><p>A workbench for evaluating "
-                          "video-analysis algorithms: see every true positive, false positive "
-                          "and miss; indicators that stay consistent across videos; quality "
-                          "without ground truth; which frames to annotate next.</p>")
+        QMessageBox.about(
+            self,
+            "About Referee",
+            f"<h3>Referee {__version__}</h3><p>A workbench for evaluating "
+            "video-analysis algorithms: see every true positive, false positive "
+            "and miss; indicators that stay consistent across videos; quality "
+            "without ground truth; which frames to annotate next.</p>",
+        )

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from referee.core.colours import OKABE_ITO, SERIES, series_colour
 from referee.core.pixel import COMPARISON_LABELS
 
-__all__ = ["OKABE_ITO", "SERIES", "series_colour", "COMPARISON_RGBA", "GROUND_TRUTH_RGB",
-           "DETECTOR_RGB", "BoxDrawing"]
+__all__ = [
+    "COMPARISON_RGBA",
+    "DETECTOR_RGB",
+    "GROUND_TRUTH_RGB",
+    "OKABE_ITO",
+    "SERIES",
+    "BoxDrawing",
+    "series_colour",
+]
 
 #: RGBA of each comparison code (index = code of ``core.pixel.comparison_labels``).
 #: True negatives are transparent; "not evaluated" is a faint grey veil.
@@ -44,5 +50,5 @@ class BoxDrawing:
     colour: tuple[int, int, int]
     dashed: bool = False
     tooltip: str = ""
-    marker: Optional[str] = None
+    marker: str | None = None
     highlighted: bool = False

@@ -10,9 +10,9 @@ JSON as a second job, after asking before it replaces any file.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.project import Project
 from referee.core.ranking import MASK_CRITERIA
@@ -99,11 +100,14 @@ def fitted_html(html: str, width: int) -> str:
     Qt's rich text honours ``max-width`` but not ``height: auto``, so the
     preview gives each image its scaled size itself.
     """
+
     def fit(match: re.Match) -> str:
         natural_width, natural_height = int(match[2]), int(match[3])
         scale = min(1.0, max(width, 1) / natural_width)
-        return (f'{match[1]}width="{round(natural_width * scale)}" '
-                f'height="{round(natural_height * scale)}"')
+        return (
+            f'{match[1]}width="{round(natural_width * scale)}" '
+            f'height="{round(natural_height * scale)}"'
+        )
 
     return _IMAGE_SIZE.sub(fit, html)
 
@@ -117,8 +121,12 @@ def default_paths(project: Project) -> dict[str, Path]:
 
 def written_text(written: dict[str, list[Path]], targets: dict[str, Path]) -> str:
     """What an export wrote, one line per format (a folder's files are counted)."""
-    lines = [f"{len(paths)} CSV tables in {targets[name]}" if REPORT_OUTPUTS[name].is_folder
-             else ", ".join(str(path) for path in paths) for name, paths in written.items()]
+    lines = [
+        f"{len(paths)} CSV tables in {targets[name]}"
+        if REPORT_OUTPUTS[name].is_folder
+        else ", ".join(str(path) for path in paths)
+        for name, paths in written.items()
+    ]
     return "Wrote:\n" + "\n".join(lines)
 
 
@@ -136,16 +144,21 @@ class ReportDialog(QDialog):
     report_ready = Signal(object)
     exported = Signal(list)
 
-    def __init__(self, runner: JobRunner, project: Project,
-                 options: ReportOptions = ReportOptions(), parent: Optional[QWidget] = None,
-                 build: Callable[..., Report] = build_report) -> None:
+    def __init__(
+        self,
+        runner: JobRunner,
+        project: Project,
+        options: ReportOptions = ReportOptions(),
+        parent: QWidget | None = None,
+        build: Callable[..., Report] = build_report,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export report")
         self.runner = runner
         self.project = project
         self.options = options
-        self.report: Optional[Report] = None
-        self._job: Optional[Job] = None
+        self.report: Report | None = None
+        self._job: Job | None = None
         self._targets: dict[str, Path] = {}
         self._make_widgets()
         self._lay_out()
@@ -213,8 +226,11 @@ class ReportDialog(QDialog):
         def run(progress, cancel) -> Report:
             return build(project, options, progress=progress, cancel=cancel)
 
-        self._follow(self.runner.run(BUILD_KIND, "Building the report", run, self.set_report,
-                                     self._on_build_failed))
+        self._follow(
+            self.runner.run(
+                BUILD_KIND, "Building the report", run, self.set_report, self._on_build_failed
+            )
+        )
 
     def _follow(self, job: Job) -> None:
         """Show ``job``'s progress in the dialog until it ends (bound slots only: the
@@ -238,10 +254,12 @@ class ReportDialog(QDialog):
     def set_report(self, report: Report) -> None:
         """Show ``report`` in the preview and allow exporting it."""
         self.report = report
-        self.preview.setHtml(fitted_html(render_html(report),
-                                         self.preview.viewport().width() - PREVIEW_MARGIN))
-        self.status_label.setText(f"“{report.title}” is ready: choose the files to write, "
-                                  "then Export.")
+        self.preview.setHtml(
+            fitted_html(render_html(report), self.preview.viewport().width() - PREVIEW_MARGIN)
+        )
+        self.status_label.setText(
+            f"“{report.title}” is ready: choose the files to write, then Export."
+        )
         self._update_export_button()
         self.report_ready.emit(report)
 
@@ -251,7 +269,7 @@ class ReportDialog(QDialog):
 
     # --- exporting --------------------------------------------------------------------------
 
-    def export(self, confirm_overwrite: Optional[Callable[[list[Path]], bool]] = None) -> None:
+    def export(self, confirm_overwrite: Callable[[list[Path]], bool] | None = None) -> None:
         """Write the chosen files, asking ``confirm_overwrite`` (default: a question box) first."""
         if self.report is None or self._busy():
             return
@@ -267,10 +285,15 @@ class ReportDialog(QDialog):
             return
         report = self.report
         self._targets = targets
-        self._follow(self.runner.run(
-            WRITE_KIND, "Writing the report",
-            lambda progress, cancel: write_outputs(report, targets, progress, cancel),
-            self._on_written, self._show_error))
+        self._follow(
+            self.runner.run(
+                WRITE_KIND,
+                "Writing the report",
+                lambda progress, cancel: write_outputs(report, targets, progress, cancel),
+                self._on_written,
+                self._show_error,
+            )
+        )
 
     def _chosen_targets(self) -> dict[str, Path]:
         """Name → path of each checked format; raises if none or a path cannot be written."""
@@ -290,9 +313,12 @@ class ReportDialog(QDialog):
     def _confirm_overwrite(self, paths: list[Path]) -> bool:
         listing = "\n".join(str(path) for path in paths)
         answer = QMessageBox.question(
-            self, "Replace files?", f"These files exist and will be replaced:\n\n{listing}",
+            self,
+            "Replace files?",
+            f"These files exist and will be replaced:\n\n{listing}",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No)
+            QMessageBox.StandardButton.No,
+        )
         return answer == QMessageBox.StandardButton.Yes
 
     def _on_written(self, written: dict[str, list[Path]]) -> None:
@@ -307,13 +333,17 @@ class ReportDialog(QDialog):
     def _on_browse(self, name: str) -> None:
         output, field = REPORT_OUTPUTS[name], self.path_fields[name]
         if output.is_folder:
-            path = QFileDialog.getExistingDirectory(self, f"Folder for the {output.label}",
-                                                    field.text())
+            path = QFileDialog.getExistingDirectory(
+                self, f"Folder for the {output.label}", field.text()
+            )
         else:  # export() asks before replacing, so the file dialog does not
             path, _ = QFileDialog.getSaveFileName(
-                self, f"Save the {output.label} report", field.text(),
+                self,
+                f"Save the {output.label} report",
+                field.text(),
                 OUTPUT_CHOICES[name].file_filter,
-                options=QFileDialog.Option.DontConfirmOverwrite)
+                options=QFileDialog.Option.DontConfirmOverwrite,
+            )
         if path:
             field.setText(path)
             self.format_boxes[name].setChecked(True)

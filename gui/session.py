@@ -9,11 +9,13 @@ user asking.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+
 from referee.core.actions import ActionEvaluation, evaluate_actions
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.evaluate import VideoEvaluation, evaluate_methods, result_sources
@@ -52,7 +54,7 @@ class PseudoOutcome:
     methods: tuple[str, ...]
     options: CommitteeOptions
     result: PseudoResult
-    truth: Optional[TruthComparison]
+    truth: TruthComparison | None
 
 
 class ProjectSession(QObject):
@@ -66,18 +68,18 @@ class ProjectSession(QObject):
     significance_changed = Signal()
     error = Signal(str)
 
-    def __init__(self, runner: JobRunner, parent: Optional[QObject] = None) -> None:
+    def __init__(self, runner: JobRunner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.runner = runner
-        self.project: Optional[Project] = None
+        self.project: Project | None = None
         self.videos: tuple[VideoSpec, ...] = ()
         self.evaluations: dict[str, list[VideoEvaluation]] = {}
         self.actions: dict[str, ActionEvaluation] = {}
-        self.pseudo: Optional[PseudoOutcome] = None
+        self.pseudo: PseudoOutcome | None = None
         self.ranking: list[RankedFrame] = []
-        self.significance: Optional[DiscriminativeResult] = None
+        self.significance: DiscriminativeResult | None = None
         self._ranking_request: tuple = (VOTE_ENTROPY, 20, DEFAULT_GAP, None)
-        self._pseudo_request: Optional[tuple[tuple[str, ...], CommitteeOptions]] = None
+        self._pseudo_request: tuple[tuple[str, ...], CommitteeOptions] | None = None
 
     # --- the project ------------------------------------------------------------------------
 
@@ -99,8 +101,9 @@ class ProjectSession(QObject):
         if self.mask_detectors():
             self.evaluate()
             if len(self.mask_detectors()) >= 2:
-                self.run_pseudo(*(self._pseudo_request or (tuple(self.mask_detectors()),
-                                                           CommitteeOptions())))
+                self.run_pseudo(
+                    *(self._pseudo_request or (tuple(self.mask_detectors()), CommitteeOptions()))
+                )
                 self.run_ranking(*self._ranking_request)
         if self.project.actions_groundtruth and self.action_detectors():
             self.evaluate_actions()
@@ -123,8 +126,9 @@ class ProjectSession(QObject):
 
     # --- jobs -------------------------------------------------------------------------------
 
-    def _start(self, kind: str, title: str, fn: Callable[..., Any],
-               on_done: Callable[[Any], None]) -> Job:
+    def _start(
+        self, kind: str, title: str, fn: Callable[..., Any], on_done: Callable[[Any], None]
+    ) -> Job:
         return self.runner.run(kind, title, fn, on_done, self.error.emit)
 
     def evaluate(self) -> Job:
@@ -166,14 +170,17 @@ class ProjectSession(QObject):
         roots = self.mask_detectors()
         unknown = [m for m in methods if m not in roots]
         if unknown or len(methods) < 2:
-            raise InvalidOptionError("choose at least two detectors with masks for the "
-                                     f"committee (unknown: {', '.join(unknown) or 'none'})")
+            raise InvalidOptionError(
+                "choose at least two detectors with masks for the "
+                f"committee (unknown: {', '.join(unknown) or 'none'})"
+            )
         methods, videos = tuple(methods), self.videos
         self._pseudo_request = (methods, options)
 
         def run(progress, cancel) -> PseudoResult:
-            return pseudo_evaluate(videos, {m: roots[m] for m in methods}, options,
-                                   progress=progress, cancel=cancel)
+            return pseudo_evaluate(
+                videos, {m: roots[m] for m in methods}, options, progress=progress, cancel=cancel
+            )
 
         def done(result: PseudoResult) -> None:
             self.pseudo = PseudoOutcome(methods, options, result, None)
@@ -189,21 +196,22 @@ class ProjectSession(QObject):
             return
         truth = {m: self.evaluations[m] for m in pseudo.methods}
 
-        def run(progress, cancel) -> Optional[TruthComparison]:
+        def run(progress, cancel) -> TruthComparison | None:
             try:
                 return compare_with_truth(pseudo.result, truth)
             except RefereeError:
                 return None  # e.g. a video without ground truth: no correlation to show
 
-        def done(comparison: Optional[TruthComparison]) -> None:
+        def done(comparison: TruthComparison | None) -> None:
             if self.pseudo is pseudo and comparison is not None:
                 self.pseudo = replace(pseudo, truth=comparison)
                 self.pseudo_changed.emit()
 
         self._start("truth", "Correlating with ground truth", run, done)
 
-    def run_ranking(self, criterion: str, top: int, gap: int,
-                    pair: Optional[tuple[str, str]] = None) -> Job:
+    def run_ranking(
+        self, criterion: str, top: int, gap: int, pair: tuple[str, str] | None = None
+    ) -> Job:
         """Frames to annotate next over all videos (SPEC §8); ``pair`` for pair criteria."""
         roots = self.mask_detectors()
         if len(roots) < 2:
@@ -215,8 +223,7 @@ class ProjectSession(QObject):
 
         def run(progress, cancel) -> list[RankedFrame]:
             sources = {name: result_sources(videos, roots[name]) for name in names}
-            scores = mask_scores(videos, sources, criterion, pair,
-                                 progress=progress, cancel=cancel)
+            scores = mask_scores(videos, sources, criterion, pair, progress=progress, cancel=cancel)
             return rank_frames(scores, gap, top=top)
 
         return self._start("ranking", "Ranking frames", run, self._on_ranking)
@@ -227,12 +234,16 @@ class ProjectSession(QObject):
 
     def case_scores(self, kind: str) -> CaseScores:
         """Paired test cases of every detector for ``kind`` (a key of ``significance.CASE_KINDS``)."""
-        return cases_of_kind(kind, self.evaluations,
-                             self.pseudo.result if self.pseudo is not None else None,
-                             self.actions)
+        return cases_of_kind(
+            kind,
+            self.evaluations,
+            self.pseudo.result if self.pseudo is not None else None,
+            self.actions,
+        )
 
-    def run_significance(self, methods: Sequence[str], kind: str, test: Optional[str],
-                         alpha: float) -> Job:
+    def run_significance(
+        self, methods: Sequence[str], kind: str, test: str | None, alpha: float
+    ) -> Job:
         """Is one detector really better than another (SPEC §9)?"""
         cases = self.case_scores(kind).select(list(methods))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
@@ -12,8 +12,9 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 UNDEFINED_TEXT = "—"
 
 
-def number_item(value: float, reason: Optional[str] = None, digits: int = 4,
-                style: str = "f") -> QTableWidgetItem:
+def number_item(
+    value: float, reason: str | None = None, digits: int = 4, style: str = "f"
+) -> QTableWidgetItem:
     """A read-only, right-aligned table cell; NaN shows "—" with ``reason`` as tooltip.
 
     ``digits`` and ``style`` (``"f"`` fixed, ``"g"`` significant) format the number.

@@ -7,7 +7,7 @@ Keyboard shortcuts are installed by the main window; the buttons' tooltips name 
 from __future__ import annotations
 
 import bisect
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,14 +22,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.gui.palette import OKABE_ITO
 
 STRIP_HEIGHT = 100
 _CACHED_BAR_HEIGHT = 8
 _MARKS_ROW_HEIGHT = 10
 _AXIS_WIDTH = 44
-_CACHED_TOOLTIP = ("Cached frames: decoded and kept in memory, so showing them is instant. "
-                   "Frames outside the green runs are decoded when you go to them.")
+_CACHED_TOOLTIP = (
+    "Cached frames: decoded and kept in memory, so showing them is instant. "
+    "Frames outside the green runs are decoded when you go to them."
+)
 _MARK_TOOLTIP = "frames flagged as problems (e.g. many false positives, high disagreement)"
 
 
@@ -58,7 +61,7 @@ class TimelineWidget(QWidget):
 
     frame_changed = Signal(int)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._first, self._last, self._frame = 0, 0, 0
         self._marks: list[int] = []
@@ -73,13 +76,16 @@ class TimelineWidget(QWidget):
         self._spin_box.setToolTip("Current frame number: type one and press Enter")
         self._spin_box.setAccessibleName("Frame number")
         self._spin_box.valueChanged.connect(self._go_to)
-        self._play_button = self._make_button("", "Play / pause (Space)", self.toggle_play,
-                                              QStyle.StandardPixmap.SP_MediaPlay)
+        self._play_button = self._make_button(
+            "", "Play / pause (Space)", self.toggle_play, QStyle.StandardPixmap.SP_MediaPlay
+        )
         self._mark_buttons = (
-            self._make_button("◂ Mark", f"Previous marked frame ([): {_MARK_TOOLTIP}",
-                              self.previous_marked),
-            self._make_button("Mark ▸", f"Next marked frame (]): {_MARK_TOOLTIP}",
-                              self.next_marked),
+            self._make_button(
+                "◂ Mark", f"Previous marked frame ([): {_MARK_TOOLTIP}", self.previous_marked
+            ),
+            self._make_button(
+                "Mark ▸", f"Next marked frame (]): {_MARK_TOOLTIP}", self.next_marked
+            ),
         )
         self._strip = self._make_strip()
         layout = QVBoxLayout(self)
@@ -92,8 +98,13 @@ class TimelineWidget(QWidget):
 
     # -- construction -------------------------------------------------------------------------
 
-    def _make_button(self, text: str, tooltip: str, slot: Callable[[], None],
-                     icon: Optional[QStyle.StandardPixmap] = None) -> QToolButton:
+    def _make_button(
+        self,
+        text: str,
+        tooltip: str,
+        slot: Callable[[], None],
+        icon: QStyle.StandardPixmap | None = None,
+    ) -> QToolButton:
         button = QToolButton()
         button.setText(text)
         if icon is not None:
@@ -108,7 +119,9 @@ class TimelineWidget(QWidget):
         row = QHBoxLayout()
         row.setSpacing(2)
         for button in (
-            self._make_button("", "First frame (Home)", self.go_to_first, pixmap.SP_MediaSkipBackward),
+            self._make_button(
+                "", "First frame (Home)", self.go_to_first, pixmap.SP_MediaSkipBackward
+            ),
             self._make_button("−10", "Back 10 frames (Shift+Left)", lambda: self.step(-10)),
             self._make_button("−1", "Previous frame (Left)", lambda: self.step(-1)),
             self._play_button,
@@ -137,16 +150,18 @@ class TimelineWidget(QWidget):
         self._strip_label = pg.LabelItem("", size="8pt", color=OKABE_ITO["sky blue"])
         self._strip_label.setParentItem(self._strip_view)
         self._strip_label.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
-        self._cursor = pg.InfiniteLine(angle=90, movable=False,
-                                       pen=pg.mkPen(OKABE_ITO["orange"], width=2))
+        self._cursor = pg.InfiniteLine(
+            angle=90, movable=False, pen=pg.mkPen(OKABE_ITO["orange"], width=2)
+        )
         self._strip_view.addItem(self._cursor, ignoreBounds=True)
         self._marks_view = self._make_strip_view_box()
         self._marks_view.setFixedHeight(_MARKS_ROW_HEIGHT)
         self._marks_view.setXLink(self._strip_view)
         self._marks_view.setYRange(0, 1, padding=0)
         self._marks_view.setToolTip(f"Marked frames: {_MARK_TOOLTIP}")
-        self._mark_points = pg.ScatterPlotItem(symbol="t", size=8, pen=None,
-                                               brush=OKABE_ITO["vermillion"])
+        self._mark_points = pg.ScatterPlotItem(
+            symbol="t", size=8, pen=None, brush=OKABE_ITO["vermillion"]
+        )
         self._marks_view.addItem(self._mark_points)
         self._cached_view = self._make_strip_view_box()
         self._cached_view.setFixedHeight(_CACHED_BAR_HEIGHT)
@@ -154,15 +169,17 @@ class TimelineWidget(QWidget):
         self._cached_view.setYRange(0, 1, padding=0)
         self._cached_view.setBackgroundColor((60, 60, 60))
         self._cached_view.setToolTip(_CACHED_TOOLTIP)
-        self._cached_bars = pg.BarGraphItem(x0=[], width=[], y0=0, height=1,
-                                            brush=OKABE_ITO["bluish green"], pen=None)
+        self._cached_bars = pg.BarGraphItem(
+            x0=[], width=[], y0=0, height=1, brush=OKABE_ITO["bluish green"], pen=None
+        )
         self._cached_view.addItem(self._cached_bars)
         frame_axis = pg.AxisItem("bottom")
         frame_axis.linkToView(self._strip_view)
         strip.addItem(self._value_axis, row=0, col=0)
         strip.addItem(self._strip_view, row=0, col=1)
-        strip.addItem(self._row_label("marks", self._marks_view.toolTip(), _MARKS_ROW_HEIGHT),
-                     row=1, col=0)
+        strip.addItem(
+            self._row_label("marks", self._marks_view.toolTip(), _MARKS_ROW_HEIGHT), row=1, col=0
+        )
         strip.addItem(self._marks_view, row=1, col=1)
         strip.addItem(self._row_label("cached", _CACHED_TOOLTIP, _CACHED_BAR_HEIGHT), row=2, col=0)
         strip.addItem(self._cached_view, row=2, col=1)

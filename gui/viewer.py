@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
 from referee.core.actions import PairRow
 from referee.core.errors import RefereeError
 from referee.core.frame_layers import CdnetInputSource, FrameLayerReader, FrameLayers
@@ -50,7 +49,7 @@ class ViewerPanel(QWidget):
     pixel_info = Signal(str)
     frame_shown = Signal(int)
 
-    def __init__(self, session: ProjectSession, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.loader = FrameLoader(self)
@@ -60,16 +59,22 @@ class ViewerPanel(QWidget):
         self.video_box.setToolTip("Video shown (Page Up / Page Down)")
         self.video_box.setMinimumContentsLength(16)
         self.detector_box = QComboBox()
-        self.detector_box.setToolTip("Detector compared with the ground truth in the first view; "
-                                     "further views show the next detectors")
+        self.detector_box.setToolTip(
+            "Detector compared with the ground truth in the first view; "
+            "further views show the next detectors"
+        )
         self.detector_box.setMinimumContentsLength(12)
         self.views_box = QComboBox()
         self.views_box.addItems([f"{n} view{'s' if n > 1 else ''}" for n in VIEW_COUNTS])
-        self.views_box.setToolTip("Side by side: 1, 2 or 4 detectors, same frame, zoom and pan "
-                                  "(Ctrl+1, Ctrl+2, Ctrl+4)")
+        self.views_box.setToolTip(
+            "Side by side: 1, 2 or 4 detectors, same frame, zoom and pan (Ctrl+1, Ctrl+2, Ctrl+4)"
+        )
         bar = QHBoxLayout()
-        for label, box in (("Video", self.video_box), ("Detector", self.detector_box),
-                           ("Layout", self.views_box)):
+        for label, box in (
+            ("Video", self.video_box),
+            ("Detector", self.detector_box),
+            ("Layout", self.views_box),
+        ):
             bar.addWidget(QLabel(label))
             bar.addWidget(box)
         bar.addStretch(1)
@@ -81,19 +86,21 @@ class ViewerPanel(QWidget):
         self.layer_visible = {name: name in DEFAULT_VISIBLE for name in LAYERS}
         self._hover_connected: list[FrameView] = []
         self.layer_opacity: dict[str, float] = {}
-        self.layers: Optional[FrameLayers] = None
-        self.selected_pair: Optional[PairRow] = None
+        self.layers: FrameLayers | None = None
+        self.selected_pair: PairRow | None = None
         self._cache_timer = QTimer(self)
         self._cache_timer.timeout.connect(self._on_cache_tick)
         self._cache_timer.start(250)
         self.video_box.currentIndexChanged.connect(self._on_video_chosen)
         self.detector_box.currentIndexChanged.connect(self._on_detectors_chosen)
         self.views_box.currentIndexChanged.connect(
-            lambda index: self.set_view_count(VIEW_COUNTS[index]))
+            lambda index: self.set_view_count(VIEW_COUNTS[index])
+        )
         self.timeline.frame_changed.connect(self.request_frame)
         self.loader.frame_ready.connect(self._on_frame_ready)
         self.loader.frame_failed.connect(
-            lambda i, message: self.status_message.emit(f"Frame {i}: {message}"))
+            lambda i, message: self.status_message.emit(f"Frame {i}: {message}")
+        )
         session.project_changed.connect(self._on_project_changed)
         session.evaluations_changed.connect(self._on_results_changed)
         session.actions_changed.connect(self._redraw)
@@ -112,7 +119,7 @@ class ViewerPanel(QWidget):
             return []
         start = max(self.detector_box.currentIndex(), 0)
         ordered = names[start:] + names[:start]
-        return ordered[:len(self.grid.views)]
+        return ordered[: len(self.grid.views)]
 
     def set_view_count(self, count: int) -> None:
         """Show 1, 2 or 4 detectors side by side."""
@@ -157,7 +164,7 @@ class ViewerPanel(QWidget):
     def request_frame(self, frame: int) -> None:
         self.loader.request(frame)
 
-    def current_video_label(self) -> Optional[str]:
+    def current_video_label(self) -> str | None:
         return self.video_box.currentText() or None
 
     # --- session events ---------------------------------------------------------------------
@@ -184,8 +191,10 @@ class ViewerPanel(QWidget):
             if index < len(session.videos):
                 video = session.videos[index]
                 inputs = CdnetInputSource(video)
-                detectors = {name: CdnetResultSource.for_video(root, video, len(session.videos) == 1)
-                             for name, root in session.mask_detectors().items()}
+                detectors = {
+                    name: CdnetResultSource.for_video(root, video, len(session.videos) == 1)
+                    for name, root in session.mask_detectors().items()
+                }
                 reader = FrameLayerReader(inputs, inputs.frame_count, video, detectors)
                 first, last, fps = 1, inputs.frame_count, 25.0
                 start = video.first
@@ -252,8 +261,9 @@ class ViewerPanel(QWidget):
             boxes = []
             if evaluation is not None:
                 try:
-                    boxes = boxes_for_frame(evaluation, liris_name(label), layers.frame,
-                                            self.selected_pair)
+                    boxes = boxes_for_frame(
+                        evaluation, liris_name(label), layers.frame, self.selected_pair
+                    )
                 except RefereeError:  # a video the actions file does not cover
                     boxes = []
             view.set_boxes(boxes)
@@ -275,7 +285,7 @@ class ViewerPanel(QWidget):
         self.timeline.set_cached(self.loader.cached_frames())
 
 
-def describe_pixel(layers: Optional[FrameLayers], x: int, y: int) -> str:
+def describe_pixel(layers: FrameLayers | None, x: int, y: int) -> str:
     """Inspector text: coordinates, ground truth, each detector's value and code, consensus."""
     if layers is None or not (0 <= y < layers.image.shape[0] and 0 <= x < layers.image.shape[1]):
         return ""
@@ -291,4 +301,3 @@ def describe_pixel(layers: Optional[FrameLayers], x: int, y: int) -> str:
         lines.append(f"consensus P: {float(layers.consensus[y, x]):.3f}")
         lines.append(f"disagreement H(P): {float(layers.disagreement[y, x]):.3f} bit")
     return "\n".join(lines)
-

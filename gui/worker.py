@@ -12,9 +12,11 @@ from __future__ import annotations
 import sys
 import time
 import traceback
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
+
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.progress import CancelToken
 
@@ -36,7 +38,7 @@ class Job(QObject):
 
     RUNNING, DONE, FAILED, CANCELLED = "running", "done", "failed", "cancelled"
 
-    def __init__(self, kind: str, title: str, parent: Optional[QObject] = None) -> None:
+    def __init__(self, kind: str, title: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.kind = kind
         self.title = title
@@ -108,8 +110,7 @@ class JobRunner(QObject):
 
     job_started = Signal(object)
 
-    def __init__(self, pool: Optional[QThreadPool] = None, parent: Optional[QObject] = None
-                 ) -> None:
+    def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._pool = pool or QThreadPool.globalInstance()
         self._jobs: list[Job] = []
@@ -119,9 +120,14 @@ class JobRunner(QObject):
         """Jobs still running, oldest first."""
         return tuple(job for job in self._jobs if job.running)
 
-    def run(self, kind: str, title: str, fn: JobFunction,
-            on_done: Optional[Callable[[Any], None]] = None,
-            on_error: Optional[Callable[[str], None]] = None) -> Job:
+    def run(
+        self,
+        kind: str,
+        title: str,
+        fn: JobFunction,
+        on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> Job:
         """Run ``fn(progress=..., cancel=...)`` off the GUI thread.
 
         ``on_done(result)`` and ``on_error(message)`` are called on the GUI
@@ -160,4 +166,3 @@ def progress_text(job: Job) -> str:
     if job.total > 0:
         return f"{job.title} {100 * job.done // job.total} %"
     return f"{job.title}…"
-

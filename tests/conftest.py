@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from referee.core.demo import DemoLayout, write_demo
 
 REPOSITORY = Path(__file__).resolve().parents[1]

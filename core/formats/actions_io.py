@@ -21,8 +21,9 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,18 +48,41 @@ FORMAT_VERSION = 1
 INTEGRAL_SYMBOLS: dict[str, str] = {key: f"I_{key}" for key in THRESHOLD_KEYS}
 
 PAIR_COLUMNS: tuple[str, ...] = (
-    "video", "outcome", "gt_index", "gt_nr", "gt_class", "det_index", "det_nr", "det_class",
-    "dice", "spatial_recall", "spatial_precision", "temporal_recall", "temporal_precision",
-    "failed")
+    "video",
+    "outcome",
+    "gt_index",
+    "gt_nr",
+    "gt_class",
+    "det_index",
+    "det_nr",
+    "det_class",
+    "dice",
+    "spatial_recall",
+    "spatial_precision",
+    "temporal_recall",
+    "temporal_precision",
+    "failed",
+)
 CURVE_COLUMNS: tuple[str, ...] = (
-    "scope", "video", "varied", "criterion", "threshold", "epsilon", "accepted", "n_gt",
-    "n_det", "recall", "precision", "f")
+    "scope",
+    "video",
+    "varied",
+    "criterion",
+    "threshold",
+    "epsilon",
+    "accepted",
+    "n_gt",
+    "n_det",
+    "recall",
+    "precision",
+    "f",
+)
 
 
 # --- numbers ---------------------------------------------------------------------------------
 
 
-def _number(value: Optional[float]) -> Optional[float | int]:
+def _number(value: float | None) -> float | int | None:
     if value is None or math.isnan(value) or math.isinf(value):
         return None
     if float(value).is_integer() and abs(value) < 2**53:
@@ -66,7 +90,7 @@ def _number(value: Optional[float]) -> Optional[float | int]:
     return float(value)
 
 
-def _cell(value: Optional[float]) -> str:
+def _cell(value: float | None) -> str:
     number = _number(value)
     if number is None:
         return ""
@@ -82,8 +106,9 @@ def _shown(value: IndicatorValue) -> str:
 # --- terminal --------------------------------------------------------------------------------
 
 
-def format_report(evaluation: ActionEvaluation, per_video: bool = False,
-                  confusion: bool = False) -> str:
+def format_report(
+    evaluation: ActionEvaluation, per_video: bool = False, confusion: bool = False
+) -> str:
     """The terminal summary: point values at ε, integrals, final score (SPEC §4)."""
     params, overall = evaluation.parameters, evaluation.overall
     point = overall.point
@@ -114,24 +139,45 @@ def format_report(evaluation: ActionEvaluation, per_video: bool = False,
     if per_video:
         blocks.append(format_video_table(evaluation.per_video))
     if confusion:
-        blocks.append("Class confusion (matching without the class condition, accepted at "
-                      f"ε = {eps}; rows: ground truth, columns: detected; unmatched actions "
-                      "not counted)\n" + format_confusion(evaluation.confusion))
+        blocks.append(
+            "Class confusion (matching without the class condition, accepted at "
+            f"ε = {eps}; rows: ground truth, columns: detected; unmatched actions "
+            "not counted)\n" + format_confusion(evaluation.confusion)
+        )
     return "\n\n".join(blocks)
 
 
 def format_video_table(per_video: Mapping[str, ActionScores]) -> str:
     """One row per video: counts, R, P, F at ε and the integrated measures."""
-    header = ["video", "GT", "det", "accepted", "R", "P", "F",
-              *(INTEGRAL_SYMBOLS[k] for k in THRESHOLD_KEYS), "final"]
+    header = [
+        "video",
+        "GT",
+        "det",
+        "accepted",
+        "R",
+        "P",
+        "F",
+        *(INTEGRAL_SYMBOLS[k] for k in THRESHOLD_KEYS),
+        "final",
+    ]
 
     def short(value: IndicatorValue) -> str:
         return f"{value.value:.4f}" if value.defined else "undef."
 
-    rows = [[name, str(s.point.n_gt), str(s.point.n_det), str(s.point.accepted),
-             short(s.point.recall), short(s.point.precision), short(s.point.f),
-             *(short(s.integrals[k]) for k in THRESHOLD_KEYS), short(s.final)]
-            for name, s in per_video.items()]
+    rows = [
+        [
+            name,
+            str(s.point.n_gt),
+            str(s.point.n_det),
+            str(s.point.accepted),
+            short(s.point.recall),
+            short(s.point.precision),
+            short(s.point.f),
+            *(short(s.integrals[k]) for k in THRESHOLD_KEYS),
+            short(s.final),
+        ]
+        for name, s in per_video.items()
+    ]
     return "Per video\n" + grid(header, rows)
 
 
@@ -142,8 +188,10 @@ def format_confusion(confusion: ClassConfusion) -> str:
     rows = []
     for r, c in enumerate(confusion.classes):
         counts = confusion.counts[r]
-        cells = [(f"{n} ({p:.0f}%)" if n else "·") if not math.isnan(p) else "·"
-                 for n, p in zip(counts, confusion.percentages[r])]
+        cells = [
+            (f"{n} ({p:.0f}%)" if n else "·") if not math.isnan(p) else "·"
+            for n, p in zip(counts, confusion.percentages[r])
+        ]
         rows.append([f"{c} {codes[r]}", *cells, str(int(counts.sum()))])
     return grid(header, rows)
 
@@ -162,45 +210,74 @@ def _array(values: np.ndarray) -> list:
 def _scores_to_dict(scores: ActionScores) -> dict[str, Any]:
     point, curves = scores.point, scores.curves
     return {
-        "n_gt": point.n_gt, "n_det": point.n_det, "assigned": point.assigned,
-        "accepted": point.accepted, "vetoed": point.vetoed, "missed": point.missed,
+        "n_gt": point.n_gt,
+        "n_det": point.n_det,
+        "assigned": point.assigned,
+        "accepted": point.accepted,
+        "vetoed": point.vetoed,
+        "missed": point.missed,
         "false_alarms": point.false_alarms,
-        "at_epsilon": {"thresholds": point.thresholds, "recall": _value(point.recall),
-                       "precision": _value(point.precision), "f": _value(point.f)},
-        "integrals": {key: {"symbol": INTEGRAL_SYMBOLS[key], "varied": CRITERIA[key],
-                            **_value(scores.integrals[key])} for key in THRESHOLD_KEYS},
+        "at_epsilon": {
+            "thresholds": point.thresholds,
+            "recall": _value(point.recall),
+            "precision": _value(point.precision),
+            "f": _value(point.f),
+        },
+        "integrals": {
+            key: {
+                "symbol": INTEGRAL_SYMBOLS[key],
+                "varied": CRITERIA[key],
+                **_value(scores.integrals[key]),
+            }
+            for key in THRESHOLD_KEYS
+        },
         "final": _value(scores.final),
-        "curves": {"grid": _array(curves.grid),
-                   **{key: {"accepted": [int(a) for a in curves.accepted[k]],
-                            "recall": _array(curves.recall[k]),
-                            "precision": _array(curves.precision[k]),
-                            "f": _array(curves.f[k])}
-                      for k, key in enumerate(THRESHOLD_KEYS)}},
+        "curves": {
+            "grid": _array(curves.grid),
+            **{
+                key: {
+                    "accepted": [int(a) for a in curves.accepted[k]],
+                    "recall": _array(curves.recall[k]),
+                    "precision": _array(curves.precision[k]),
+                    "f": _array(curves.f[k]),
+                }
+                for k, key in enumerate(THRESHOLD_KEYS)
+            },
+        },
     }
 
 
 def _confusion_to_dict(confusion: ClassConfusion) -> dict[str, Any]:
-    return {"classes": list(confusion.classes),
-            "codes": [ACTION_CLASSES[c][0] for c in confusion.classes],
-            "counts": confusion.counts.tolist(),
-            "row_percentages": [_array(row) for row in confusion.percentages]}
+    return {
+        "classes": list(confusion.classes),
+        "codes": [ACTION_CLASSES[c][0] for c in confusion.classes],
+        "counts": confusion.counts.tolist(),
+        "row_percentages": [_array(row) for row in confusion.percentages],
+    }
 
 
 def _pair_to_dict(row: PairRow) -> dict[str, Any]:
-    return {"video": row.video, "outcome": row.outcome,
-            "gt": None if row.gt_index is None else
-            {"index": row.gt_index, "nr": row.gt_number, "class": row.gt_class},
-            "det": None if row.det_index is None else
-            {"index": row.det_index, "nr": row.det_number, "class": row.det_class},
-            "dice": _number(row.dice), "spatial_recall": _number(row.spatial_recall),
-            "spatial_precision": _number(row.spatial_precision),
-            "temporal_recall": _number(row.temporal_recall),
-            "temporal_precision": _number(row.temporal_precision),
-            "failed": list(row.failed)}
+    return {
+        "video": row.video,
+        "outcome": row.outcome,
+        "gt": None
+        if row.gt_index is None
+        else {"index": row.gt_index, "nr": row.gt_number, "class": row.gt_class},
+        "det": None
+        if row.det_index is None
+        else {"index": row.det_index, "nr": row.det_number, "class": row.det_class},
+        "dice": _number(row.dice),
+        "spatial_recall": _number(row.spatial_recall),
+        "spatial_precision": _number(row.spatial_precision),
+        "temporal_recall": _number(row.temporal_recall),
+        "temporal_precision": _number(row.temporal_precision),
+        "failed": list(row.failed),
+    }
 
 
-def evaluation_to_dict(evaluation: ActionEvaluation,
-                       inputs: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+def evaluation_to_dict(
+    evaluation: ActionEvaluation, inputs: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Plain JSON-ready structure of everything in ``evaluation``.
 
     ``inputs`` (e.g. the file names) is stored as given under ``parameters``.
@@ -209,33 +286,47 @@ def evaluation_to_dict(evaluation: ActionEvaluation,
     return {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
-        "parameters": {"epsilon": params.epsilon, "grid": list(params.grid),
-                       "thresholds": {key: CRITERIA[key] for key in THRESHOLD_KEYS},
-                       **dict(inputs or {})},
+        "parameters": {
+            "epsilon": params.epsilon,
+            "grid": list(params.grid),
+            "thresholds": {key: CRITERIA[key] for key in THRESHOLD_KEYS},
+            **dict(inputs or {}),
+        },
         "overall": _scores_to_dict(evaluation.overall),
         "confusion": _confusion_to_dict(evaluation.confusion),
-        "videos": [{"video": v.video,
-                    "assigned": [list(p) for p in v.assigned],
-                    "assigned_any_class": [list(p) for p in v.assigned_any_class],
-                    "scores": _scores_to_dict(evaluation.per_video[v.video]),
-                    "confusion": _confusion_to_dict(evaluation.confusion_per_video[v.video])}
-                   for v in evaluation.matching.videos],
+        "videos": [
+            {
+                "video": v.video,
+                "assigned": [list(p) for p in v.assigned],
+                "assigned_any_class": [list(p) for p in v.assigned_any_class],
+                "scores": _scores_to_dict(evaluation.per_video[v.video]),
+                "confusion": _confusion_to_dict(evaluation.confusion_per_video[v.video]),
+            }
+            for v in evaluation.matching.videos
+        ],
         "pairs": [_pair_to_dict(row) for row in evaluation.pairs],
     }
 
 
-def format_json(evaluation: ActionEvaluation,
-                inputs: Optional[Mapping[str, Any]] = None) -> str:
+def format_json(evaluation: ActionEvaluation, inputs: Mapping[str, Any] | None = None) -> str:
     """The JSON text of :func:`evaluation_to_dict` (strict JSON: no NaN literal)."""
     try:
-        return json.dumps(evaluation_to_dict(evaluation, inputs), indent=2,
-                          ensure_ascii=False, allow_nan=False) + "\n"
+        return (
+            json.dumps(
+                evaluation_to_dict(evaluation, inputs),
+                indent=2,
+                ensure_ascii=False,
+                allow_nan=False,
+            )
+            + "\n"
+        )
     except (TypeError, ValueError) as exc:
         raise RefereeError(f"cannot write the action results as JSON: {exc}") from exc
 
 
-def write_json(path: str | Path, evaluation: ActionEvaluation,
-               inputs: Optional[Mapping[str, Any]] = None) -> None:
+def write_json(
+    path: str | Path, evaluation: ActionEvaluation, inputs: Mapping[str, Any] | None = None
+) -> None:
     """Write :func:`format_json` to ``path`` atomically."""
     write_text(path, format_json(evaluation, inputs))
 
@@ -243,7 +334,7 @@ def write_json(path: str | Path, evaluation: ActionEvaluation,
 # --- CSV -------------------------------------------------------------------------------------
 
 
-def _optional(value: Optional[int]) -> str:
+def _optional(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
@@ -253,11 +344,24 @@ def format_pairs_csv(rows: Sequence[PairRow]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(PAIR_COLUMNS)
     for r in rows:
-        writer.writerow([r.video, r.outcome, _optional(r.gt_index), _optional(r.gt_number),
-                         _optional(r.gt_class), _optional(r.det_index), _optional(r.det_number),
-                         _optional(r.det_class), _cell(r.dice), _cell(r.spatial_recall),
-                         _cell(r.spatial_precision), _cell(r.temporal_recall),
-                         _cell(r.temporal_precision), ";".join(r.failed)])
+        writer.writerow(
+            [
+                r.video,
+                r.outcome,
+                _optional(r.gt_index),
+                _optional(r.gt_number),
+                _optional(r.gt_class),
+                _optional(r.det_index),
+                _optional(r.det_number),
+                _optional(r.det_class),
+                _cell(r.dice),
+                _cell(r.spatial_recall),
+                _cell(r.spatial_precision),
+                _cell(r.temporal_recall),
+                _cell(r.temporal_precision),
+                ";".join(r.failed),
+            ]
+        )
     return out.getvalue()
 
 
@@ -272,16 +376,30 @@ def format_curves_csv(evaluation: ActionEvaluation) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CURVE_COLUMNS)
     eps = _cell(evaluation.parameters.epsilon)
-    scopes = [("overall", "", evaluation.overall),
-              *(("video", name, s) for name, s in evaluation.per_video.items())]
+    scopes = [
+        ("overall", "", evaluation.overall),
+        *(("video", name, s) for name, s in evaluation.per_video.items()),
+    ]
     for scope, video, scores in scopes:
         curves, point = scores.curves, scores.point
         for k, key in enumerate(THRESHOLD_KEYS):
             for g, t in enumerate(curves.grid):
-                writer.writerow([scope, video, key, CRITERIA[key], _cell(float(t)), eps,
-                                 str(int(curves.accepted[k, g])), str(point.n_gt),
-                                 str(point.n_det), _cell(curves.recall[k, g]),
-                                 _cell(curves.precision[k, g]), _cell(curves.f[k, g])])
+                writer.writerow(
+                    [
+                        scope,
+                        video,
+                        key,
+                        CRITERIA[key],
+                        _cell(float(t)),
+                        eps,
+                        str(int(curves.accepted[k, g])),
+                        str(point.n_gt),
+                        str(point.n_det),
+                        _cell(curves.recall[k, g]),
+                        _cell(curves.precision[k, g]),
+                        _cell(curves.f[k, g]),
+                    ]
+                )
     return out.getvalue()
 
 

@@ -36,8 +36,9 @@ def annotated_frames(video: VideoSpec) -> set[int]:
         with os.scandir(folder) as entries:
             names = [entry.name for entry in entries]
     except OSError as error:
-        raise InputFileError(folder, f"cannot list the ground-truth folder "
-                                     f"({error.strerror})") from None
+        raise InputFileError(
+            folder, f"cannot list the ground-truth folder ({error.strerror})"
+        ) from None
     return {int(match.group(1)) for match in map(_GT_NAME.fullmatch, names) if match}
 
 

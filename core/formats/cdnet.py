@@ -19,7 +19,6 @@ import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 import cv2
 import numpy as np
@@ -85,7 +84,7 @@ class VideoSpec:
 # Images
 
 
-def read_grey(path: str | Path, what: str = "image", frame: Optional[int] = None) -> np.ndarray:
+def read_grey(path: str | Path, what: str = "image", frame: int | None = None) -> np.ndarray:
     """Decode an image file to grey levels, ``uint8``, shape ``(h, w)``.
 
     Colour and palette images are converted to grey levels (never raw palette
@@ -113,15 +112,19 @@ def read_grey(path: str | Path, what: str = "image", frame: Optional[int] = None
         return image
     if not os.path.exists(name):
         if frame is not None:
-            raise MissingFrameError(path, f"{what} of frame {frame} is missing; "
-                                          f"every evaluated frame needs this file")
+            raise MissingFrameError(
+                path, f"{what} of frame {frame} is missing; every evaluated frame needs this file"
+            )
         raise InputFileError(path, f"{what} file is missing")
     at = f" (frame {frame})" if frame is not None else ""
-    raise InputFileError(path, f"cannot decode this {what}{at} as an image: the file is "
-                               f"corrupt or in an unsupported format; re-save it as PNG")
+    raise InputFileError(
+        path,
+        f"cannot decode this {what}{at} as an image: the file is "
+        f"corrupt or in an unsupported format; re-save it as PNG",
+    )
 
 
-def read_gt(path: str | Path, frame: Optional[int] = None) -> np.ndarray:
+def read_gt(path: str | Path, frame: int | None = None) -> np.ndarray:
     """Ground-truth grey levels (0, 50, 85, 170, 255), ``uint8``, shape ``(h, w)``."""
     return read_grey(path, "ground truth", frame)
 
@@ -152,11 +155,17 @@ def read_temporal_roi(path: str | Path) -> tuple[int, int]:
     try:
         text = p.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
-        raise InputFileError(p, "temporal ROI file is missing; it must hold the first and last "
-                                "evaluated frame numbers, e.g. '470 1700'") from None
+        raise InputFileError(
+            p,
+            "temporal ROI file is missing; it must hold the first and last "
+            "evaluated frame numbers, e.g. '470 1700'",
+        ) from None
     except UnicodeDecodeError:
-        raise InputFileError(p, "temporal ROI file is not text; it must hold two frame "
-                                "numbers 'first last', e.g. '470 1700'") from None
+        raise InputFileError(
+            p,
+            "temporal ROI file is not text; it must hold two frame "
+            "numbers 'first last', e.g. '470 1700'",
+        ) from None
     except OSError as error:
         raise InputFileError(p, f"cannot read the temporal ROI file: {error.strerror}") from None
     fields = text.split()
@@ -164,14 +173,20 @@ def read_temporal_roi(path: str | Path) -> tuple[int, int]:
         first, last = (int(f) for f in fields)
     except ValueError:
         shown = text.strip()[:60]
-        raise InputFileError(p, f"expected two whole numbers 'first last' (1-based frame "
-                                f"numbers, inclusive), found {shown!r}") from None
+        raise InputFileError(
+            p,
+            f"expected two whole numbers 'first last' (1-based frame "
+            f"numbers, inclusive), found {shown!r}",
+        ) from None
     if first < 1:
         raise InputFileError(p, f"first frame is {first} but frames are numbered from 1")
     if first > last:
-        raise InputFileError(p, f"the temporal ROI is empty: first frame {first} is after "
-                                f"last frame {last}, so no frame would be evaluated; "
-                                f"fix the two numbers")
+        raise InputFileError(
+            p,
+            f"the temporal ROI is empty: first frame {first} is after "
+            f"last frame {last}, so no frame would be evaluated; "
+            f"fix the two numbers",
+        )
     return first, last
 
 
@@ -188,8 +203,9 @@ def is_video_folder(path: str | Path, require_groundtruth: bool = True) -> bool:
     return not require_groundtruth and (p / INPUT_DIR).is_dir()
 
 
-def load_video(folder: str | Path, category: Optional[str] = None,
-               require_groundtruth: bool = True) -> VideoSpec:
+def load_video(
+    folder: str | Path, category: str | None = None, require_groundtruth: bool = True
+) -> VideoSpec:
     """Describe one video folder.
 
     Parameters
@@ -224,11 +240,19 @@ def load_video(folder: str | Path, category: Optional[str] = None,
     if not (p / GROUNDTRUTH_DIR).is_dir():
         raise InputFileError(p, f"not a CDnet video folder: it has no '{GROUNDTRUTH_DIR}' folder")
     if not (p / ROI_FILE).is_file():
-        raise InputFileError(p / ROI_FILE, "region of interest file is missing; CDnet videos "
-                                           "need a ROI.bmp (white inside the region)")
+        raise InputFileError(
+            p / ROI_FILE,
+            "region of interest file is missing; CDnet videos "
+            "need a ROI.bmp (white inside the region)",
+        )
     first, last = read_temporal_roi(p / TEMPORAL_ROI_FILE)
-    return VideoSpec(category=category if category is not None else p.name,
-                     name=p.name, folder=p, first=first, last=last)
+    return VideoSpec(
+        category=category if category is not None else p.name,
+        name=p.name,
+        folder=p,
+        first=first,
+        last=last,
+    )
 
 
 def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[VideoSpec]:
@@ -258,13 +282,18 @@ def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[
             continue
         for grandchild in _subfolders(child):
             if is_video_folder(grandchild, strict):
-                videos.append(load_video(grandchild, category=child.name,
-                                         require_groundtruth=strict))
+                videos.append(
+                    load_video(grandchild, category=child.name, require_groundtruth=strict)
+                )
     if not videos:
-        holding = ("groundtruth/, ROI.bmp and temporalROI.txt" if strict
-                   else "input/, groundtruth/ or temporalROI.txt")
-        raise InputFileError(p, "no CDnet video found: expected <category>/<video>/ folders "
-                                f"holding {holding}")
+        holding = (
+            "groundtruth/, ROI.bmp and temporalROI.txt"
+            if strict
+            else "input/, groundtruth/ or temporalROI.txt"
+        )
+        raise InputFileError(
+            p, f"no CDnet video found: expected <category>/<video>/ folders holding {holding}"
+        )
     return sorted(videos, key=lambda v: v.key)
 
 
@@ -279,7 +308,7 @@ def _numbers_of(folder: Path, prefix: str, extensions: tuple[str, ...]) -> set[i
     numbers: set[int] = set()
     for extension in extensions:
         for name in glob.glob(os.path.join(escaped, f"{prefix}{'[0-9]' * 6}{extension}")):
-            numbers.add(int(os.path.basename(name)[len(prefix):len(prefix) + 6]))
+            numbers.add(int(os.path.basename(name)[len(prefix) : len(prefix) + 6]))
     return numbers
 
 
@@ -302,8 +331,9 @@ def result_pattern_text() -> str:
     return f"{RESULT_PREFIX}%06d{RESULT_EXTENSIONS[0]} (or {others})"
 
 
-def find_result_folder(results_root: str | Path, video: VideoSpec,
-                       single_video: bool = False) -> Path:
+def find_result_folder(
+    results_root: str | Path, video: VideoSpec, single_video: bool = False
+) -> Path:
     """The folder holding a method's results for one video.
 
     Tries ``<results>/<category>/<video>``, then ``<results>/<video>``, then,
@@ -324,12 +354,16 @@ def find_result_folder(results_root: str | Path, video: VideoSpec,
         if candidate.is_dir():
             return candidate
     tried = ", ".join(str(c) for c in candidates)
-    raise InputFileError(root, f"no results for video {video.category}/{video.name}: "
-                               f"none of these folders exists: {tried}")
+    raise InputFileError(
+        root,
+        f"no results for video {video.category}/{video.name}: "
+        f"none of these folders exists: {tried}",
+    )
 
 
-def find_result_file(folder: str | Path, i: int,
-                     extensions: tuple[str, ...] = RESULT_EXTENSIONS) -> Optional[Path]:
+def find_result_file(
+    folder: str | Path, i: int, extensions: tuple[str, ...] = RESULT_EXTENSIONS
+) -> Path | None:
     """The existing file of result frame ``i``, probing ``extensions`` in order.
 
     Returns ``None`` if there is none.
@@ -359,8 +393,9 @@ def result_extension(folder: str | Path, first: int) -> str:
     for extension in RESULT_EXTENSIONS:
         if glob.glob(os.path.join(escaped, f"{RESULT_PREFIX}{'[0-9]' * 6}{extension}")):
             return extension
-    raise InputFileError(folder, f"this result folder holds no frame at all: looked for "
-                                 f"{result_pattern_text()}")
+    raise InputFileError(
+        folder, f"this result folder holds no frame at all: looked for {result_pattern_text()}"
+    )
 
 
 def result_frame_numbers(folder: str | Path) -> list[int]:

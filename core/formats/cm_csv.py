@@ -13,8 +13,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from ..confusion import ConfusionMatrix, VideoConfusion
 from ..errors import InputFileError, RefereeError
@@ -43,14 +43,17 @@ def parse_cm_csv(text: str, path: str | Path = "<text>") -> list[VideoConfusion]
     """Parse the text of a confusion-matrix CSV; ``path`` only names it in errors."""
     rows = [(n, row) for n, row in numbered_csv_rows(text) if any(cell.strip() for cell in row)]
     if not rows:
-        raise InputFileError(path, f"empty file; expected a header {_EXPECTED} and one row "
-                                   "per video")
+        raise InputFileError(
+            path, f"empty file; expected a header {_EXPECTED} and one row per video"
+        )
     header_line, header = rows[0]
     columns = {name.strip().lower(): i for i, name in enumerate(header)}
     for name in REQUIRED_COLUMNS:
         if name not in columns:
-            raise InputFileError(path, f"line {header_line}: missing column {name!r}; the "
-                                       f"header must name {_EXPECTED}")
+            raise InputFileError(
+                path,
+                f"line {header_line}: missing column {name!r}; the header must name {_EXPECTED}",
+            )
     if len(rows) == 1:
         raise InputFileError(path, f"no video rows after the header on line {header_line}")
     videos: list[VideoConfusion] = []
@@ -58,9 +61,12 @@ def parse_cm_csv(text: str, path: str | Path = "<text>") -> list[VideoConfusion]
     for line, row in rows[1:]:
         video = _parse_row(row, columns, path, line)
         if video.key in first_line:
-            raise InputFileError(path, f"line {line}: video {video.category}/{video.video} "
-                                       f"appears twice (first on line {first_line[video.key]}); "
-                                       "keep one row per video")
+            raise InputFileError(
+                path,
+                f"line {line}: video {video.category}/{video.video} "
+                f"appears twice (first on line {first_line[video.key]}); "
+                "keep one row per video",
+            )
         first_line[video.key] = line
         videos.append(video)
     return videos
@@ -71,15 +77,18 @@ def _cell(row: Sequence[str], columns: dict[str, int], name: str) -> str:
     return row[index].strip() if index < len(row) else ""
 
 
-def _parse_row(row: Sequence[str], columns: dict[str, int], path: str | Path,
-               line: int) -> VideoConfusion:
+def _parse_row(
+    row: Sequence[str], columns: dict[str, int], path: str | Path, line: int
+) -> VideoConfusion:
     video = _cell(row, columns, "video")
     if not video:
         raise InputFileError(path, f"line {line}: the video cell is empty; name the video")
     category = _cell(row, columns, "category") or video
-    counts = [parse_count(_cell(row, columns, name), name.upper(), path, line)
-              for name in ("tp", "fp", "fn", "tn")]
-    shadow: Optional[int] = None
+    counts = [
+        parse_count(_cell(row, columns, name), name.upper(), path, line)
+        for name in ("tp", "fp", "fn", "tn")
+    ]
+    shadow: int | None = None
     if "se" in columns and _cell(row, columns, "se"):
         shadow = parse_count(_cell(row, columns, "se"), "SE", path, line)
     tp, fp, fn, tn = counts
@@ -112,6 +121,8 @@ def write_cm_csv(path: str | Path, videos: Sequence[VideoConfusion]) -> None:
 
 def _whole(value: float, video: VideoConfusion) -> str:
     if not math.isfinite(value) or value != int(value):
-        raise RefereeError(f"video {video.category}/{video.video} has a non-integer count "
-                           f"{value!r}; only raw counts can be written to a confusion-matrix CSV")
+        raise RefereeError(
+            f"video {video.category}/{video.video} has a non-integer count "
+            f"{value!r}; only raw counts can be written to a confusion-matrix CSV"
+        )
     return str(int(value))

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -73,8 +73,9 @@ def parse_counts_csv(text: str, path: str | Path = "<text>") -> CountSeries:
     columns = {name.strip().lower(): i for i, name in enumerate(header)}
     for name in HEADER:
         if name not in columns:
-            raise InputFileError(path, f"line {header_line}: missing column {name!r}; "
-                                       f"expected {_EXPECTED}")
+            raise InputFileError(
+                path, f"line {header_line}: missing column {name!r}; expected {_EXPECTED}"
+            )
     if len(rows) == 1:
         raise InputFileError(path, f"no rows after the header on line {header_line}")
     frames: list[int] = []
@@ -92,15 +93,24 @@ def parse_counts_csv(text: str, path: str | Path = "<text>") -> CountSeries:
 
 def _order_problem(frame: int, previous: int, first_line: dict[int, int], line: int) -> str:
     if frame in first_line:
-        return (f"line {line}: frame {frame} appears twice (first on line "
-                f"{first_line[frame]}); keep one row per frame")
+        return (
+            f"line {line}: frame {frame} appears twice (first on line "
+            f"{first_line[frame]}); keep one row per frame"
+        )
     if frame < previous:
-        return (f"line {line}: frame {frame} comes after frame {previous}; list frames "
-                "in increasing order")
-    missing = (f"frame {previous + 1} is missing" if frame == previous + 2
-               else f"frames {previous + 1}–{frame - 1} are missing")
-    return (f"line {line}: frame {frame} follows frame {previous}: {missing}; give one row "
-            "for every frame")
+        return (
+            f"line {line}: frame {frame} comes after frame {previous}; list frames "
+            "in increasing order"
+        )
+    missing = (
+        f"frame {previous + 1} is missing"
+        if frame == previous + 2
+        else f"frames {previous + 1}–{frame - 1} are missing"
+    )
+    return (
+        f"line {line}: frame {frame} follows frame {previous}: {missing}; give one row "
+        "for every frame"
+    )
 
 
 def _parse_frame(cell: str, path: str | Path, line: int) -> int:
@@ -108,11 +118,11 @@ def _parse_frame(cell: str, path: str | Path, line: int) -> int:
         frame = int(cell)
     except ValueError:
         shown = repr(cell) if cell else "empty"
-        raise InputFileError(path, f"line {line}: frame is {shown}, not a whole "
-                                   "number") from None
+        raise InputFileError(path, f"line {line}: frame is {shown}, not a whole number") from None
     if frame < 0:
-        raise InputFileError(path, f"line {line}: frame is {frame}; frame numbers cannot "
-                                   "be negative")
+        raise InputFileError(
+            path, f"line {line}: frame is {frame}; frame numbers cannot be negative"
+        )
     return frame
 
 
@@ -132,11 +142,13 @@ def check_same_frames(gt: CountSeries, estimate: CountSeries) -> None:
         raise RefereeError(
             f"{_name(gt, 'ground truth')} covers frames {gt.first_frame}–{gt.last_frame} but "
             f"{_name(estimate, 'estimate')} covers frames {estimate.first_frame}–"
-            f"{estimate.last_frame}; both must list the same frames")
+            f"{estimate.last_frame}; both must list the same frames"
+        )
 
 
-def read_counts_pair(gt_path: str | Path, estimate_path: str | Path
-                     ) -> tuple[CountSeries, CountSeries]:
+def read_counts_pair(
+    gt_path: str | Path, estimate_path: str | Path
+) -> tuple[CountSeries, CountSeries]:
     """Read ground-truth and estimated counts and check they cover the same frames."""
     gt, estimate = read_counts_csv(gt_path), read_counts_csv(estimate_path)
     check_same_frames(gt, estimate)
@@ -157,7 +169,8 @@ def format_counts_csv(first_frame: int, counts: Sequence[int] | np.ndarray) -> s
     return out.getvalue()
 
 
-def write_counts_csv(path: str | Path, first_frame: int,
-                     counts: Sequence[int] | np.ndarray) -> None:
+def write_counts_csv(
+    path: str | Path, first_frame: int, counts: Sequence[int] | np.ndarray
+) -> None:
     """Write counts of consecutive frames to ``path`` (atomically)."""
     write_text(path, format_counts_csv(first_frame, counts))

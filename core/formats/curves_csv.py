@@ -5,14 +5,26 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ..curves import Curves
 from .text_files import write_text
 
-COLUMNS: tuple[str, ...] = ("method", "row", "category", "video", "threshold",
-                            "tp", "fp", "fn", "tn", "fpr", "tpr", "precision")
+COLUMNS: tuple[str, ...] = (
+    "method",
+    "row",
+    "category",
+    "video",
+    "threshold",
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+    "fpr",
+    "tpr",
+    "precision",
+)
 
 
 def _cell(value: float) -> str:
@@ -34,14 +46,22 @@ def format_curves_csv(rows: Sequence[tuple[str, str, str, str, Curves]]) -> str:
     for method, row, category, video, curves in rows:
         for t in curves.thresholds:
             tp, fp, fn, tn = curves.confusions[t]
-            writer.writerow([method, row, category, video, int(t),
-                             *(_cell(v) for v in (tp, fp, fn, tn)),
-                             _cell(curves.fpr[t]), _cell(curves.tpr[t]),
-                             _cell(curves.precision[t])])
+            writer.writerow(
+                [
+                    method,
+                    row,
+                    category,
+                    video,
+                    int(t),
+                    *(_cell(v) for v in (tp, fp, fn, tn)),
+                    _cell(curves.fpr[t]),
+                    _cell(curves.tpr[t]),
+                    _cell(curves.precision[t]),
+                ]
+            )
     return out.getvalue()
 
 
-def write_curves_csv(path: str | Path,
-                     rows: Sequence[tuple[str, str, str, str, Curves]]) -> None:
+def write_curves_csv(path: str | Path, rows: Sequence[tuple[str, str, str, str, Curves]]) -> None:
     """Write :func:`format_curves_csv` to ``path``."""
     write_text(path, format_curves_csv(rows))

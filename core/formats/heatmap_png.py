@@ -48,29 +48,31 @@ def _check(values: np.ndarray, vmin: float, vmax: float) -> np.ndarray:
     return v
 
 
-def _scaled(values: np.ndarray, vmin: float, vmax: float, top: int) -> tuple[np.ndarray,
-                                                                             np.ndarray]:
+def _scaled(
+    values: np.ndarray, vmin: float, vmax: float, top: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Values mapped to 0..top (rounded), and where they are NaN."""
     missing = np.isnan(values)
     unit = np.clip((np.where(missing, vmin, values) - vmin) / (vmax - vmin), 0.0, 1.0)
     return np.rint(unit * top), missing
 
 
-def heatmap_colour_image(values: np.ndarray, vmin: float = 0.0, vmax: float = 1.0,
-                         colormap: str = "viridis") -> np.ndarray:
+def heatmap_colour_image(
+    values: np.ndarray, vmin: float = 0.0, vmax: float = 1.0, colormap: str = "viridis"
+) -> np.ndarray:
     """Colour image (``uint8`` BGR, ``(h, w, 3)``) of a float map; NaN is black."""
     v = _check(values, vmin, vmax)
     if colormap not in COLORMAPS:
-        raise InvalidOptionError(f"unknown colour map {colormap!r}; choose one of "
-                                 f"{', '.join(COLORMAPS)}")
+        raise InvalidOptionError(
+            f"unknown colour map {colormap!r}; choose one of {', '.join(COLORMAPS)}"
+        )
     levels, missing = _scaled(v, vmin, vmax, 255)
     image = cv2.applyColorMap(levels.astype(np.uint8), COLORMAPS[colormap])
     image[missing] = NAN_COLOUR
     return image
 
 
-def heatmap_grey16_image(values: np.ndarray, vmin: float = 0.0,
-                         vmax: float = 1.0) -> np.ndarray:
+def heatmap_grey16_image(values: np.ndarray, vmin: float = 0.0, vmax: float = 1.0) -> np.ndarray:
     """16-bit grey image (``uint16``, ``(h, w)``) holding the scaled values; NaN is 0."""
     levels, missing = _scaled(_check(values, vmin, vmax), vmin, vmax, GREY16_MAX)
     levels[missing] = 0
@@ -85,20 +87,25 @@ def _write_png(path: str | Path, image: np.ndarray) -> None:
     write_bytes(target, encoded.tobytes())
 
 
-def write_heatmap_png(path: str | Path, values: np.ndarray, vmin: float = 0.0,
-                      vmax: float = 1.0, colormap: str = "viridis") -> None:
+def write_heatmap_png(
+    path: str | Path,
+    values: np.ndarray,
+    vmin: float = 0.0,
+    vmax: float = 1.0,
+    colormap: str = "viridis",
+) -> None:
     """Write the colour variant of a heatmap (see the module docstring)."""
     _write_png(path, heatmap_colour_image(values, vmin, vmax, colormap))
 
 
-def write_heatmap_grey16_png(path: str | Path, values: np.ndarray, vmin: float = 0.0,
-                             vmax: float = 1.0) -> None:
+def write_heatmap_grey16_png(
+    path: str | Path, values: np.ndarray, vmin: float = 0.0, vmax: float = 1.0
+) -> None:
     """Write the 16-bit grey variant of a heatmap (see the module docstring)."""
     _write_png(path, heatmap_grey16_image(values, vmin, vmax))
 
 
-def read_heatmap_grey16_png(path: str | Path, vmin: float = 0.0,
-                            vmax: float = 1.0) -> np.ndarray:
+def read_heatmap_grey16_png(path: str | Path, vmin: float = 0.0, vmax: float = 1.0) -> np.ndarray:
     """Values of a 16-bit grey heatmap, ``float64`` (0 cannot be told from NaN).
 
     Raises

@@ -24,9 +24,9 @@ from __future__ import annotations
 import importlib.resources
 import re
 import threading
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Optional
 
 import numpy as np
 from lxml import etree
@@ -47,9 +47,11 @@ _XML_SPACE = " \t\r\n"
 _BOX_ATTRIBUTES: tuple[str, ...] = ("x", "y", "width", "height", "framenr")
 _FORBIDDEN_MARKUP: tuple[str, ...] = ("<!DOCTYPE", "<!ENTITY")
 _CHUNK_BYTES = 1 << 20
-_SHAPE_HINT = ("a LIRIS file is <tagset><video><videoName>NAME</videoName>"
-               "<action nr=\"1\" class=\"3\"><bbox x=\"…\" y=\"…\" width=\"…\" height=\"…\" "
-               "framenr=\"…\"/>…</action>…</video>…</tagset>")
+_SHAPE_HINT = (
+    "a LIRIS file is <tagset><video><videoName>NAME</videoName>"
+    '<action nr="1" class="3"><bbox x="…" y="…" width="…" height="…" '
+    'framenr="…"/>…</action>…</video>…</tagset>'
+)
 _CLASS_LIST = ", ".join(f"{n} {code}" for n, (code, _) in ACTION_CLASSES.items())
 
 
@@ -61,15 +63,24 @@ class XmlFormatError(InputFileError):
     after the file name, ``detail`` the bare problem.
     """
 
-    def __init__(self, path: str | Path, detail: str, line: Optional[int] = None,
-                 video: Optional[str] = None, action: Optional[int | str] = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        detail: str,
+        line: int | None = None,
+        video: str | None = None,
+        action: int | str | None = None,
+    ) -> None:
         self.detail = detail
         self.line = line
         self.video = video
         self.action = action
         where = ([f"line {line}"] if line is not None else []) + [
-            ", ".join(([f"video {video!r}"] if video is not None else [])
-                      + ([f"action {action}"] if action is not None else []))]
+            ", ".join(
+                ([f"video {video!r}"] if video is not None else [])
+                + ([f"action {action}"] if action is not None else [])
+            )
+        ]
         super().__init__(path, ": ".join([part for part in where if part] + [detail]))
 
     def __reduce__(self):
@@ -77,6 +88,7 @@ class XmlFormatError(InputFileError):
 
 
 # --------------------------------------------------------------------------- reading
+
 
 def read_liris(path: str | Path) -> AnnotationSet:
     """Read LIRIS annotations from one XML file or a folder of ``*.xml`` files (SPEC §10).
@@ -114,17 +126,23 @@ def parse_liris_bytes(data: bytes, path: str | Path = "<bytes>") -> AnnotationSe
 def _read_folder(folder: Path) -> AnnotationSet:
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".xml")
     if not files:
-        raise InputFileError(folder, "no .xml file in this folder; give a LIRIS XML file or "
-                                     "a folder of them")
+        raise InputFileError(
+            folder, "no .xml file in this folder; give a LIRIS XML file or a folder of them"
+        )
     seen: dict[str, tuple[Path, int]] = {}
     videos: list[VideoAnnotation] = []
     for file in files:
         for video, line in _read_file(file):
             if video.name in seen:
                 first, first_line = seen[video.name]
-                raise XmlFormatError(file, f"this video is also in {first.name} (line "
-                                           f"{first_line}); each video may appear in one file "
-                                           "only", line, video.name)
+                raise XmlFormatError(
+                    file,
+                    f"this video is also in {first.name} (line "
+                    f"{first_line}); each video may appear in one file "
+                    "only",
+                    line,
+                    video.name,
+                )
             seen[video.name] = (file, line)
             videos.append(video)
     return AnnotationSet.from_videos(videos)
@@ -134,20 +152,27 @@ def _read_file(path: Path) -> list[tuple[VideoAnnotation, int]]:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise InputFileError(path, f"the file has {size} bytes, more than the "
-                                       f"{MAX_FILE_BYTES} a LIRIS file may have")
+            raise InputFileError(
+                path,
+                f"the file has {size} bytes, more than the {MAX_FILE_BYTES} a LIRIS file may have",
+            )
         data = path.read_bytes()
     except OSError as exc:
-        raise InputFileError(path, f"cannot read the file ({exc.strerror or exc}); check that "
-                                   "it exists and is readable") from exc
+        raise InputFileError(
+            path,
+            f"cannot read the file ({exc.strerror or exc}); check that it exists and is readable",
+        ) from exc
     return _parse_videos(data, path)
 
 
 def _parse_videos(data: bytes, path: str | Path) -> list[tuple[VideoAnnotation, int]]:
     """Videos of one document with the line of each ``<videoName>``."""
     if len(data) > MAX_FILE_BYTES:
-        raise InputFileError(path, f"the document has {len(data)} bytes, more than the "
-                                   f"{MAX_FILE_BYTES} a LIRIS file may have")
+        raise InputFileError(
+            path,
+            f"the document has {len(data)} bytes, more than the "
+            f"{MAX_FILE_BYTES} a LIRIS file may have",
+        )
     _refuse_declarations(data, path)
     root = _parse_tree(data, path)
     _validate(root, path)
@@ -156,6 +181,7 @@ def _parse_videos(data: bytes, path: str | Path) -> list[tuple[VideoAnnotation, 
 
 # --------------------------------------------------------------------------- safe parsing
 
+
 def _refuse_declarations(data: bytes, path: str | Path) -> None:
     """Refuse DOCTYPE and entity declarations before any parser sees them."""
     for encoding in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
@@ -163,9 +189,13 @@ def _refuse_declarations(data: bytes, path: str | Path) -> None:
             at = data.find(markup.encode(encoding))
             if at >= 0:
                 line = data[:at].count("\n".encode(encoding)) + 1
-                raise XmlFormatError(path, f"the document contains {markup}; DTDs and entity "
-                                           "declarations are refused for safety, and a LIRIS "
-                                           "file needs none", line)
+                raise XmlFormatError(
+                    path,
+                    f"the document contains {markup}; DTDs and entity "
+                    "declarations are refused for safety, and a LIRIS "
+                    "file needs none",
+                    line,
+                )
 
 
 class _RefuseResolver(etree.Resolver):
@@ -177,9 +207,17 @@ class _RefuseResolver(etree.Resolver):
 
 def _safe_parser() -> etree.XMLPullParser:
     parser = etree.XMLPullParser(
-        events=("start", "end"), resolve_entities=False, no_network=True, load_dtd=False,
-        dtd_validation=False, huge_tree=False, remove_comments=True, remove_pis=True,
-        collect_ids=False, attribute_defaults=False)
+        events=("start", "end"),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+        collect_ids=False,
+        attribute_defaults=False,
+    )
     parser.resolvers.add(_RefuseResolver())
     return parser
 
@@ -191,7 +229,7 @@ def _parse_tree(data: bytes, path: str | Path) -> etree._Element:
     etree.clear_error_log()  # this thread's log, so a failure below reports only its own errors
     try:
         for start in range(0, max(len(data), 1), _CHUNK_BYTES):
-            parser.feed(data[start:start + _CHUNK_BYTES])
+            parser.feed(data[start : start + _CHUNK_BYTES])
             depth = _follow_depth(parser, depth, path)
         root = parser.close()
         _follow_depth(parser, depth, path)
@@ -204,8 +242,11 @@ def _parse_tree(data: bytes, path: str | Path) -> etree._Element:
         raise XmlFormatError(path, f"the document has no root element; {_SHAPE_HINT}")
     docinfo = root.getroottree().docinfo
     if docinfo.doctype or docinfo.internalDTD is not None:
-        raise XmlFormatError(path, "the document has a DOCTYPE; DTDs are refused for safety, "
-                                   "and a LIRIS file needs none", 1)
+        raise XmlFormatError(
+            path,
+            "the document has a DOCTYPE; DTDs are refused for safety, and a LIRIS file needs none",
+            1,
+        )
     return root
 
 
@@ -220,11 +261,12 @@ def _follow_depth(parser: etree.XMLPullParser, depth: int, path: str | Path) -> 
     return depth
 
 
-def _syntax_problem(exc: etree.XMLSyntaxError) -> tuple[Optional[int], str]:
+def _syntax_problem(exc: etree.XMLSyntaxError) -> tuple[int | None, str]:
     """Line and reason of a parse failure (the error log is more precise than the exception)."""
     errors = [e for e in exc.error_log if e.level >= etree.ErrorLevels.ERROR]
-    line, message = ((errors[0].line, errors[0].message) if errors
-                     else (exc.lineno, str(exc.msg or exc)))
+    line, message = (
+        (errors[0].line, errors[0].message) if errors else (exc.lineno, str(exc.msg or exc))
+    )
     message = re.sub(r",? line \d+, column \d+$", "", message.strip()) or "no reason given"
     if "depth" in message.lower():
         return line or None, _too_deep()
@@ -232,11 +274,14 @@ def _syntax_problem(exc: etree.XMLSyntaxError) -> tuple[Optional[int], str]:
 
 
 def _too_deep() -> str:
-    return (f"elements are nested deeper than {MAX_DEPTH} levels; a LIRIS file needs 4 "
-            "(tagset, video, action, bbox)")
+    return (
+        f"elements are nested deeper than {MAX_DEPTH} levels; a LIRIS file needs 4 "
+        "(tagset, video, action, bbox)"
+    )
 
 
 # --------------------------------------------------------------------------- schema
+
 
 @lru_cache(maxsize=1)
 def _schema_document() -> bytes:
@@ -267,11 +312,10 @@ def _validate(root: etree._Element, path: str | Path) -> None:
     if located is None:
         located = (element, f"{_lxml_message(entry.message)}; {_SHAPE_HINT}")
     where, detail = located
-    raise XmlFormatError(path, detail, where.sourceline or entry.line or None,
-                         *_context(where))
+    raise XmlFormatError(path, detail, where.sourceline or entry.line or None, *_context(where))
 
 
-def _element_at(root: etree._Element, xpath: Optional[str], line: int) -> etree._Element:
+def _element_at(root: etree._Element, xpath: str | None, line: int) -> etree._Element:
     """The element a schema error points at: by its path, else the first on its line."""
     try:
         found = root.getroottree().xpath(xpath) if xpath else []
@@ -289,13 +333,17 @@ def _lxml_message(message: str) -> str:
     return message.strip().rstrip(".")
 
 
-def _context(element: etree._Element) -> tuple[Optional[str], Optional[int | str]]:
+def _context(element: etree._Element) -> tuple[str | None, int | str | None]:
     """The ``(video name, action nr)`` an element belongs to, as far as they are known."""
     video = action = None
     for node in [element, *element.iterancestors()]:
         parent = node.getparent()
-        if node.tag == "video" and parent is not None and parent.getparent() is None \
-                and parent.tag == "tagset":
+        if (
+            node.tag == "video"
+            and parent is not None
+            and parent.getparent() is None
+            and parent.tag == "tagset"
+        ):
             video = node
     for node in [element, *element.iterancestors()]:
         if node.tag == "action" and node.getparent() is video:
@@ -304,7 +352,7 @@ def _context(element: etree._Element) -> tuple[Optional[str], Optional[int | str
     return (_video_name(video) if video is not None else None), action
 
 
-def _video_name(video: etree._Element) -> Optional[str]:
+def _video_name(video: etree._Element) -> str | None:
     first = next(iter(video), None)
     if first is None or first.tag != "videoName":
         return None
@@ -313,12 +361,15 @@ def _video_name(video: etree._Element) -> Optional[str]:
 
 # --------------------------------------------------------------------------- explanations
 
-def _explain(element: etree._Element) -> Optional[tuple[etree._Element, str]]:
+
+def _explain(element: etree._Element) -> tuple[etree._Element, str] | None:
     """A readable reason why ``element`` (or its video) breaks the schema, if recognized."""
     root = element.getroottree().getroot()
     if root.tag != "tagset":
-        return root, (f"the root element is <{root.tag}>, expected <tagset> (without a "
-                      f"namespace); {_SHAPE_HINT}")
+        return root, (
+            f"the root element is <{root.tag}>, expected <tagset> (without a "
+            f"namespace); {_SHAPE_HINT}"
+        )
     videos = [element] if element.tag == "video" else list(element.iterancestors(tag="video"))
     if videos and videos[-1].getparent() is root:
         problem = _explain_video(videos[-1])
@@ -331,13 +382,15 @@ def _explain(element: etree._Element) -> Optional[tuple[etree._Element, str]]:
     return None
 
 
-def _explain_video(video: etree._Element) -> Optional[tuple[etree._Element, str]]:
+def _explain_video(video: etree._Element) -> tuple[etree._Element, str] | None:
     children = [c for c in video if isinstance(c.tag, str)]
     names = [c for c in children if c.tag == "videoName"]
     number = video.getparent().index(video) + 1
     if not names:
-        return video, (f"<video> number {number} has no <videoName>; each <video> starts with "
-                       "<videoName>NAME</videoName>")
+        return video, (
+            f"<video> number {number} has no <videoName>; each <video> starts with "
+            "<videoName>NAME</videoName>"
+        )
     if children[0] is not names[0]:
         return names[0], "<videoName> must come first in its <video>, before the actions"
     if len(names) > 1:
@@ -347,14 +400,16 @@ def _explain_video(video: etree._Element) -> Optional[tuple[etree._Element, str]
     return None
 
 
-def _explain_action(action: etree._Element) -> Optional[tuple[etree._Element, str]]:
+def _explain_action(action: etree._Element) -> tuple[etree._Element, str] | None:
     for name, low, top, rule in (
-            ("nr", 1, MAX_VALUE, f"action numbers are whole numbers from 1 to {MAX_VALUE}"),
-            ("class", 1, max(ACTION_CLASSES), f"LIRIS classes are {_CLASS_LIST}")):
+        ("nr", 1, MAX_VALUE, f"action numbers are whole numbers from 1 to {MAX_VALUE}"),
+        ("class", 1, max(ACTION_CLASSES), f"LIRIS classes are {_CLASS_LIST}"),
+    ):
         raw = action.get(name)
         if raw is None:
-            return action, (f"the <action> has no {name} attribute; write "
-                            "<action nr=\"1\" class=\"3\">")
+            return action, (
+                f'the <action> has no {name} attribute; write <action nr="1" class="3">'
+            )
         problem = _integer_problem(raw, name, low, top, rule)
         if problem:
             return action, problem
@@ -363,24 +418,27 @@ def _explain_action(action: etree._Element) -> Optional[tuple[etree._Element, st
     return None
 
 
-def _explain_box(box: etree._Element) -> Optional[tuple[etree._Element, str]]:
+def _explain_box(box: etree._Element) -> tuple[etree._Element, str] | None:
     rule = f"box coordinates, sizes and frame numbers are whole numbers from 0 to {MAX_VALUE}"
     for name in _BOX_ATTRIBUTES:
         raw = box.get(name)
         if raw is None:
-            return box, (f"the <bbox> has no {name} attribute; a box needs "
-                         f"{', '.join(_BOX_ATTRIBUTES)}")
+            return box, (
+                f"the <bbox> has no {name} attribute; a box needs {', '.join(_BOX_ATTRIBUTES)}"
+            )
         problem = _integer_problem(raw, name, 0, MAX_VALUE, rule)
         if problem:
             return box, problem
     flag = box.get("interpolated")
     if flag is not None and _flag(flag) is None:
-        return box, (f"interpolated is {flag!r}; write interpolated=\"1\" on an interpolated "
-                     "box, \"0\" or nothing on a keyframe")
+        return box, (
+            f'interpolated is {flag!r}; write interpolated="1" on an interpolated '
+            'box, "0" or nothing on a keyframe'
+        )
     return None
 
 
-def _integer_problem(raw: str, name: str, low: int, top: int, rule: str) -> Optional[str]:
+def _integer_problem(raw: str, name: str, low: int, top: int, rule: str) -> str | None:
     """Why attribute ``name`` = ``raw`` is not a whole number in ``[low, top]``, or None."""
     value = _as_int(raw)
     if value is None:
@@ -392,18 +450,19 @@ def _integer_problem(raw: str, name: str, low: int, top: int, rule: str) -> Opti
     return None
 
 
-def _as_int(raw: Optional[str]) -> Optional[int]:
+def _as_int(raw: str | None) -> int | None:
     """The integer an XML Schema integer attribute holds, or None (no underscores, ASCII digits)."""
     if raw is None or not re.fullmatch(r"[ \t\r\n]*[+-]?[0-9]+[ \t\r\n]*", raw):
         return None
     return int(raw)
 
 
-def _flag(raw: str) -> Optional[bool]:
+def _flag(raw: str) -> bool | None:
     return {"1": True, "true": True, "0": False, "false": False}.get(raw.strip(_XML_SPACE))
 
 
 # --------------------------------------------------------------------------- semantics
+
 
 def _videos(root: etree._Element, path: str | Path) -> list[tuple[VideoAnnotation, int]]:
     """Build the videos of a schema-valid document, refusing what the schema cannot see."""
@@ -414,8 +473,13 @@ def _videos(root: etree._Element, path: str | Path) -> list[tuple[VideoAnnotatio
         name = (name_element.text or "").strip(_XML_SPACE)
         line = name_element.sourceline
         if name in first_line:
-            raise XmlFormatError(path, f"this video name is used twice (first on line "
-                                       f"{first_line[name]}); each video appears once", line, name)
+            raise XmlFormatError(
+                path,
+                f"this video name is used twice (first on line "
+                f"{first_line[name]}); each video appears once",
+                line,
+                name,
+            )
         first_line[name] = line
         videos.append((VideoAnnotation(name, _actions(element, name, path)), line))
     return videos
@@ -427,35 +491,65 @@ def _actions(video: etree._Element, name: str, path: str | Path) -> tuple[Action
     for element in video.iterchildren("action"):
         number = int(element.get("nr"))
         if number in first_line:
-            raise XmlFormatError(path, f"action number {number} is used twice in this video "
-                                       f"(first on line {first_line[number]}); give each action "
-                                       "its own nr", element.sourceline, name, number)
+            raise XmlFormatError(
+                path,
+                f"action number {number} is used twice in this video "
+                f"(first on line {first_line[number]}); give each action "
+                "its own nr",
+                element.sourceline,
+                name,
+                number,
+            )
         first_line[number] = element.sourceline
         actions.append(_action(element, name, number, path))
     return tuple(actions)
 
 
 def _action(element: etree._Element, video: str, number: int, path: str | Path) -> Action:
-    rows = sorted((int(b.get("framenr")), b.sourceline or 0,
-                   tuple(int(b.get(n)) for n in _BOX_ATTRIBUTES[:4]),
-                   bool(_flag(b.get("interpolated", "0"))))
-                  for b in element.iterchildren("bbox"))
+    rows = sorted(
+        (
+            int(b.get("framenr")),
+            b.sourceline or 0,
+            tuple(int(b.get(n)) for n in _BOX_ATTRIBUTES[:4]),
+            bool(_flag(b.get("interpolated", "0"))),
+        )
+        for b in element.iterchildren("bbox")
+    )
     for (frame, line, *_), (next_frame, next_line, *_) in zip(rows, rows[1:]):
         if next_frame == frame:
-            raise XmlFormatError(path, f"frame {frame} has two boxes (the first on line {line}); "
-                                       "an action has one box per frame", next_line, video, number)
+            raise XmlFormatError(
+                path,
+                f"frame {frame} has two boxes (the first on line {line}); "
+                "an action has one box per frame",
+                next_line,
+                video,
+                number,
+            )
         if next_frame > frame + 1:
-            missing = (f"frame {frame + 1} is missing" if next_frame == frame + 2 else
-                       f"frames {frame + 1}–{next_frame - 1} are missing")
-            raise XmlFormatError(path, f"{missing} between {frame} and {next_frame} (frames of "
-                                       "an action must be consecutive)", next_line, video, number)
-    return Action(number, int(element.get("class")),
-                  np.array([r[0] for r in rows], dtype=np.int64),
-                  np.array([r[2] for r in rows], dtype=np.int64).reshape(-1, 4),
-                  np.array([r[3] for r in rows], dtype=bool))
+            missing = (
+                f"frame {frame + 1} is missing"
+                if next_frame == frame + 2
+                else f"frames {frame + 1}–{next_frame - 1} are missing"
+            )
+            raise XmlFormatError(
+                path,
+                f"{missing} between {frame} and {next_frame} (frames of "
+                "an action must be consecutive)",
+                next_line,
+                video,
+                number,
+            )
+    return Action(
+        number,
+        int(element.get("class")),
+        np.array([r[0] for r in rows], dtype=np.int64),
+        np.array([r[2] for r in rows], dtype=np.int64).reshape(-1, 4),
+        np.array([r[3] for r in rows], dtype=bool),
+    )
 
 
 # --------------------------------------------------------------------------- writing
+
 
 def format_liris(annotations: AnnotationSet | Iterable[VideoAnnotation]) -> bytes:
     """The UTF-8 LIRIS XML document of ``annotations`` (SPEC §10).
@@ -481,22 +575,29 @@ def format_liris(annotations: AnnotationSet | Iterable[VideoAnnotation]) -> byte
 
 def _check_name(name: str) -> None:
     if not name or name.strip(_XML_SPACE) != name:
-        raise InvalidOptionError(f"video name {name!r} cannot be written: names must be "
-                                 "non-empty, without leading or trailing white space")
+        raise InvalidOptionError(
+            f"video name {name!r} cannot be written: names must be "
+            "non-empty, without leading or trailing white space"
+        )
     try:
         etree.Element("videoName").text = name
     except ValueError:
-        raise InvalidOptionError(f"video name {name!r} holds characters XML cannot carry "
-                                 "(control characters); rename the video") from None
+        raise InvalidOptionError(
+            f"video name {name!r} holds characters XML cannot carry "
+            "(control characters); rename the video"
+        ) from None
 
 
 def _add_action(video: etree._Element, action: Action) -> None:
-    node = etree.SubElement(video, "action", nr=str(action.number),
-                            **{"class": str(action.action_class)})
-    for frame, (x, y, w, h), filled in zip(action.frames.tolist(), action.boxes.tolist(),
-                                           action.interpolated.tolist()):
-        box = etree.SubElement(node, "bbox", x=str(x), y=str(y), width=str(w), height=str(h),
-                               framenr=str(frame))
+    node = etree.SubElement(
+        video, "action", nr=str(action.number), **{"class": str(action.action_class)}
+    )
+    for frame, (x, y, w, h), filled in zip(
+        action.frames.tolist(), action.boxes.tolist(), action.interpolated.tolist()
+    ):
+        box = etree.SubElement(
+            node, "bbox", x=str(x), y=str(y), width=str(w), height=str(h), framenr=str(frame)
+        )
         if filled:
             box.set("interpolated", "1")
 
@@ -514,8 +615,9 @@ def write_liris(path: str | Path, annotations: AnnotationSet | Iterable[VideoAnn
     write_bytes(path, format_liris(annotations))
 
 
-def write_liris_folder(folder: str | Path,
-                       annotations: AnnotationSet | Iterable[VideoAnnotation]) -> list[Path]:
+def write_liris_folder(
+    folder: str | Path, annotations: AnnotationSet | Iterable[VideoAnnotation]
+) -> list[Path]:
     """Write one LIRIS XML file per video into ``folder`` (created if missing).
 
     A file is named after its video, characters other than letters, digits,
@@ -540,8 +642,10 @@ def write_liris_folder(folder: str | Path,
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputFileError(target, f"cannot create the folder ({exc.strerror or exc}); "
-                                     "check the path and permissions") from exc
+        raise InputFileError(
+            target,
+            f"cannot create the folder ({exc.strerror or exc}); check the path and permissions",
+        ) from exc
     for path, document in documents.items():
         write_bytes(path, document)
     return list(documents)

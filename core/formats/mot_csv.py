@@ -10,9 +10,9 @@ negative. Every error names the file and the line. The whole file is one video.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -50,7 +50,7 @@ class MotRows:
         return len(self.frames)
 
 
-def read_mot_csv(path: str | Path, min_conf: Optional[float] = None) -> MotRows:
+def read_mot_csv(path: str | Path, min_conf: float | None = None) -> MotRows:
     """Read a MOTChallenge CSV file (SPEC §10).
 
     Parameters
@@ -69,8 +69,7 @@ def read_mot_csv(path: str | Path, min_conf: Optional[float] = None) -> MotRows:
     return parse_mot_csv(read_text(path), path, min_conf)
 
 
-def parse_mot_csv(text: str, path: str | Path = "<text>",
-                  min_conf: Optional[float] = None) -> MotRows:
+def parse_mot_csv(text: str, path: str | Path = "<text>", min_conf: float | None = None) -> MotRows:
     """Parse the text of a MOTChallenge CSV; ``path`` only names it in errors."""
     frames, ids, boxes, conf, lines = [], [], [], [], []
     first = True
@@ -90,38 +89,49 @@ def parse_mot_csv(text: str, path: str | Path = "<text>",
         boxes.append(box)
         conf.append(score)
         lines.append(line)
-    return MotRows(np.array(frames, dtype=np.int64), np.array(ids, dtype=np.int64),
-                   np.array(boxes, dtype=np.float64).reshape(-1, 4),
-                   np.array(conf, dtype=np.float64), np.array(lines, dtype=np.int64))
+    return MotRows(
+        np.array(frames, dtype=np.int64),
+        np.array(ids, dtype=np.int64),
+        np.array(boxes, dtype=np.float64).reshape(-1, 4),
+        np.array(conf, dtype=np.float64),
+        np.array(lines, dtype=np.int64),
+    )
 
 
-def read_mot_boxes(path: str | Path, min_conf: Optional[float] = None,
-                   name: Optional[str] = None) -> VideoBoxes:
+def read_mot_boxes(
+    path: str | Path, min_conf: float | None = None, name: str | None = None
+) -> VideoBoxes:
     """Per-frame boxes of a MOTChallenge file: one video named ``name`` (default: file stem).
 
     Boxes keep their track id; they carry no class label.
     """
     rows = read_mot_csv(path, min_conf)
-    return boxes_from_rows(name if name is not None else Path(path).stem, rows.frames,
-                           rows.boxes, ids=rows.ids)
+    return boxes_from_rows(
+        name if name is not None else Path(path).stem, rows.frames, rows.boxes, ids=rows.ids
+    )
 
 
-def _parse_row(cells: Sequence[str], path: str | Path, line: int
-               ) -> tuple[int, int, tuple[float, float, float, float], float]:
+def _parse_row(
+    cells: Sequence[str], path: str | Path, line: int
+) -> tuple[int, int, tuple[float, float, float, float], float]:
     if len(cells) < len(COLUMNS):
-        raise InputFileError(path, f"line {line}: {len(cells)} columns, expected at least "
-                                   f"{len(COLUMNS)}: {_EXPECTED}")
+        raise InputFileError(
+            path,
+            f"line {line}: {len(cells)} columns, expected at least {len(COLUMNS)}: {_EXPECTED}",
+        )
     values = [_number(cells[k], name, path, line) for k, name in enumerate(COLUMNS)]
     frame = _whole(values[0], cells[0], "frame", path, line)
     if frame < 1:
-        raise InputFileError(path, f"line {line}: frame is {frame}; MOTChallenge frames "
-                                   "start at 1")
+        raise InputFileError(path, f"line {line}: frame is {frame}; MOTChallenge frames start at 1")
     identity = _whole(values[1], cells[1], "id", path, line)
     x, y, w, h = values[2:6]
     for name, size in (("w", w), ("h", h)):
         if size < 0:
-            raise InputFileError(path, f"line {line}: {name} is {cells[COLUMNS.index(name)]}; "
-                                       "box width and height cannot be negative")
+            raise InputFileError(
+                path,
+                f"line {line}: {name} is {cells[COLUMNS.index(name)]}; "
+                "box width and height cannot be negative",
+            )
     return frame, identity, (x, y, w, h), values[6]
 
 
@@ -132,8 +142,9 @@ def _number(cell: str, name: str, path: str | Path, line: int) -> float:
         value = math.nan
     if not math.isfinite(value):
         shown = repr(cell) if cell else "empty"
-        raise InputFileError(path, f"line {line}: {name} is {shown}, not a number; expected "
-                                   f"{_EXPECTED}")
+        raise InputFileError(
+            path, f"line {line}: {name} is {shown}, not a number; expected {_EXPECTED}"
+        )
     return value
 
 
@@ -141,5 +152,3 @@ def _whole(value: float, cell: str, name: str, path: str | Path, line: int) -> i
     if not float(value).is_integer():
         raise InputFileError(path, f"line {line}: {name} is {cell!r}, not a whole number")
     return int(value)
-
-

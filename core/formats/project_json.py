@@ -27,7 +27,7 @@ import dataclasses
 import json
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from .. import project as model
 from ..errors import InputFileError
@@ -38,7 +38,8 @@ FORMAT_VERSION = 1
 
 _PATH_KEYS: tuple[str, ...] = ("dataset", "actions_groundtruth", "counts")
 _PROJECT_KEYS: frozenset[str] = frozenset(
-    ("format", "version", "name", "video_files", "detectors", *_PATH_KEYS))
+    ("format", "version", "name", "video_files", "detectors", *_PATH_KEYS)
+)
 _DETECTOR_PATH_KEYS: tuple[str, ...] = ("masks", "scores", "actions")
 _DETECTOR_KEYS: frozenset[str] = frozenset(("name", *_DETECTOR_PATH_KEYS))
 
@@ -61,8 +62,9 @@ def read_project(path: str | Path) -> model.Project:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputFileError(file, f"not valid JSON: line {error.lineno}, column "
-                                   f"{error.colno}: {error.msg}") from None
+        raise InputFileError(
+            file, f"not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
     return _Reader(file).project(document)
 
 
@@ -77,18 +79,24 @@ class _Reader:
 
     def project(self, document: Any) -> model.Project:
         if not isinstance(document, dict):
-            raise self.fail("not a Referee project: the file must hold a JSON object "
-                            f'{{"format": "{FORMAT_NAME}", "version": {FORMAT_VERSION}, ...}}')
+            raise self.fail(
+                "not a Referee project: the file must hold a JSON object "
+                f'{{"format": "{FORMAT_NAME}", "version": {FORMAT_VERSION}, ...}}'
+            )
         self.check_header(document)
         self.check_keys(document, _PROJECT_KEYS, "the project")
-        detectors = tuple(self.detector(item, f"detectors[{index}]")
-                          for index, item in enumerate(self.list_of(document, "detectors")))
+        detectors = tuple(
+            self.detector(item, f"detectors[{index}]")
+            for index, item in enumerate(self.list_of(document, "detectors"))
+        )
         self.check_unique(detectors)
         return model.Project(
             name=self.name(document, "name"),
             dataset=self.path(document, "dataset"),
-            video_files=tuple(self.stored_path(value, f"video_files[{index}]")
-                              for index, value in enumerate(self.list_of(document, "video_files"))),
+            video_files=tuple(
+                self.stored_path(value, f"video_files[{index}]")
+                for index, value in enumerate(self.list_of(document, "video_files"))
+            ),
             actions_groundtruth=self.path(document, "actions_groundtruth"),
             counts=self.path(document, "counts"),
             detectors=detectors,
@@ -97,38 +105,47 @@ class _Reader:
 
     def check_header(self, document: dict) -> None:
         if "format" not in document:
-            raise self.fail(f"not a Referee project: the key 'format' is missing; "
-                            f"a project file starts with \"format\": \"{FORMAT_NAME}\"")
+            raise self.fail(
+                f"not a Referee project: the key 'format' is missing; "
+                f'a project file starts with "format": "{FORMAT_NAME}"'
+            )
         if document["format"] != FORMAT_NAME:
-            raise self.fail(f"not a Referee project: 'format' is {document['format']!r}, "
-                            f"expected {FORMAT_NAME!r}")
+            raise self.fail(
+                f"not a Referee project: 'format' is {document['format']!r}, "
+                f"expected {FORMAT_NAME!r}"
+            )
         version = document.get("version")
         if type(version) is not int:
-            raise self.fail(f"'version' must be the whole number {FORMAT_VERSION}, "
-                            f"not {version!r}")
+            raise self.fail(f"'version' must be the whole number {FORMAT_VERSION}, not {version!r}")
         if version != FORMAT_VERSION:
-            raise self.fail(f"project format version {version} is not supported; this "
-                            f"Referee reads version {FORMAT_VERSION} (a newer Referee may "
-                            "have written the file)")
+            raise self.fail(
+                f"project format version {version} is not supported; this "
+                f"Referee reads version {FORMAT_VERSION} (a newer Referee may "
+                "have written the file)"
+            )
 
     def check_keys(self, mapping: dict, allowed: frozenset[str], where: str) -> None:
         unknown = sorted(set(mapping) - allowed)
         if unknown:
-            raise self.fail(f"unknown key {unknown[0]!r} in {where}; the keys are "
-                            + ", ".join(sorted(allowed)))
+            raise self.fail(
+                f"unknown key {unknown[0]!r} in {where}; the keys are " + ", ".join(sorted(allowed))
+            )
 
     def check_unique(self, detectors: tuple[model.DetectorSource, ...]) -> None:
         seen: set[str] = set()
         for detector in detectors:
             if detector.name in seen:
-                raise self.fail(f"detector name {detector.name!r} is given twice; each "
-                                "detector needs its own name")
+                raise self.fail(
+                    f"detector name {detector.name!r} is given twice; each "
+                    "detector needs its own name"
+                )
             seen.add(detector.name)
 
     def detector(self, item: Any, where: str) -> model.DetectorSource:
         if not isinstance(item, dict):
-            raise self.fail(f"{where} must be an object like "
-                            '{"name": "mog2", "masks": "results/mog2"}')
+            raise self.fail(
+                f'{where} must be an object like {{"name": "mog2", "masks": "results/mog2"}}'
+            )
         self.check_keys(item, _DETECTOR_KEYS, where)
         name = self.name(item, "name", where)
         problem = model.detector_name_problem(name)
@@ -146,7 +163,7 @@ class _Reader:
             raise self.fail(f"{label!r} is empty; give a name")
         return value
 
-    def path(self, mapping: dict, key: str, where: str = "") -> Optional[Path]:
+    def path(self, mapping: dict, key: str, where: str = "") -> Path | None:
         value = mapping.get(key)
         if value is None:
             return None
@@ -173,8 +190,15 @@ class _Reader:
 
 
 def _json_type(value: Any) -> str:
-    names = {bool: "true/false", int: "a number", float: "a number", str: "a string",
-             list: "a list", dict: "an object", type(None): "null"}
+    names = {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -195,14 +219,17 @@ def write_project(project: model.Project, path: str | Path) -> model.Project:
         If the folder does not exist or is not writable.
     """
     file = Path(os.path.abspath(path))
-    write_text(file, json.dumps(project_document(project, file.parent), indent=2,
-                                ensure_ascii=False) + "\n")
+    write_text(
+        file,
+        json.dumps(project_document(project, file.parent), indent=2, ensure_ascii=False) + "\n",
+    )
     return dataclasses.replace(project, file=file)
 
 
 def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
     """The JSON object of ``project`` with paths relative to ``folder``."""
-    def stored(path: Optional[Path]) -> Optional[str]:
+
+    def stored(path: Path | None) -> str | None:
         return None if path is None else _relative(path, folder)
 
     return {
@@ -213,8 +240,15 @@ def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
         "video_files": [stored(path) for path in project.video_files],
         "actions_groundtruth": stored(project.actions_groundtruth),
         "counts": stored(project.counts),
-        "detectors": [{"name": d.name, "masks": stored(d.masks), "scores": stored(d.scores),
-                       "actions": stored(d.actions)} for d in project.detectors],
+        "detectors": [
+            {
+                "name": d.name,
+                "masks": stored(d.masks),
+                "scores": stored(d.scores),
+                "actions": stored(d.actions),
+            }
+            for d in project.detectors
+        ],
     }
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from ..errors import RefereeError
 from ..indicators import INDICATORS
@@ -34,12 +35,18 @@ FORMAT_VERSION = 1
 
 
 def _correlation(c: Correlation) -> dict[str, Any]:
-    return {"pearson": json_value(c.pearson), "spearman": json_value(c.spearman),
-            "n_detectors": c.n_detectors}
+    return {
+        "pearson": json_value(c.pearson),
+        "spearman": json_value(c.spearman),
+        "n_detectors": c.n_detectors,
+    }
 
 
-def pseudo_to_dict(result: PseudoResult, truth: Optional[TruthComparison] = None,
-                   parameters: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+def pseudo_to_dict(
+    result: PseudoResult,
+    truth: TruthComparison | None = None,
+    parameters: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Plain JSON-ready structure of a pseudo evaluation (NaN becomes ``None`` with its reason)."""
     options = result.options
     methods = []
@@ -47,18 +54,25 @@ def pseudo_to_dict(result: PseudoResult, truth: Optional[TruthComparison] = None
         summary = result.summaries[method]
         videos = []
         for v in result.videos:
-            entry = {"category": v.category, "video": v.video, "frames": int(v.frames.size),
-                     "first_frame": int(v.frames[0]), "last_frame": int(v.frames[-1]),
-                     "pseudo_counts": json_matrix(v.totals[method]),
-                     "sum_p_squared": json_number(v.sum_p_squared[method]),
-                     "weight": summary.summary.weights[v.key],
-                     "indicators": json_values(v.values(method))}
+            entry = {
+                "category": v.category,
+                "video": v.video,
+                "frames": int(v.frames.size),
+                "first_frame": int(v.frames[0]),
+                "last_frame": int(v.frames[-1]),
+                "pseudo_counts": json_matrix(v.totals[method]),
+                "sum_p_squared": json_number(v.sum_p_squared[method]),
+                "weight": summary.summary.weights[v.key],
+                "indicators": json_values(v.values(method)),
+            }
             if truth is not None:
                 entry["true_indicators"] = json_values(truth.true_per_video[v.key][method])
             videos.append(entry)
-        block = {"scheme": summary.summary.scheme,
-                 "blended_confusion": json_matrix(summary.summary.cm),
-                 "indicators": json_values(summary.values)}
+        block = {
+            "scheme": summary.summary.scheme,
+            "blended_confusion": json_matrix(summary.summary.cm),
+            "indicators": json_values(summary.values),
+        }
         if truth is not None:
             block["true_indicators"] = json_values(truth.true_summary[method])
         methods.append({"method": method, "videos": videos, "summary": block})
@@ -67,9 +81,14 @@ def pseudo_to_dict(result: PseudoResult, truth: Optional[TruthComparison] = None
         correlations = {
             "scheme": truth.scheme,
             "summary": {k: _correlation(c) for k, c in truth.summary.items()},
-            "per_video": [{"category": key[0], "video": key[1],
-                           "correlations": {k: _correlation(c) for k, c in per.items()}}
-                          for key, per in truth.per_video.items()],
+            "per_video": [
+                {
+                    "category": key[0],
+                    "video": key[1],
+                    "correlations": {k: _correlation(c) for k, c in per.items()},
+                }
+                for key, per in truth.per_video.items()
+            ],
         }
     return {
         "format": FORMAT_NAME,
@@ -79,8 +98,11 @@ def pseudo_to_dict(result: PseudoResult, truth: Optional[TruthComparison] = None
             "methods": list(result.methods),
             "include_trivial": options.include_trivial,
             "leave_one_out": options.leave_one_out,
-            "weights": (None if options.weights is None
-                        else dict(zip(result.methods, map(float, options.weights)))),
+            "weights": (
+                None
+                if options.weights is None
+                else dict(zip(result.methods, map(float, options.weights)))
+            ),
             "threshold": options.threshold,
             "description": options.describe(result.methods),
         },
@@ -89,19 +111,32 @@ def pseudo_to_dict(result: PseudoResult, truth: Optional[TruthComparison] = None
     }
 
 
-def format_pseudo_json(result: PseudoResult, truth: Optional[TruthComparison] = None,
-                       parameters: Optional[Mapping[str, Any]] = None) -> str:
+def format_pseudo_json(
+    result: PseudoResult,
+    truth: TruthComparison | None = None,
+    parameters: Mapping[str, Any] | None = None,
+) -> str:
     """The JSON text of :func:`pseudo_to_dict` (strict JSON: no NaN literal)."""
     try:
-        return json.dumps(pseudo_to_dict(result, truth, parameters), indent=2,
-                          ensure_ascii=False, allow_nan=False) + "\n"
+        return (
+            json.dumps(
+                pseudo_to_dict(result, truth, parameters),
+                indent=2,
+                ensure_ascii=False,
+                allow_nan=False,
+            )
+            + "\n"
+        )
     except (TypeError, ValueError) as exc:
         raise RefereeError(f"cannot write the pseudo results as JSON: {exc}") from exc
 
 
-def write_pseudo_json(path: str | Path, result: PseudoResult,
-                      truth: Optional[TruthComparison] = None,
-                      parameters: Optional[Mapping[str, Any]] = None) -> None:
+def write_pseudo_json(
+    path: str | Path,
+    result: PseudoResult,
+    truth: TruthComparison | None = None,
+    parameters: Mapping[str, Any] | None = None,
+) -> None:
     """Write :func:`format_pseudo_json` to ``path``."""
     write_text(path, format_pseudo_json(result, truth, parameters))
 
@@ -109,17 +144,31 @@ def write_pseudo_json(path: str | Path, result: PseudoResult,
 def pseudo_csv_columns(with_truth: bool) -> list[str]:
     """Column names of the pseudo-results CSV."""
     true_columns = [f"true_{k}" for k in CORRELATED] if with_truth else []
-    return (["method", "row", "category", "video", "frames", "TP", "FP", "FN", "TN",
-             "sum_p_squared", "weight", *CORRELATED, *true_columns, "undefined"])
+    return [
+        "method",
+        "row",
+        "category",
+        "video",
+        "frames",
+        "TP",
+        "FP",
+        "FN",
+        "TN",
+        "sum_p_squared",
+        "weight",
+        *CORRELATED,
+        *true_columns,
+        "undefined",
+    ]
 
 
-def format_pseudo_csv(result: PseudoResult, truth: Optional[TruthComparison] = None) -> str:
+def format_pseudo_csv(result: PseudoResult, truth: TruthComparison | None = None) -> str:
     """The CSV text: per method, per-video rows then its ``summary:<scheme>`` row."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(pseudo_csv_columns(truth is not None))
 
-    def cells(values: Mapping, true: Optional[Mapping]) -> tuple[list[str], list[str]]:
+    def cells(values: Mapping, true: Mapping | None) -> tuple[list[str], list[str]]:
         row = [csv_cell(values[k].value) for k in CORRELATED]
         reasons = [f"{k}: {values[k].reason}" for k in CORRELATED if not values[k].defined]
         if true is not None:
@@ -131,24 +180,53 @@ def format_pseudo_csv(result: PseudoResult, truth: Optional[TruthComparison] = N
         summary = result.summaries[method]
         for v in result.videos:
             cm = v.totals[method]
-            values, reasons = cells(v.values(method), None if truth is None
-                                    else truth.true_per_video[v.key][method])
-            writer.writerow([method, "video", v.category, v.video, v.frames.size,
-                             csv_cell(cm.tp), csv_cell(cm.fp), csv_cell(cm.fn), csv_cell(cm.tn),
-                             csv_cell(v.sum_p_squared[method]),
-                             csv_cell(summary.summary.weights[v.key]), *values, "; ".join(reasons)])
+            values, reasons = cells(
+                v.values(method), None if truth is None else truth.true_per_video[v.key][method]
+            )
+            writer.writerow(
+                [
+                    method,
+                    "video",
+                    v.category,
+                    v.video,
+                    v.frames.size,
+                    csv_cell(cm.tp),
+                    csv_cell(cm.fp),
+                    csv_cell(cm.fn),
+                    csv_cell(cm.tn),
+                    csv_cell(v.sum_p_squared[method]),
+                    csv_cell(summary.summary.weights[v.key]),
+                    *values,
+                    "; ".join(reasons),
+                ]
+            )
         cm = summary.summary.cm
-        values, reasons = cells(summary.values, None if truth is None
-                                else truth.true_summary[method])
-        writer.writerow([method, f"summary:{summary.summary.scheme}", "", "",
-                         sum(v.frames.size for v in result.videos),
-                         csv_cell(cm.tp), csv_cell(cm.fp), csv_cell(cm.fn), csv_cell(cm.tn), "", "",
-                         *values, "; ".join(reasons)])
+        values, reasons = cells(
+            summary.values, None if truth is None else truth.true_summary[method]
+        )
+        writer.writerow(
+            [
+                method,
+                f"summary:{summary.summary.scheme}",
+                "",
+                "",
+                sum(v.frames.size for v in result.videos),
+                csv_cell(cm.tp),
+                csv_cell(cm.fp),
+                csv_cell(cm.fn),
+                csv_cell(cm.tn),
+                "",
+                "",
+                *values,
+                "; ".join(reasons),
+            ]
+        )
     return out.getvalue()
 
 
-def write_pseudo_csv(path: str | Path, result: PseudoResult,
-                     truth: Optional[TruthComparison] = None) -> None:
+def write_pseudo_csv(
+    path: str | Path, result: PseudoResult, truth: TruthComparison | None = None
+) -> None:
     """Write :func:`format_pseudo_csv` to ``path``."""
     write_text(path, format_pseudo_csv(result, truth))
 
@@ -157,8 +235,14 @@ def write_pseudo_csv(path: str | Path, result: PseudoResult,
 
 #: Columns of the terminal summary: (key, header), pseudo values unless marked.
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("precision", "ps-PPV"), ("recall", "ps-TPR"), ("f1", "ps-F1"), ("jaccard", "ps-IoU"),
-    ("mcc", "ps-MCC"), ("nrm", "ps-NRM"), ("ncc", "ps-NCC"), ("psnr", "ps-PSNR dB"),
+    ("precision", "ps-PPV"),
+    ("recall", "ps-TPR"),
+    ("f1", "ps-F1"),
+    ("jaccard", "ps-IoU"),
+    ("mcc", "ps-MCC"),
+    ("nrm", "ps-NRM"),
+    ("ncc", "ps-NCC"),
+    ("psnr", "ps-PSNR dB"),
 )
 
 
@@ -166,7 +250,7 @@ def _text(value: float) -> str:
     return "undef." if value != value else f"{value:.4f}"
 
 
-def format_pseudo_table(result: PseudoResult, truth: Optional[TruthComparison] = None) -> str:
+def format_pseudo_table(result: PseudoResult, truth: TruthComparison | None = None) -> str:
     """Summarized pseudo values per detector; with ground truth, the true F1 beside ps-F1."""
     header = ["method"]
     for key, title in TABLE_COLUMNS:
@@ -182,12 +266,15 @@ def format_pseudo_table(result: PseudoResult, truth: Optional[TruthComparison] =
             if key == "f1" and truth is not None:
                 row.append(_text(truth.true_summary[method]["f1"].value))
         rows.append(row)
-    return (f"Pseudo values summarized over videos: blend of normalized pseudo confusion "
-            f"matrices, weights '{result.scheme}' (SPEC §2, §7)\n" + grid(header, rows))
+    return (
+        f"Pseudo values summarized over videos: blend of normalized pseudo confusion "
+        f"matrices, weights '{result.scheme}' (SPEC §2, §7)\n" + grid(header, rows)
+    )
 
 
 def format_correlation_table(truth: TruthComparison) -> str:
     """Pearson and Spearman correlation across detectors, per key, of the summarized values."""
+
     def label(key: str) -> str:
         if key == "ncc":
             return "NCC (true: MCC)"
@@ -195,12 +282,16 @@ def format_correlation_table(truth: TruthComparison) -> str:
             return "PSNR (true: -10 log10 ER)"
         return f"{INDICATORS[key].symbol} ({key})"
 
-    rows = [[label(key), _text(c.pearson.value), _text(c.spearman.value), str(c.n_detectors)]
-            for key, c in truth.summary.items()]
+    rows = [
+        [label(key), _text(c.pearson.value), _text(c.spearman.value), str(c.n_detectors)]
+        for key, c in truth.summary.items()
+    ]
     reasons = sorted({c.pearson.reason for c in truth.summary.values() if not c.pearson.defined})
-    text = (f"Correlation across detectors of pseudo and true values (summarized, weights "
-            f"'{truth.scheme}'; per video in --json)\n"
-            + grid(["indicator", "Pearson", "Spearman", "detectors"], rows))
+    text = (
+        f"Correlation across detectors of pseudo and true values (summarized, weights "
+        f"'{truth.scheme}'; per video in --json)\n"
+        + grid(["indicator", "Pearson", "Spearman", "detectors"], rows)
+    )
     if reasons:
         text += "\nundef.: " + "; ".join(r.removeprefix("undefined: ") for r in reasons)
     return text

@@ -16,8 +16,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import InputFileError
 from ..ranking import RankedFrame
@@ -33,8 +33,9 @@ def format_ranking_csv(ranking: Iterable[RankedFrame]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(HEADER)
     for entry in ranking:
-        writer.writerow([entry.rank, entry.video, entry.frame, repr(float(entry.score)),
-                         entry.criterion])
+        writer.writerow(
+            [entry.rank, entry.video, entry.frame, repr(float(entry.score)), entry.criterion]
+        )
     return out.getvalue()
 
 
@@ -64,21 +65,31 @@ def parse_ranking_csv(text: str, path: str | Path = "<text>") -> list[RankedFram
     columns = {name.strip().lower(): i for i, name in enumerate(header)}
     for name in HEADER:
         if name not in columns:
-            raise InputFileError(path, f"line {header_line}: missing column {name!r}; "
-                                       f"expected {_EXPECTED}")
+            raise InputFileError(
+                path, f"line {header_line}: missing column {name!r}; expected {_EXPECTED}"
+            )
     out: list[RankedFrame] = []
     for line, row in rows[1:]:
-        cells = {name: row[i].strip() if i < len(row) else ""
-                 for name, i in columns.items() if name in HEADER}
+        cells = {
+            name: row[i].strip() if i < len(row) else ""
+            for name, i in columns.items()
+            if name in HEADER
+        }
         rank = _whole(cells["rank"], "rank", 1, path, line)
         if out and rank <= out[-1].rank:
-            raise InputFileError(path, f"line {line}: rank {rank} follows rank {out[-1].rank}; "
-                                       "ranks must increase down the file")
+            raise InputFileError(
+                path,
+                f"line {line}: rank {rank} follows rank {out[-1].rank}; "
+                "ranks must increase down the file",
+            )
         frame = _whole(cells["frame"], "frame", 0, path, line)
         score = _score(cells["score"], path, line)
         if not cells["criterion"]:
-            raise InputFileError(path, f"line {line}: criterion is empty; say what the score "
-                                       "measures, e.g. 'vote-entropy'")
+            raise InputFileError(
+                path,
+                f"line {line}: criterion is empty; say what the score "
+                "measures, e.g. 'vote-entropy'",
+            )
         out.append(RankedFrame(rank, cells["video"], frame, score, cells["criterion"]))
     return out
 
@@ -88,8 +99,7 @@ def _whole(text: str, name: str, low: int, path: str | Path, line: int) -> int:
         value = int(text)
     except ValueError:
         shown = repr(text) if text else "empty"
-        raise InputFileError(path, f"line {line}: {name} is {shown}, not a whole "
-                                   "number") from None
+        raise InputFileError(path, f"line {line}: {name} is {shown}, not a whole number") from None
     if value < low:
         raise InputFileError(path, f"line {line}: {name} is {value}; it must be >= {low}")
     return value
@@ -106,5 +116,10 @@ def _score(text: str, path: str | Path, line: int) -> float:
     return value
 
 
-__all__ = ["HEADER", "format_ranking_csv", "write_ranking_csv",
-           "read_ranking_csv", "parse_ranking_csv"]
+__all__ = [
+    "HEADER",
+    "format_ranking_csv",
+    "parse_ranking_csv",
+    "read_ranking_csv",
+    "write_ranking_csv",
+]

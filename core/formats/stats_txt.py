@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Optional
 
 from ..confusion import ConfusionMatrix, VideoConfusion
 from ..errors import InputFileError, RefereeError
@@ -26,10 +25,13 @@ _COMMENT = (
     '#Only the lines starting with "cm" are importants.\n'
     "#cm NbTruePositive NbFalsePositive NbFalseNegative NbTrueNegative NbErrorShadow\n\n"
 )
-_TABLE_HEADER = ("\t\t\tRecall\t\t\tSpecificity\t\tFPR\t\t\t\tFNR\t\t\t\tPBC\t\t\t\t"
-                 "Precision\t\tFMeasure")
-_FEW_CATEGORIES = ("\nYour method will not be visible in the Overall section.\n"
-                   "You need all 6 categories to appear in the overall section.")
+_TABLE_HEADER = (
+    "\t\t\tRecall\t\t\tSpecificity\t\tFPR\t\t\t\tFNR\t\t\t\tPBC\t\t\t\tPrecision\t\tFMeasure"
+)
+_FEW_CATEGORIES = (
+    "\nYour method will not be visible in the Overall section.\n"
+    "You need all 6 categories to appear in the overall section."
+)
 FULL_CATEGORY_COUNT = 6
 
 
@@ -77,8 +79,10 @@ def _row(stats: dict[str, IndicatorValue]) -> str:
 
 def _name(name: str) -> str:
     if not name or any(ch.isspace() for ch in name):
-        raise RefereeError(f"name {name!r} cannot be written to stats.txt: names must be "
-                           "non-empty and contain no spaces; rename the category or video")
+        raise RefereeError(
+            f"name {name!r} cannot be written to stats.txt: names must be "
+            "non-empty and contain no spaces; rename the category or video"
+        )
     return name
 
 
@@ -87,8 +91,10 @@ def _counts(video: VideoConfusion) -> list[int]:
     values = []
     for value in (cm.tp, cm.fp, cm.fn, cm.tn):
         if not math.isfinite(value) or value != int(value):
-            raise RefereeError(f"video {video.category}/{video.video} has a non-integer count "
-                               f"{value!r}; stats.txt holds raw counts only")
+            raise RefereeError(
+                f"video {video.category}/{video.video} has a non-integer count "
+                f"{value!r}; stats.txt holds raw counts only"
+            )
         values.append(int(value))
     values.append(0 if video.shadow_errors is None else int(video.shadow_errors))
     return values
@@ -128,20 +134,26 @@ def parse_stats_txt(text: str, path: str | Path = "<text>") -> list[VideoConfusi
             if not fields[-1]:
                 fields.pop()
         if len(fields) not in (8, 9):
-            raise InputFileError(path, f"line {number}: expected 'cm video CATEGORY VIDEO TP "
-                                       f"FP FN TN SE', found {len(fields)} fields")
+            raise InputFileError(
+                path,
+                f"line {number}: expected 'cm video CATEGORY VIDEO TP "
+                f"FP FN TN SE', found {len(fields)} fields",
+            )
         category, video = fields[2], fields[3]
-        counts = [parse_count(cell, name, path, number)
-                  for cell, name in zip(fields[4:], ("TP", "FP", "FN", "TN", "SE"))]
-        shadow: Optional[int] = counts[4] if len(counts) == 5 else None
+        counts = [
+            parse_count(cell, name, path, number)
+            for cell, name in zip(fields[4:], ("TP", "FP", "FN", "TN", "SE"))
+        ]
+        shadow: int | None = counts[4] if len(counts) == 5 else None
         item = VideoConfusion(category, video, ConfusionMatrix(*counts[:4]), shadow)
         if item.key in first_line:
-            raise InputFileError(path, f"line {number}: video {category}/{video} appears twice "
-                                       f"(first on line {first_line[item.key]})")
+            raise InputFileError(
+                path,
+                f"line {number}: video {category}/{video} appears twice "
+                f"(first on line {first_line[item.key]})",
+            )
         first_line[item.key] = number
         videos.append(item)
     if not videos:
         raise InputFileError(path, "no 'cm video' line found; is this a CDnet stats.txt file?")
     return videos
-
-

@@ -21,8 +21,9 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from ..confusion import ConfusionMatrix
 from ..errors import RefereeError
@@ -34,7 +35,7 @@ FORMAT_NAME = "referee-results"
 FORMAT_VERSION = 1
 
 
-def json_number(value: float) -> Optional[float | int]:
+def json_number(value: float) -> float | int | None:
     if math.isnan(value):
         return None
     if math.isinf(value):
@@ -52,9 +53,13 @@ def json_values(values: Mapping[str, IndicatorValue]) -> dict[str, dict[str, Any
     return {key: json_value(v) for key, v in values.items()}
 
 
-def json_matrix(cm: ConfusionMatrix) -> dict[str, Optional[float | int]]:
-    return {"tp": json_number(cm.tp), "fp": json_number(cm.fp), "fn": json_number(cm.fn),
-            "tn": json_number(cm.tn)}
+def json_matrix(cm: ConfusionMatrix) -> dict[str, float | int | None]:
+    return {
+        "tp": json_number(cm.tp),
+        "fp": json_number(cm.fp),
+        "fn": json_number(cm.fn),
+        "tn": json_number(cm.tn),
+    }
 
 
 def _method_to_dict(result: MethodResult) -> dict[str, Any]:
@@ -63,32 +68,42 @@ def _method_to_dict(result: MethodResult) -> dict[str, Any]:
     for v in result.videos:
         counts = json_matrix(v.cm)
         counts["se"] = v.shadow_errors
-        videos.append({
-            "category": v.category, "video": v.video, "counts": counts,
-            "weight": summary.weights[v.key],
-            "indicators": json_values(cdnet.indicators_per_video[v.key]),
-            "cdnet_statistics": json_values(cdnet.statistics_per_video[v.key]),
-        })
+        videos.append(
+            {
+                "category": v.category,
+                "video": v.video,
+                "counts": counts,
+                "weight": summary.weights[v.key],
+                "indicators": json_values(cdnet.indicators_per_video[v.key]),
+                "cdnet_statistics": json_values(cdnet.statistics_per_video[v.key]),
+            }
+        )
     return {
         "method": result.method,
         "videos": videos,
         "summary": {
             "scheme": summary.scheme,
-            "weights": [{"category": c, "video": name, "weight": w}
-                        for (c, name), w in summary.weights.items()],
+            "weights": [
+                {"category": c, "video": name, "weight": w}
+                for (c, name), w in summary.weights.items()
+            ],
             "blended_confusion": json_matrix(summary.cm),
             "indicators": json_values(summary.values),
         },
         "cdnet_procedure": {
             "categories": [
-                {"category": c,
-                 "videos": [name for _, name in cdnet.categories[c]],
-                 "statistics": json_values(cdnet.statistics_per_category[c]),
-                 "indicators": json_values(cdnet.indicators_per_category[c])}
+                {
+                    "category": c,
+                    "videos": [name for _, name in cdnet.categories[c]],
+                    "statistics": json_values(cdnet.statistics_per_category[c]),
+                    "indicators": json_values(cdnet.indicators_per_category[c]),
+                }
                 for c in cdnet.categories
             ],
-            "overall": {"statistics": json_values(cdnet.statistics_overall),
-                        "indicators": json_values(cdnet.indicators_overall)},
+            "overall": {
+                "statistics": json_values(cdnet.statistics_overall),
+                "indicators": json_values(cdnet.indicators_overall),
+            },
         },
     }
 
@@ -98,17 +113,24 @@ def _ranking_to_dict(r: RankComparison) -> dict[str, Any]:
         "indicator": r.indicator,
         "summary_ranking": list(r.summary_ranking),
         "cdnet_ranking": list(r.cdnet_ranking),
-        "methods": {m: {"summary_value": json_number(r.summary_values[m]),
-                        "cdnet_value": json_number(r.cdnet_values[m]),
-                        "summary_rank": r.summary_rank[m], "cdnet_rank": r.cdnet_rank[m]}
-                    for m in r.summary_values},
+        "methods": {
+            m: {
+                "summary_value": json_number(r.summary_values[m]),
+                "cdnet_value": json_number(r.cdnet_values[m]),
+                "summary_rank": r.summary_rank[m],
+                "cdnet_rank": r.cdnet_rank[m],
+            }
+            for m in r.summary_values
+        },
         "kendall_tau": json_value(r.kendall_tau),
     }
 
 
-def results_to_dict(results: Sequence[MethodResult],
-                    rankings: Sequence[RankComparison] = (),
-                    parameters: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+def results_to_dict(
+    results: Sequence[MethodResult],
+    rankings: Sequence[RankComparison] = (),
+    parameters: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Plain JSON-ready structure of the results (NaN becomes ``None`` with its reason).
 
     ``parameters`` (options and defaults used, e.g. the weight scheme) is stored
@@ -118,48 +140,71 @@ def results_to_dict(results: Sequence[MethodResult],
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "parameters": dict(parameters or {}),
-        "indicators": {key: {"name": ind.name, "symbol": ind.symbol, "formula": ind.formula,
-                             "range": list(ind.range), "higher_is_better": ind.higher_is_better,
-                             "probabilistic": ind.probabilistic}
-                       for key, ind in INDICATORS.items()},
+        "indicators": {
+            key: {
+                "name": ind.name,
+                "symbol": ind.symbol,
+                "formula": ind.formula,
+                "range": list(ind.range),
+                "higher_is_better": ind.higher_is_better,
+                "probabilistic": ind.probabilistic,
+            }
+            for key, ind in INDICATORS.items()
+        },
         "methods": [_method_to_dict(r) for r in results],
         "rankings": [_ranking_to_dict(r) for r in rankings],
     }
 
 
-def format_results_json(results: Sequence[MethodResult],
-                        rankings: Sequence[RankComparison] = (),
-                        parameters: Optional[Mapping[str, Any]] = None) -> str:
+def format_results_json(
+    results: Sequence[MethodResult],
+    rankings: Sequence[RankComparison] = (),
+    parameters: Mapping[str, Any] | None = None,
+) -> str:
     """The JSON text of :func:`results_to_dict` (strict JSON: no NaN literal)."""
     try:
-        return json.dumps(results_to_dict(results, rankings, parameters), indent=2,
-                          ensure_ascii=False, allow_nan=False) + "\n"
+        return (
+            json.dumps(
+                results_to_dict(results, rankings, parameters),
+                indent=2,
+                ensure_ascii=False,
+                allow_nan=False,
+            )
+            + "\n"
+        )
     except (TypeError, ValueError) as exc:
         raise RefereeError(f"cannot write the results as JSON: {exc}") from exc
 
 
-def write_results_json(path: str | Path, results: Sequence[MethodResult],
-                       rankings: Sequence[RankComparison] = (),
-                       parameters: Optional[Mapping[str, Any]] = None) -> None:
+def write_results_json(
+    path: str | Path,
+    results: Sequence[MethodResult],
+    rankings: Sequence[RankComparison] = (),
+    parameters: Mapping[str, Any] | None = None,
+) -> None:
     """Write :func:`format_results_json` to ``path``."""
     write_text(path, format_results_json(results, rankings, parameters))
 
 
 def csv_columns() -> list[str]:
     """Column names of the results CSV."""
-    return (["method", "row", "category", "video", "TP", "FP", "FN", "TN", "SE", "weight"]
-            + list(INDICATORS) + ["fmeasure", "undefined"])
+    return (
+        ["method", "row", "category", "video", "TP", "FP", "FN", "TN", "SE", "weight"]
+        + list(INDICATORS)
+        + ["fmeasure", "undefined"]
+    )
 
 
-def csv_cell(value: Optional[float]) -> str:
+def csv_cell(value: float | None) -> str:
     if value is None or math.isnan(value):
         return ""
     number = json_number(value)
     return repr(number) if isinstance(number, float) else str(number)
 
 
-def _indicator_cells(values: Mapping[str, IndicatorValue],
-                     fmeasure: Optional[IndicatorValue]) -> tuple[list[str], str]:
+def _indicator_cells(
+    values: Mapping[str, IndicatorValue], fmeasure: IndicatorValue | None
+) -> tuple[list[str], str]:
     cells = [csv_cell(values[key].value) for key in INDICATORS]
     reasons = [f"{key}: {v.reason}" for key, v in values.items() if not v.defined]
     if fmeasure is None:
@@ -179,27 +224,54 @@ def format_results_csv(results: Sequence[MethodResult]) -> str:
     for result in results:
         cdnet = result.cdnet
         for v in result.videos:
-            cells, reasons = _indicator_cells(cdnet.indicators_per_video[v.key],
-                                              cdnet.statistics_per_video[v.key]["fmeasure"])
+            cells, reasons = _indicator_cells(
+                cdnet.indicators_per_video[v.key], cdnet.statistics_per_video[v.key]["fmeasure"]
+            )
             se = "" if v.shadow_errors is None else str(v.shadow_errors)
-            writer.writerow([result.method, "video", v.category, v.video,
-                             csv_cell(v.cm.tp), csv_cell(v.cm.fp), csv_cell(v.cm.fn), csv_cell(v.cm.tn),
-                             se, csv_cell(result.summary.weights[v.key]), *cells, reasons])
+            writer.writerow(
+                [
+                    result.method,
+                    "video",
+                    v.category,
+                    v.video,
+                    csv_cell(v.cm.tp),
+                    csv_cell(v.cm.fp),
+                    csv_cell(v.cm.fn),
+                    csv_cell(v.cm.tn),
+                    se,
+                    csv_cell(result.summary.weights[v.key]),
+                    *cells,
+                    reasons,
+                ]
+            )
     for result in results:
         summary = result.summary
         cells, reasons = _indicator_cells(summary.values, None)
-        writer.writerow([result.method, f"summary:{summary.scheme}", "", "",
-                         csv_cell(summary.cm.tp), csv_cell(summary.cm.fp), csv_cell(summary.cm.fn),
-                         csv_cell(summary.cm.tn), "", "", *cells, reasons])
-        cells, reasons = _indicator_cells(result.cdnet.indicators_overall,
-                                          result.cdnet.statistics_overall["fmeasure"])
-        writer.writerow([result.method, "cdnet-procedure", "", "", "", "", "", "", "", "",
-                         *cells, reasons])
+        writer.writerow(
+            [
+                result.method,
+                f"summary:{summary.scheme}",
+                "",
+                "",
+                csv_cell(summary.cm.tp),
+                csv_cell(summary.cm.fp),
+                csv_cell(summary.cm.fn),
+                csv_cell(summary.cm.tn),
+                "",
+                "",
+                *cells,
+                reasons,
+            ]
+        )
+        cells, reasons = _indicator_cells(
+            result.cdnet.indicators_overall, result.cdnet.statistics_overall["fmeasure"]
+        )
+        writer.writerow(
+            [result.method, "cdnet-procedure", "", "", "", "", "", "", "", "", *cells, reasons]
+        )
     return out.getvalue()
 
 
 def write_results_csv(path: str | Path, results: Sequence[MethodResult]) -> None:
     """Write :func:`format_results_csv` to ``path``."""
     write_text(path, format_results_csv(results))
-
-

@@ -22,8 +22,9 @@ def read_text(path: str | Path) -> str:
     try:
         return Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(path, f"cannot read the file ({exc}); check that it exists "
-                                   "and is a UTF-8 text file") from exc
+        raise InputFileError(
+            path, f"cannot read the file ({exc}); check that it exists and is a UTF-8 text file"
+        ) from exc
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
@@ -39,8 +40,9 @@ def write_bytes(path: str | Path, data: bytes) -> None:
     """
     target = Path(path)
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                             dir=target.parent)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+        )
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
@@ -51,8 +53,10 @@ def write_bytes(path: str | Path, data: bytes) -> None:
             Path(temporary).unlink(missing_ok=True)
             raise
     except OSError as exc:
-        raise InputFileError(target, f"cannot write the file ({exc.strerror}); check that "
-                                     "the folder exists and is writable") from exc
+        raise InputFileError(
+            target,
+            f"cannot write the file ({exc.strerror}); check that the folder exists and is writable",
+        ) from exc
 
 
 def write_text(path: str | Path, text: str) -> None:
@@ -72,8 +76,10 @@ def parse_count(cell: str, name: str, path: str | Path, line: int) -> int:
         value = int(cell)
     except ValueError:
         shown = repr(cell) if cell else "empty"
-        raise InputFileError(path, f"line {line}: {name} is {shown}, not a whole number; "
-                                   "counts are non-negative integers") from None
+        raise InputFileError(
+            path,
+            f"line {line}: {name} is {shown}, not a whole number; counts are non-negative integers",
+        ) from None
     if value < 0:
         raise InputFileError(path, f"line {line}: {name} is {value}; counts cannot be negative")
     return value

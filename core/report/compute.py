@@ -9,9 +9,9 @@ single detector…) is skipped, and the reason is kept for the report.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
 
 import numpy as np
 
@@ -75,16 +75,16 @@ class ProjectResults:
     videos: tuple[VideoSpec, ...] = ()
     evaluations: dict[str, list[VideoEvaluation]] = field(default_factory=dict)
     methods: dict[str, MethodResult] = field(default_factory=dict)
-    rank_comparison: Optional[RankComparison] = None
+    rank_comparison: RankComparison | None = None
     histograms: dict[str, list[VideoHistograms]] = field(default_factory=dict)
     actions: dict[str, ActionEvaluation] = field(default_factory=dict)
     counts: list[CountRow] = field(default_factory=list)
-    pseudo: Optional[PseudoResult] = None
-    truth: Optional[TruthComparison] = None
+    pseudo: PseudoResult | None = None
+    truth: TruthComparison | None = None
     heatmaps: list[Heatmap] = field(default_factory=list)
     annotate_next: list[RankedFrame] = field(default_factory=list)
     annotate_all_annotated: bool = False
-    significance: Optional[DiscriminativeResult] = None
+    significance: DiscriminativeResult | None = None
     skipped: dict[str, str] = field(default_factory=dict)
 
 
@@ -95,25 +95,42 @@ def _mask_detectors(project: Project, results: ProjectResults) -> dict[str, Path
     return project.mask_detectors() if results.videos else {}
 
 
-def _evaluate(project: Project, results: ProjectResults, options: ReportOptions,
-              progress: ProgressCallback, cancel: CancelToken) -> None:
+def _evaluate(
+    project: Project,
+    results: ProjectResults,
+    options: ReportOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> None:
     detectors = _mask_detectors(project, results)
     if not detectors:
-        results.skipped["pixels"] = ("the project has no CDnet dataset with detector masks"
-                                     if not results.videos else "no detector has masks")
+        results.skipped["pixels"] = (
+            "the project has no CDnet dataset with detector masks"
+            if not results.videos
+            else "no detector has masks"
+        )
         return
-    results.evaluations = evaluate_methods(results.videos, detectors, options.threshold,
-                                           progress, cancel)
+    results.evaluations = evaluate_methods(
+        results.videos, detectors, options.threshold, progress, cancel
+    )
     for name, evaluations in results.evaluations.items():
-        results.methods[name] = summarize_method(name, [e.confusion for e in evaluations],
-                                                 options.weights)
+        results.methods[name] = summarize_method(
+            name, [e.confusion for e in evaluations], options.weights
+        )
     results.rank_comparison = compare_rankings(
         {m: r.summary for m, r in results.methods.items()},
-        {m: r.cdnet for m, r in results.methods.items()}, options.rank_by)
+        {m: r.cdnet for m, r in results.methods.items()},
+        options.rank_by,
+    )
 
 
-def _curves(project: Project, results: ProjectResults, options: ReportOptions,
-            progress: ProgressCallback, cancel: CancelToken) -> None:
+def _curves(
+    project: Project,
+    results: ProjectResults,
+    options: ReportOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> None:
     soft = {d.name: d.scores for d in project.detectors if d.scores is not None}
     if not results.videos or not soft:
         results.skipped["curves"] = "no detector has soft scores (0–255) for ROC and PR curves"
@@ -124,26 +141,40 @@ def _curves(project: Project, results: ProjectResults, options: ReportOptions,
         progress(k + 1, len(soft))
 
 
-def _actions(project: Project, results: ProjectResults, options: ReportOptions,
-             progress: ProgressCallback, cancel: CancelToken) -> None:
+def _actions(
+    project: Project,
+    results: ProjectResults,
+    options: ReportOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> None:
     detectors = project.action_detectors()
     if project.actions_groundtruth is None or not detectors:
-        results.skipped["actions"] = ("the project has no ground-truth actions"
-                                      if project.actions_groundtruth is None
-                                      else "no detector has actions")
+        results.skipped["actions"] = (
+            "the project has no ground-truth actions"
+            if project.actions_groundtruth is None
+            else "no detector has actions"
+        )
         return
     gt = read_liris(project.actions_groundtruth)
     for k, (name, path) in enumerate(detectors.items()):
-        results.actions[name] = evaluate_actions(gt, read_liris(path), options.liris,
-                                                 cancel=cancel)
+        results.actions[name] = evaluate_actions(gt, read_liris(path), options.liris, cancel=cancel)
         progress(k + 1, len(detectors))
 
 
-def _counts(project: Project, results: ProjectResults, options: ReportOptions,
-            progress: ProgressCallback, cancel: CancelToken) -> None:
+def _counts(
+    project: Project,
+    results: ProjectResults,
+    options: ReportOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> None:
     root = project.counts
-    folders = sorted(p.parent for p in root.glob(f"*/{COUNTS_GROUNDTRUTH}.csv")) \
-        if root is not None and root.is_dir() else []
+    folders = (
+        sorted(p.parent for p in root.glob(f"*/{COUNTS_GROUNDTRUTH}.csv"))
+        if root is not None and root.is_dir()
+        else []
+    )
     if not folders:
         results.skipped["counts"] = "the project has no ground-truth counts"
         return
@@ -160,14 +191,20 @@ def _counts(project: Project, results: ProjectResults, options: ReportOptions,
         results.skipped["counts"] = "no detector has counts beside the ground-truth counts"
 
 
-def _pseudo(project: Project, results: ProjectResults, options: ReportOptions,
-            progress: ProgressCallback, cancel: CancelToken) -> None:
+def _pseudo(
+    project: Project,
+    results: ProjectResults,
+    options: ReportOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> None:
     detectors = _mask_detectors(project, results)
     if len(detectors) < 2:
         results.skipped["pseudo"] = "pseudo ground truth needs at least two detectors with masks"
         return
-    results.pseudo = pseudo_evaluate(results.videos, detectors, options.committee,
-                                     progress=progress, cancel=cancel)
+    results.pseudo = pseudo_evaluate(
+        results.videos, detectors, options.committee, progress=progress, cancel=cancel
+    )
     if all(m in results.evaluations for m in detectors):
         try:
             results.truth = compare_with_truth(results.pseudo, results.evaluations)
@@ -178,9 +215,13 @@ def _pseudo(project: Project, results: ProjectResults, options: ReportOptions,
         pseudo_video = results.pseudo.video((video.category, video.name))
         for frame in _spread(pseudo_video.frames, options.heatmap_frames):
             check(cancel)
-            results.heatmaps.append(Heatmap(ranking_label(video), frame,
-                                            consensus_map(video, frame, sources,
-                                                          options.committee)))
+            results.heatmaps.append(
+                Heatmap(
+                    ranking_label(video),
+                    frame,
+                    consensus_map(video, frame, sources, options.committee),
+                )
+            )
 
 
 def _spread(frames: np.ndarray, count: int) -> list[int]:
@@ -191,16 +232,27 @@ def _spread(frames: np.ndarray, count: int) -> list[int]:
     return [int(frames[i]) for i in np.unique(picks)]
 
 
-def _annotate_next(project: Project, results: ProjectResults, options: ReportOptions,
-                   progress: ProgressCallback, cancel: CancelToken) -> None:
+def _annotate_next(
+    project: Project,
+    results: ProjectResults,
+    options: ReportOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> None:
     detectors = _mask_detectors(project, results)
     if len(detectors) < 2:
         results.skipped["annotate"] = "ranking frames needs at least two detectors with masks"
         return
     names = list(detectors)
     sources = {name: result_sources(results.videos, detectors[name]) for name in names}
-    scores = mask_scores(results.videos, sources, options.ranking_criterion,
-                         (names[0], names[1]), progress=progress, cancel=cancel)
+    scores = mask_scores(
+        results.videos,
+        sources,
+        options.ranking_criterion,
+        (names[0], names[1]),
+        progress=progress,
+        cancel=cancel,
+    )
     annotated = {ranking_label(v): annotated_frames(v) for v in results.videos}
     ranked = rank_frames(scores, options.ranking_gap, exclude=annotated, top=options.ranking_top)
     if not ranked:  # every frame has ground truth: rank them anyway, to check the truth
@@ -209,8 +261,13 @@ def _annotate_next(project: Project, results: ProjectResults, options: ReportOpt
     results.annotate_next = ranked
 
 
-def _significance(project: Project, results: ProjectResults, options: ReportOptions,
-                  progress: ProgressCallback, cancel: CancelToken) -> None:
+def _significance(
+    project: Project,
+    results: ProjectResults,
+    options: ReportOptions,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> None:
     kind = options.significance_cases
     try:
         cases = cases_of_kind(kind, results.evaluations, results.pseudo, results.actions)
@@ -220,8 +277,9 @@ def _significance(project: Project, results: ProjectResults, options: ReportOpti
     if len(cases.methods) < 2:
         results.skipped["significance"] = f"fewer than two detectors have {kind} results"
         return
-    results.significance = compare_cases(cases, options.significance_test, options.alpha,
-                                         options.tau)
+    results.significance = compare_cases(
+        cases, options.significance_test, options.alpha, options.tau
+    )
     progress(1, 1)
 
 
@@ -237,9 +295,12 @@ STAGES: tuple[tuple[str, Stage, int], ...] = (
 )
 
 
-def compute_results(project: Project, options: ReportOptions = ReportOptions(),
-                    progress: Optional[ProgressCallback] = None,
-                    cancel: Optional[CancelToken] = None) -> ProjectResults:
+def compute_results(
+    project: Project,
+    options: ReportOptions = ReportOptions(),
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> ProjectResults:
     """Every result a report shows for ``project``, computed with ``options``.
 
     ``progress(done, total)`` runs from 0 to 1000 over all stages.
@@ -258,11 +319,9 @@ def compute_results(project: Project, options: ReportOptions = ReportOptions(),
         check(cancel)
 
         def stage_progress(d: int, t: int, start: int = done, share: int = share) -> None:
-            report(progress, (start * 1000 + share * 1000 * min(d, t) // max(t, 1)) // whole,
-                   1000)
+            report(progress, (start * 1000 + share * 1000 * min(d, t) // max(t, 1)) // whole, 1000)
 
         stage(project, results, options, stage_progress, cancel)
         done += share
         report(progress, done * 1000 // whole, 1000)
     return results
-

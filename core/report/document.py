@@ -18,8 +18,9 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Union
+from typing import Union
 
 from ..indicators import IndicatorValue
 
@@ -59,7 +60,7 @@ def _float_text(value: float) -> str:
     return f"{value:.{SHOWN_DIGITS}f}"
 
 
-def cell_number(cell: Cell) -> Optional[float]:
+def cell_number(cell: Cell) -> float | None:
     """The numeric value of ``cell`` (NaN when undefined), or ``None`` for text and blanks."""
     if isinstance(cell, IndicatorValue):
         return cell.value
@@ -89,8 +90,9 @@ class Table:
         _check_key(self.key, "table")
         for row in self.rows:
             if len(row) != len(self.columns):
-                raise ValueError(f"table {self.key}: a row has {len(row)} cells for "
-                                 f"{len(self.columns)} columns")
+                raise ValueError(
+                    f"table {self.key}: a row has {len(row)} cells for {len(self.columns)} columns"
+                )
 
 
 @dataclass(frozen=True)

@@ -97,27 +97,32 @@ def write_html(report: Report, path: str | Path) -> None:
 
 
 def _header(report: Report) -> str:
-    return (f"<header><h1>{escape(report.title)}</h1>"
-            f'<p class="meta">Referee {escape(report.version)} · {escape(report.created)}</p>'
-            "</header>")
+    return (
+        f"<header><h1>{escape(report.title)}</h1>"
+        f'<p class="meta">Referee {escape(report.version)} · {escape(report.created)}</p>'
+        "</header>"
+    )
 
 
 def _facts(facts: tuple[tuple[str, str], ...]) -> str:
-    rows = "".join(f'<tr><th scope="row">{escape(name)}</th><td>{escape(value)}</td></tr>'
-                   for name, value in facts)
+    rows = "".join(
+        f'<tr><th scope="row">{escape(name)}</th><td>{escape(value)}</td></tr>'
+        for name, value in facts
+    )
     return f'<table id="facts"><caption>About this run</caption><tbody>{rows}</tbody></table>'
 
 
 def _contents(sections: tuple[Section, ...]) -> str:
-    items = "".join(f'<li><a href="#{escape(s.key)}">{escape(s.title)}</a></li>'
-                    for s in sections)
+    items = "".join(f'<li><a href="#{escape(s.key)}">{escape(s.title)}</a></li>' for s in sections)
     return f'<nav id="contents"><h2>Contents</h2><ol>{items}</ol></nav>'
 
 
 def _section(section: Section) -> str:
     blocks = "\n".join(_block(block) for block in section.blocks)
-    return (f'<section id="{escape(section.key)}"><h2>{escape(section.title)}</h2>\n'
-            f"{blocks}\n</section>")
+    return (
+        f'<section id="{escape(section.key)}"><h2>{escape(section.title)}</h2>\n'
+        f"{blocks}\n</section>"
+    )
 
 
 def _block(block: Block) -> str:
@@ -134,11 +139,12 @@ def _block(block: Block) -> str:
 
 def _table(table: Table) -> str:
     head = "".join(f'<th scope="col">{escape(column)}</th>' for column in table.columns)
-    body = "".join("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>"
-                   for row in table.rows)
+    body = "".join("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>" for row in table.rows)
     notes = "".join(f'<p class="note">{escape(note)}</p>' for note in table.notes)
-    return (f'<table id="table-{escape(table.key)}"><caption>{escape(table.title)}</caption>'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}")
+    return (
+        f'<table id="table-{escape(table.key)}"><caption>{escape(table.title)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}"
+    )
 
 
 def _cell(cell: Cell) -> str:
@@ -154,14 +160,17 @@ def _figure(figure: Figure) -> str:
     data = base64.b64encode(figure.png).decode("ascii")
     caption = f" {escape(figure.caption)}" if figure.caption else ""
     width, height = figure.size_px
-    return (f'<figure id="figure-{escape(figure.key)}">'
-            f'<img src="data:image/png;base64,{data}" alt="{escape(figure.title)}" '
-            f'width="{width}" height="{height}">'
-            f"<figcaption><strong>{escape(figure.title)}</strong>{caption}</figcaption>"
-            "</figure>")
+    return (
+        f'<figure id="figure-{escape(figure.key)}">'
+        f'<img src="data:image/png;base64,{data}" alt="{escape(figure.title)}" '
+        f'width="{width}" height="{height}">'
+        f"<figcaption><strong>{escape(figure.title)}</strong>{caption}</figcaption>"
+        "</figure>"
+    )
 
 
 def _definitions(definitions: Definitions) -> str:
-    items = "".join(f"<dt>{escape(term)}</dt><dd>{escape(meaning)}</dd>"
-                    for term, meaning in definitions.items)
+    items = "".join(
+        f"<dt>{escape(term)}</dt><dd>{escape(meaning)}</dd>" for term, meaning in definitions.items
+    )
     return f'<dl class="definitions">{items}</dl>'

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..actions import LirisParameters
 from ..errors import InvalidOptionError
@@ -56,10 +55,10 @@ class ReportOptions:
         more), the significance level and the largest normalized ``t_0``.
     """
 
-    title: Optional[str] = None
+    title: str | None = None
     weights: str = "auto"
     rank_by: str = "f1"
-    threshold: Optional[int] = None
+    threshold: int | None = None
     liris: LirisParameters = field(default_factory=LirisParameters)
     count_window: int = 1
     committee: CommitteeOptions = field(default_factory=CommitteeOptions)
@@ -68,28 +67,36 @@ class ReportOptions:
     ranking_top: int = 20
     ranking_gap: int = DEFAULT_GAP
     significance_cases: str = "frames"
-    significance_test: Optional[str] = None
+    significance_test: str | None = None
     alpha: float = DEFAULT_ALPHA
     tau: float = DEFAULT_TAU
 
     def __post_init__(self) -> None:
         if self.weights not in WEIGHT_SCHEMES or self.weights == "custom":
-            raise InvalidOptionError(f"unknown weight scheme {self.weights!r} for a report "
-                                     f"(choose from {', '.join(s for s in WEIGHT_SCHEMES if s != 'custom')})")
+            raise InvalidOptionError(
+                f"unknown weight scheme {self.weights!r} for a report "
+                f"(choose from {', '.join(s for s in WEIGHT_SCHEMES if s != 'custom')})"
+            )
         if self.count_window < 0:
-            raise InvalidOptionError(f"the counting window must be >= 0 frames, not "
-                                     f"{self.count_window}")
+            raise InvalidOptionError(
+                f"the counting window must be >= 0 frames, not {self.count_window}"
+            )
         if not 0 <= self.heatmap_frames <= 10:
             raise InvalidOptionError("heatmap thumbnails per video must be between 0 and 10")
         if self.ranking_criterion not in MASK_CRITERIA:
-            raise InvalidOptionError(f"unknown ranking criterion {self.ranking_criterion!r} "
-                                     f"(choose from {', '.join(MASK_CRITERIA)})")
+            raise InvalidOptionError(
+                f"unknown ranking criterion {self.ranking_criterion!r} "
+                f"(choose from {', '.join(MASK_CRITERIA)})"
+            )
         if self.significance_cases not in SIGNIFICANCE_CASES:
-            raise InvalidOptionError(f"unknown significance cases {self.significance_cases!r} "
-                                     f"(choose from {', '.join(SIGNIFICANCE_CASES)})")
+            raise InvalidOptionError(
+                f"unknown significance cases {self.significance_cases!r} "
+                f"(choose from {', '.join(SIGNIFICANCE_CASES)})"
+            )
         tests = PAIR_TESTS + SEVERAL_TESTS
         if self.significance_test is not None and self.significance_test not in tests:
-            raise InvalidOptionError(f"unknown test {self.significance_test!r} "
-                                     f"(choose from {', '.join(tests)})")
+            raise InvalidOptionError(
+                f"unknown test {self.significance_test!r} (choose from {', '.join(tests)})"
+            )
         if not 0 < self.alpha < 1:
             raise InvalidOptionError(f"alpha must be between 0 and 1, not {self.alpha}")

@@ -6,9 +6,9 @@ existing files an export would replace before writing anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Optional
 
 from ..errors import InputFileError
 from ..progress import CancelToken, ProgressCallback, check, report
@@ -62,19 +62,29 @@ def check_targets(targets: Mapping[str, Path]) -> None:
     """
     for path in targets.values():
         if not Path(path).parent.is_dir():
-            raise InputFileError(path, f"cannot write here: {Path(path).parent} is not an "
-                                       "existing folder; choose another place")
+            raise InputFileError(
+                path,
+                f"cannot write here: {Path(path).parent} is not an "
+                "existing folder; choose another place",
+            )
 
 
 def replaced_files(document: Report, targets: Mapping[str, Path]) -> list[Path]:
     """The existing files that writing ``targets`` (format name → path) would replace."""
-    return [path for name, target in targets.items()
-            for path in REPORT_OUTPUTS[name].paths(document, target) if path.exists()]
+    return [
+        path
+        for name, target in targets.items()
+        for path in REPORT_OUTPUTS[name].paths(document, target)
+        if path.exists()
+    ]
 
 
-def write_outputs(document: Report, targets: Mapping[str, Path],
-                  progress: Optional[ProgressCallback] = None,
-                  cancel: Optional[CancelToken] = None) -> dict[str, list[Path]]:
+def write_outputs(
+    document: Report,
+    targets: Mapping[str, Path],
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, list[Path]]:
     """Write ``document`` in each format of ``targets``; return format name → files written."""
     written: dict[str, list[Path]] = {}
     for done, (name, target) in enumerate(targets.items(), start=1):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
-from typing import Optional
 
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
@@ -65,13 +64,11 @@ class _ReportPDF(FPDF):
         self.set_y(-12)
         self.set_font(_FONT, size=8)
         self.set_text_color(*_MUTED)
-        self.cell(0, 6, f"Referee {self._version} — page {self.page_no()} of {{nb}}",
-                  align="C")
+        self.cell(0, 6, f"Referee {self._version} — page {self.page_no()} of {{nb}}", align="C")
         self.set_text_color(0)
 
 
-def write_pdf(report: Report, path: str | Path,
-              progress: Optional[ProgressCallback] = None) -> int:
+def write_pdf(report: Report, path: str | Path, progress: ProgressCallback | None = None) -> int:
     """Write ``report`` as an A4 PDF to ``path`` atomically; return its page count.
 
     ``progress(done, total)`` is called once per section laid out.
@@ -106,8 +103,14 @@ def _title_block(pdf: FPDF, report: Report) -> None:
     pdf.multi_cell(0, 9, report.title, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.set_font(_FONT, size=_BODY_PT)
     pdf.set_text_color(*_MUTED)
-    pdf.multi_cell(0, _LINE_MM, f"Referee {report.version} · {report.created}", align="L",
-                   new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.multi_cell(
+        0,
+        _LINE_MM,
+        f"Referee {report.version} · {report.created}",
+        align="L",
+        new_x=XPos.LMARGIN,
+        new_y=YPos.NEXT,
+    )
     pdf.set_text_color(0)
     pdf.ln(3)
     if report.facts:
@@ -151,8 +154,10 @@ def _table(pdf: FPDF, table: Table) -> None:
     pdf.set_font(_FONT, "B", _BODY_PT)
     pdf.multi_cell(0, _LINE_MM, table.title, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(1)
-    numeric = tuple(all(cell is None or cell_number(cell) is not None for cell in column)
-                    for column in zip(*table.rows)) or (False,) * len(table.columns)
+    numeric = tuple(
+        all(cell is None or cell_number(cell) is not None for cell in column)
+        for column in zip(*table.rows)
+    ) or (False,) * len(table.columns)
     _grid(pdf, table.columns, table.rows, numeric)
     pdf.set_font(_FONT, size=8)
     pdf.set_text_color(*_MUTED)
@@ -162,18 +167,30 @@ def _table(pdf: FPDF, table: Table) -> None:
     pdf.ln(3)
 
 
-def _grid(pdf: FPDF, columns: tuple[str, ...], rows: tuple[tuple[Cell, ...], ...],
-          numeric: tuple[bool, ...]) -> None:
+def _grid(
+    pdf: FPDF,
+    columns: tuple[str, ...],
+    rows: tuple[tuple[Cell, ...], ...],
+    numeric: tuple[bool, ...],
+) -> None:
     """A table with a repeated header row, zebra rows and numbers right-aligned."""
     texts = [[cell_text(cell) for cell in row] for row in rows]
     size, widths = _fit_columns(pdf, columns, texts)
     pdf.set_font(_FONT, size=size)
     muted = FontFace(color=_MUTED)
     heading = FontFace(emphasis="BOLD", fill_color=_HEADING_FILL)
-    with pdf.table(col_widths=widths, width=min(sum(widths), pdf.epw), align="LEFT",
-                   text_align="LEFT", headings_style=heading, repeat_headings=1,
-                   cell_fill_mode="ROWS", cell_fill_color=_ZEBRA_FILL,
-                   line_height=size * 0.5, padding=(0.8, _CELL_PADDING_SIDE)) as grid:
+    with pdf.table(
+        col_widths=widths,
+        width=min(sum(widths), pdf.epw),
+        align="LEFT",
+        text_align="LEFT",
+        headings_style=heading,
+        repeat_headings=1,
+        cell_fill_mode="ROWS",
+        cell_fill_color=_ZEBRA_FILL,
+        line_height=size * 0.5,
+        padding=(0.8, _CELL_PADDING_SIDE),
+    ) as grid:
         header = grid.row()
         for column, is_number in zip(columns, numeric):
             header.cell(column, align="RIGHT" if is_number else "LEFT")
@@ -182,12 +199,14 @@ def _grid(pdf: FPDF, columns: tuple[str, ...], rows: tuple[tuple[Cell, ...], ...
             for cell, text, is_number in zip(row, shown, numeric):
                 number = cell_number(cell)
                 undefined = number is not None and math.isnan(number)
-                line.cell(text, align="RIGHT" if is_number else "LEFT",
-                          style=muted if undefined else None)
+                line.cell(
+                    text, align="RIGHT" if is_number else "LEFT", style=muted if undefined else None
+                )
 
 
-def _fit_columns(pdf: FPDF, columns: tuple[str, ...],
-                 texts: list[list[str]]) -> tuple[int, list[float]]:
+def _fit_columns(
+    pdf: FPDF, columns: tuple[str, ...], texts: list[list[str]]
+) -> tuple[int, list[float]]:
     """A table font size (9, 8 or 7 pt) and column widths (mm) that fit the text width.
 
     The largest size at which no cell wraps wins; failing that, the largest size
@@ -206,8 +225,9 @@ def _fit_columns(pdf: FPDF, columns: tuple[str, ...],
     return _TABLE_PT[-1], measured[_TABLE_PT[-1]][0]
 
 
-def _column_widths(pdf: FPDF, size: int, columns: tuple[str, ...],
-                   texts: list[list[str]]) -> tuple[list[float], list[float]]:
+def _column_widths(
+    pdf: FPDF, size: int, columns: tuple[str, ...], texts: list[list[str]]
+) -> tuple[list[float], list[float]]:
     """Per column, the width (mm) of its longest word and of its longest cell, padding included."""
     narrowest, natural = [], []
     for i, column in enumerate(columns):
@@ -236,8 +256,13 @@ def _figure(pdf: FPDF, figure: Figure) -> None:
         width, height = width * room / height, room
     if pdf.will_page_break(height + 10):
         pdf.add_page()
-    pdf.image(io.BytesIO(figure.png), x=pdf.l_margin + (pdf.epw - width) / 2, w=width, h=height,
-              alt_text=figure.title)
+    pdf.image(
+        io.BytesIO(figure.png),
+        x=pdf.l_margin + (pdf.epw - width) / 2,
+        w=width,
+        h=height,
+        alt_text=figure.title,
+    )
     pdf.ln(1)
     pdf.set_font(_FONT, "B", 9)
     pdf.multi_cell(0, 4.5, figure.title, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)

@@ -9,7 +9,7 @@ heatmaps carry a colour bar.
 from __future__ import annotations
 
 import io
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -43,9 +43,12 @@ def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndar
     return x[keep], y[keep]
 
 
-def roc_pr_figure(points: Mapping[str, Mapping[str, np.ndarray]],
-                  summary_points: Mapping[str, tuple[float, float, float]],
-                  curves: Mapping[str, Curves], scheme: str) -> bytes:
+def roc_pr_figure(
+    points: Mapping[str, Mapping[str, np.ndarray]],
+    summary_points: Mapping[str, tuple[float, float, float]],
+    curves: Mapping[str, Curves],
+    scheme: str,
+) -> bytes:
     """ROC and PR spaces side by side (SPEC §2, §3).
 
     Parameters
@@ -75,22 +78,58 @@ def roc_pr_figure(points: Mapping[str, Mapping[str, np.ndarray]],
             pr.plot(*_finite(c.tpr, c.precision), color=colour, lw=1.4)
         if name in points:
             p = points[name]
-            roc.scatter(*_finite(p["fpr"], p["tpr"]), s=22, color=colour, edgecolor="k",
-                        linewidth=0.4, label=f"{name} (videos)")
-            pr.scatter(*_finite(p["tpr"], p["precision"]), s=22, color=colour, edgecolor="k",
-                       linewidth=0.4)
+            roc.scatter(
+                *_finite(p["fpr"], p["tpr"]),
+                s=22,
+                color=colour,
+                edgecolor="k",
+                linewidth=0.4,
+                label=f"{name} (videos)",
+            )
+            pr.scatter(
+                *_finite(p["tpr"], p["precision"]), s=22, color=colour, edgecolor="k", linewidth=0.4
+            )
         if name in summary_points:
             fpr, tpr, ppv = summary_points[name]
-            roc.scatter(*_finite([fpr], [tpr]), s=160, marker="*", color=colour,
-                        edgecolor="k", linewidth=0.7)
-            pr.scatter(*_finite([tpr], [ppv]), s=160, marker="*", color=colour, edgecolor="k",
-                       linewidth=0.7)
-    roc.scatter([], [], s=160, marker="*", color="white", edgecolor="k",
-                label=f"summarized ({scheme} weights)")
-    roc.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="false positive rate (FPR)",
-            ylabel="true positive rate (TPR, recall)", title="ROC space")
-    pr.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="recall (TPR)", ylabel="precision",
-           title="PR space (dotted: iso-F lines)")
+            roc.scatter(
+                *_finite([fpr], [tpr]),
+                s=160,
+                marker="*",
+                color=colour,
+                edgecolor="k",
+                linewidth=0.7,
+            )
+            pr.scatter(
+                *_finite([tpr], [ppv]),
+                s=160,
+                marker="*",
+                color=colour,
+                edgecolor="k",
+                linewidth=0.7,
+            )
+    roc.scatter(
+        [],
+        [],
+        s=160,
+        marker="*",
+        color="white",
+        edgecolor="k",
+        label=f"summarized ({scheme} weights)",
+    )
+    roc.set(
+        xlim=(0, 1),
+        ylim=(0, 1.02),
+        xlabel="false positive rate (FPR)",
+        ylabel="true positive rate (TPR, recall)",
+        title="ROC space",
+    )
+    pr.set(
+        xlim=(0, 1),
+        ylim=(0, 1.02),
+        xlabel="recall (TPR)",
+        ylabel="precision",
+        title="PR space (dotted: iso-F lines)",
+    )
     for axes in (roc, pr):
         axes.grid(alpha=0.3)
     figure.legend(*roc.get_legend_handles_labels(), loc="outside right center", fontsize=8)
@@ -105,15 +144,24 @@ def liris_curves_figure(evaluations: Mapping[str, ActionEvaluation]) -> bytes:
     for k, (key, axes) in enumerate(zip(THRESHOLD_KEYS, panels)):
         for index, (name, evaluation) in enumerate(evaluations.items()):
             curves = evaluation.overall.curves
-            axes.plot(*_finite(curves.grid, curves.f[k]), marker="o", ms=3, lw=1.4,
-                      color=_rgb(index), label=name)
-        axes.set(xlim=(0, 1), ylim=(0, 1.02), xlabel=f"t_{key} ({CRITERIA[key]})",
-                 title=f"varying t_{key}, the others at ε = {epsilon:g}")
+            axes.plot(
+                *_finite(curves.grid, curves.f[k]),
+                marker="o",
+                ms=3,
+                lw=1.4,
+                color=_rgb(index),
+                label=name,
+            )
+        axes.set(
+            xlim=(0, 1),
+            ylim=(0, 1.02),
+            xlabel=f"t_{key} ({CRITERIA[key]})",
+            title=f"varying t_{key}, the others at ε = {epsilon:g}",
+        )
         axes.grid(alpha=0.3)
         if k % 2 == 0:
             axes.set_ylabel("F")
-    figure.legend(*panels[0].get_legend_handles_labels(), loc="outside right center",
-                  fontsize=8)
+    figure.legend(*panels[0].get_legend_handles_labels(), loc="outside right center", fontsize=8)
     return _png(figure)
 
 
@@ -127,26 +175,36 @@ def class_confusion_figure(confusions: Mapping[str, ClassConfusion]) -> bytes:
     image = None
     for axes, (name, confusion) in zip(panels, confusions.items()):
         codes = [ACTION_CLASSES[c][0] for c in confusion.classes]
-        image = axes.imshow(np.nan_to_num(confusion.percentages, nan=0.0), cmap="Blues",
-                            vmin=0, vmax=100)
+        image = axes.imshow(
+            np.nan_to_num(confusion.percentages, nan=0.0), cmap="Blues", vmin=0, vmax=100
+        )
         for (r, c), n in np.ndenumerate(confusion.counts):
             if n:
                 dark = confusion.percentages[r, c] > 60
-                axes.text(c, r, str(int(n)), ha="center", va="center", fontsize=7,
-                          color="white" if dark else "black")
+                axes.text(
+                    c,
+                    r,
+                    str(int(n)),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if dark else "black",
+                )
         axes.set_xticks(range(len(codes)), codes, fontsize=7, rotation=90)
         axes.set_yticks(range(len(codes)), codes, fontsize=7)
         axes.set(title=name, xlabel="detected class", ylabel="ground-truth class")
     for axes in panels[count:]:
         axes.set_visible(False)
     if image is not None:
-        figure.colorbar(image, ax=list(panels[:count]), shrink=0.8,
-                        label="% of the ground-truth row")
+        figure.colorbar(
+            image, ax=list(panels[:count]), shrink=0.8, label="% of the ground-truth row"
+        )
     return _png(figure)
 
 
-def counts_figure(video: str, first_frame: int, groundtruth: np.ndarray,
-                  estimates: Mapping[str, np.ndarray]) -> bytes:
+def counts_figure(
+    video: str, first_frame: int, groundtruth: np.ndarray, estimates: Mapping[str, np.ndarray]
+) -> bytes:
     """Ground-truth and estimated counts of one video over its frames (SPEC §6)."""
     figure = Figure(figsize=(10, 3.2), layout="constrained")
     axes = figure.subplots()
@@ -165,20 +223,24 @@ def heatmaps_figure(video: str, maps: Sequence[tuple[int, np.ndarray]]) -> bytes
     count = max(len(maps), 1)
     height, width = maps[0][1].shape if maps else (1, 1)
     panel_width = 3.2
-    figure = Figure(figsize=(panel_width * count + 1.0, panel_width * height / width + 0.6),
-                    layout="constrained")
+    figure = Figure(
+        figsize=(panel_width * count + 1.0, panel_width * height / width + 0.6),
+        layout="constrained",
+    )
     panels = np.atleast_1d(figure.subplots(1, count)).ravel()
     image = None
     for axes, (frame, consensus) in zip(panels, maps):
-        image = axes.imshow(np.ma.masked_invalid(consensus), cmap="viridis", vmin=0, vmax=1,
-                            interpolation="nearest")
+        image = axes.imshow(
+            np.ma.masked_invalid(consensus), cmap="viridis", vmin=0, vmax=1, interpolation="nearest"
+        )
         axes.set_facecolor("black")
         axes.set_title(f"{video}, frame {frame}", fontsize=8)
         axes.set_xticks([])
         axes.set_yticks([])
     if image is not None:
-        figure.colorbar(image, ax=list(panels), shrink=0.9,
-                        label="consensus P (black: outside the ROI)")
+        figure.colorbar(
+            image, ax=list(panels), shrink=0.9, label="consensus P (black: outside the ROI)"
+        )
     return _png(figure)
 
 
@@ -190,18 +252,31 @@ def pvalue_figure(result: DiscriminativeResult) -> bytes:
     p = np.array([row.p.value for row in result.rows])
     x, y = _finite(normalized, np.maximum(p, 1e-300))
     axes.semilogy(x, y, marker="o", ms=4, lw=1.4, color=_rgb(0), label="p-value")
-    axes.axhline(result.alpha, color=tuple(c / 255 for c in OKABE_ITO["vermillion"]),
-                 ls="--", lw=1, label=f"α = {result.alpha:g}")
+    axes.axhline(
+        result.alpha,
+        color=tuple(c / 255 for c in OKABE_ITO["vermillion"]),
+        ls="--",
+        lw=1,
+        label=f"α = {result.alpha:g}",
+    )
     axes.axvline(result.tau, color=FAINT, ls=":", lw=1, label=f"τ = {result.tau:g}")
     if result.t0_index is not None:
         row = result.rows[result.t0_index]
-        axes.scatter([row.normalized], [max(row.p.value, 1e-300)], s=120, marker="*",
-                     color=tuple(c / 255 for c in OKABE_ITO["bluish green"]), edgecolor="k",
-                     zorder=3, label="t_0")
-    axes.set(xlabel="normalized threshold t_k / Σ t_j (cases with d < t_k removed)",
-             ylabel="p-value (log scale)",
-             title=f"{result.test} test on {result.cases.measure}: "
-                   f"{', '.join(result.methods)}")
+        axes.scatter(
+            [row.normalized],
+            [max(row.p.value, 1e-300)],
+            s=120,
+            marker="*",
+            color=tuple(c / 255 for c in OKABE_ITO["bluish green"]),
+            edgecolor="k",
+            zorder=3,
+            label="t_0",
+        )
+    axes.set(
+        xlabel="normalized threshold t_k / Σ t_j (cases with d < t_k removed)",
+        ylabel="p-value (log scale)",
+        title=f"{result.test} test on {result.cases.measure}: {', '.join(result.methods)}",
+    )
     axes.set_ylim(top=2.0)  # p <= 1: leave room for the marker only
     axes.grid(alpha=0.3, which="both")
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from ..confusion import ConfusionMatrix
@@ -16,19 +14,33 @@ from .document import Figure, Paragraph, Section, Table
 from .plots import roc_pr_figure
 
 #: Indicators of the per-video and summary tables (CDnet's seven, F as the registry's F1, and MCC).
-TABLE_INDICATORS: tuple[str, ...] = ("recall", "specificity", "fpr", "fnr", "pwc", "precision",
-                                     "f1", "mcc")
+TABLE_INDICATORS: tuple[str, ...] = (
+    "recall",
+    "specificity",
+    "fpr",
+    "fnr",
+    "pwc",
+    "precision",
+    "f1",
+    "mcc",
+)
 #: CDnet statistics in the order of its ``stats.txt``.
 CDNET_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("recall", "Re"), ("specificity", "Sp"), ("fpr", "FPR"), ("fnr", "FNR"), ("pwc", "PWC"),
-    ("precision", "Pr"), ("fmeasure", "F-measure"))
+    ("recall", "Re"),
+    ("specificity", "Sp"),
+    ("fpr", "FPR"),
+    ("fnr", "FNR"),
+    ("pwc", "PWC"),
+    ("precision", "Pr"),
+    ("fmeasure", "F-measure"),
+)
 
 
 def _symbols(keys: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(get_indicator(k).symbol for k in keys)
 
 
-def per_video_section(results: ProjectResults) -> Optional[Section]:
+def per_video_section(results: ProjectResults) -> Section | None:
     """Confusion counts and indicators of every detector on every video (SPEC §1)."""
     if not results.evaluations:
         return None
@@ -36,57 +48,113 @@ def per_video_section(results: ProjectResults) -> Optional[Section]:
     for name, evaluations in results.evaluations.items():
         for e in evaluations:
             cm, label = e.total, video_label(e.confusion)
-            counts.append((name, label, int(e.frames.size), int(cm.tp), int(cm.fp), int(cm.fn),
-                           int(cm.tn), int(e.confusion.shadow_errors)))
+            counts.append(
+                (
+                    name,
+                    label,
+                    int(e.frames.size),
+                    int(cm.tp),
+                    int(cm.fp),
+                    int(cm.fn),
+                    int(cm.tn),
+                    int(e.confusion.shadow_errors),
+                )
+            )
             indicator_values = evaluate_all(cm, TABLE_INDICATORS)
             values.append((name, label, *(indicator_values[k] for k in TABLE_INDICATORS)))
-    return Section("per-video", "Per-video results", (
-        Paragraph("Pixels are counted inside the ROI on the frames of each video's temporal "
-                  "ROI that have ground truth (SPEC §1). SE counts detections on hard shadow "
-                  "(grey level 50); they are also false positives."),
-        Table("per-video-counts", "Confusion counts per video (pixels)",
-              ("detector", "video", "frames", "TP", "FP", "FN", "TN", "SE"), tuple(counts)),
-        Table("per-video-indicators", "Indicators per video",
-              ("detector", "video", *_symbols(TABLE_INDICATORS)), tuple(values)),
-    ))
+    return Section(
+        "per-video",
+        "Per-video results",
+        (
+            Paragraph(
+                "Pixels are counted inside the ROI on the frames of each video's temporal "
+                "ROI that have ground truth (SPEC §1). SE counts detections on hard shadow "
+                "(grey level 50); they are also false positives."
+            ),
+            Table(
+                "per-video-counts",
+                "Confusion counts per video (pixels)",
+                ("detector", "video", "frames", "TP", "FP", "FN", "TN", "SE"),
+                tuple(counts),
+            ),
+            Table(
+                "per-video-indicators",
+                "Indicators per video",
+                ("detector", "video", *_symbols(TABLE_INDICATORS)),
+                tuple(values),
+            ),
+        ),
+    )
 
 
-def summary_section(results: ProjectResults) -> Optional[Section]:
+def summary_section(results: ProjectResults) -> Section | None:
     """Blended summaries and the CDnet procedure side by side, with rank changes (SPEC §2)."""
     if not results.methods:
         return None
     scheme = next(iter(results.methods.values())).summary.scheme
-    blended = tuple((name, *(r.summary.values[k] for k in TABLE_INDICATORS))
-                    for name, r in results.methods.items())
-    cdnet = tuple((name, *(r.cdnet.overall_value(k) for k, _ in CDNET_COLUMNS))
-                  for name, r in results.methods.items())
+    blended = tuple(
+        (name, *(r.summary.values[k] for k in TABLE_INDICATORS))
+        for name, r in results.methods.items()
+    )
+    cdnet = tuple(
+        (name, *(r.cdnet.overall_value(k) for k, _ in CDNET_COLUMNS))
+        for name, r in results.methods.items()
+    )
     blocks = [
-        Paragraph(f"Summarized: the videos' normalized confusion matrices blended with "
-                  f"'{scheme}' weights, then every indicator computed on the blend (SPEC §2). "
-                  "CDnet procedure: each statistic per video, averaged per category, then over "
-                  "categories, as CDnet's official scripts do."),
-        Table("summary-blended", f"Summarized indicators ({scheme} weights)",
-              ("detector", *_symbols(TABLE_INDICATORS)), blended),
-        Table("summary-cdnet", "CDnet procedure (mean of category means)",
-              ("detector", *(label for _, label in CDNET_COLUMNS)), cdnet),
+        Paragraph(
+            f"Summarized: the videos' normalized confusion matrices blended with "
+            f"'{scheme}' weights, then every indicator computed on the blend (SPEC §2). "
+            "CDnet procedure: each statistic per video, averaged per category, then over "
+            "categories, as CDnet's official scripts do."
+        ),
+        Table(
+            "summary-blended",
+            f"Summarized indicators ({scheme} weights)",
+            ("detector", *_symbols(TABLE_INDICATORS)),
+            blended,
+        ),
+        Table(
+            "summary-cdnet",
+            "CDnet procedure (mean of category means)",
+            ("detector", *(label for _, label in CDNET_COLUMNS)),
+            cdnet,
+        ),
     ]
     comparison = results.rank_comparison
     if comparison is not None:
         summary_key = "f1" if comparison.indicator == "fmeasure" else comparison.indicator
         rows = tuple(
-            (m, results.methods[m].summary.values[summary_key], comparison.summary_rank[m],
-             results.methods[m].cdnet.overall_value(comparison.indicator),
-             comparison.cdnet_rank[m],
-             _rank_change(comparison.summary_rank[m], comparison.cdnet_rank[m]))
-            for m in comparison.summary_ranking)
-        blocks.append(Table(
-            "rank-changes", f"Ranking by {comparison.indicator}: summarized against CDnet",
-            ("detector", "summarized value", "summarized rank", "CDnet value", "CDnet rank",
-             "rank change"), rows,
-            notes=(f"Kendall τ between the two rankings: "
-                   f"{_tau_text(comparison.kendall_tau)}. A positive change means the "
-                   "detector ranks higher (better) when summarized than by the CDnet "
-                   "procedure.",)))
+            (
+                m,
+                results.methods[m].summary.values[summary_key],
+                comparison.summary_rank[m],
+                results.methods[m].cdnet.overall_value(comparison.indicator),
+                comparison.cdnet_rank[m],
+                _rank_change(comparison.summary_rank[m], comparison.cdnet_rank[m]),
+            )
+            for m in comparison.summary_ranking
+        )
+        blocks.append(
+            Table(
+                "rank-changes",
+                f"Ranking by {comparison.indicator}: summarized against CDnet",
+                (
+                    "detector",
+                    "summarized value",
+                    "summarized rank",
+                    "CDnet value",
+                    "CDnet rank",
+                    "rank change",
+                ),
+                rows,
+                notes=(
+                    f"Kendall τ between the two rankings: "
+                    f"{_tau_text(comparison.kendall_tau)}. A positive change means the "
+                    "detector ranks higher (better) when summarized than by the CDnet "
+                    "procedure.",
+                ),
+            )
+        )
     return Section("summary", "Summarized over videos", tuple(blocks))
 
 
@@ -99,40 +167,54 @@ def _tau_text(tau: IndicatorValue) -> str:
     return f"{tau.value:.4f}" if tau.defined else (tau.reason or "undefined")
 
 
-def roc_pr_section(results: ProjectResults) -> Optional[Section]:
+def roc_pr_section(results: ProjectResults) -> Section | None:
     """ROC and PR spaces: each video, each summary, and score curves where there are scores."""
     if not results.methods and not results.histograms:
         return None
     points, summaries = {}, {}
     scheme = "auto"
     for name, r in results.methods.items():
-        values = [evaluate_all(e.total, ("fpr", "recall", "precision"))
-                  for e in results.evaluations[name]]
-        points[name] = {key: np.array([v[source].value for v in values])
-                        for key, source in (("fpr", "fpr"), ("tpr", "recall"),
-                                            ("precision", "precision"))}
+        values = [
+            evaluate_all(e.total, ("fpr", "recall", "precision")) for e in results.evaluations[name]
+        ]
+        points[name] = {
+            key: np.array([v[source].value for v in values])
+            for key, source in (("fpr", "fpr"), ("tpr", "recall"), ("precision", "precision"))
+        }
         s = r.summary.values
         summaries[name] = (s["fpr"].value, s["recall"].value, s["precision"].value)
         scheme = r.summary.scheme
-    curves = {name: summarized_histogram_curves(histograms, scheme)[1]
-              for name, histograms in results.histograms.items()}
-    blocks: list = [Figure(
-        "roc-pr", "ROC and PR spaces",
-        roc_pr_figure(points, summaries, curves, scheme),
-        caption="Dots: one video each; stars: the summarized point of each detector; lines: "
-                "summarized curves of the detectors with soft scores, over thresholds 0–255 "
-                "(SPEC §3). Dotted lines in PR space are iso-F lines.")]
+    curves = {
+        name: summarized_histogram_curves(histograms, scheme)[1]
+        for name, histograms in results.histograms.items()
+    }
+    blocks: list = [
+        Figure(
+            "roc-pr",
+            "ROC and PR spaces",
+            roc_pr_figure(points, summaries, curves, scheme),
+            caption="Dots: one video each; stars: the summarized point of each detector; lines: "
+            "summarized curves of the detectors with soft scores, over thresholds 0–255 "
+            "(SPEC §3). Dotted lines in PR space are iso-F lines.",
+        )
+    ]
     if curves:
-        blocks.append(Table("best-thresholds", "Best threshold of each score curve",
-                            ("detector", "threshold", "recall", "precision", "F1"),
-                            tuple(_best_row(name, c) for name, c in curves.items()),
-                            notes=("The threshold where the summarized F1 is highest; a pixel "
-                                   "is detected iff its score ≥ the threshold.",)))
+        blocks.append(
+            Table(
+                "best-thresholds",
+                "Best threshold of each score curve",
+                ("detector", "threshold", "recall", "precision", "F1"),
+                tuple(_best_row(name, c) for name, c in curves.items()),
+                notes=(
+                    "The threshold where the summarized F1 is highest; a pixel "
+                    "is detected iff its score ≥ the threshold.",
+                ),
+            )
+        )
     return Section("roc-pr", "ROC and PR", tuple(blocks))
 
 
 def _best_row(name: str, curves: Curves) -> tuple:
     t = best_f1_threshold(curves)
-    values = evaluate_all(ConfusionMatrix(*curves.confusions[t, :4]), ("recall", "precision",
-                                                                          "f1"))
+    values = evaluate_all(ConfusionMatrix(*curves.confusions[t, :4]), ("recall", "precision", "f1"))
     return (name, t, values["recall"], values["precision"], values["f1"])

@@ -50,8 +50,11 @@ def write_csv_tables(report: Report, folder: str | Path) -> list[Path]:
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputFileError(target, f"cannot create the folder ({exc.strerror}); check that "
-                                     "its parent is a writable folder") from exc
+        raise InputFileError(
+            target,
+            f"cannot create the folder ({exc.strerror}); check that "
+            "its parent is a writable folder",
+        ) from exc
     paths = csv_paths(report, target)
     for table, path in zip(report.tables(), paths):
         write_text(path, table_csv(table))
@@ -105,8 +108,9 @@ def _is_undefined(cell: Cell) -> bool:
 
 
 def _row_reasons(columns: tuple[str, ...], row: tuple[Cell, ...]) -> str:
-    return "; ".join(f"{column}: {cell_text(cell)}"
-                     for column, cell in zip(columns, row) if _is_undefined(cell))
+    return "; ".join(
+        f"{column}: {cell_text(cell)}" for column, cell in zip(columns, row) if _is_undefined(cell)
+    )
 
 
 def _csv_text(cell: Cell) -> str:
@@ -119,22 +123,30 @@ def _csv_text(cell: Cell) -> str:
 
 
 def _section_dict(section: Section) -> dict[str, Any]:
-    return {"key": section.key, "title": section.title,
-            "blocks": [_block_dict(block) for block in section.blocks]}
+    return {
+        "key": section.key,
+        "title": section.title,
+        "blocks": [_block_dict(block) for block in section.blocks],
+    }
 
 
 def _block_dict(block: Block) -> dict[str, Any]:
     if isinstance(block, Paragraph):
         return {"paragraph": block.text}
     if isinstance(block, Table):
-        return {"table": block.key, "title": block.title, "columns": list(block.columns),
-                "rows": [[_json_cell(cell) for cell in row] for row in block.rows],
-                "notes": list(block.notes)}
+        return {
+            "table": block.key,
+            "title": block.title,
+            "columns": list(block.columns),
+            "rows": [[_json_cell(cell) for cell in row] for row in block.rows],
+            "notes": list(block.notes),
+        }
     if isinstance(block, Figure):
         return {"figure": block.key, "title": block.title, "caption": block.caption}
     if isinstance(block, Definitions):
-        return {"definitions": [{"term": term, "meaning": meaning}
-                                for term, meaning in block.items]}
+        return {
+            "definitions": [{"term": term, "meaning": meaning} for term, meaning in block.items]
+        }
     raise TypeError(f"unknown report block {type(block).__name__}")
 
 

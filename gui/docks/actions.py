@@ -8,7 +8,7 @@ first overlaps in time (:func:`referee.gui.action_boxes.first_frame`).
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
@@ -22,12 +22,25 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.core.actions import ActionEvaluation, PairRow
 from referee.gui.action_boxes import OUTCOME_RGB, class_name, first_frame, pair_tooltip
 from referee.gui.tables import number_item, read_only_table, text_item
 
-_HEADERS = ("video", "outcome", "GT nr", "GT class", "det nr", "det class", "Dice",
-            "sp. recall", "sp. precision", "t. recall", "t. precision", "failing")
+_HEADERS = (
+    "video",
+    "outcome",
+    "GT nr",
+    "GT class",
+    "det nr",
+    "det class",
+    "Dice",
+    "sp. recall",
+    "sp. precision",
+    "t. recall",
+    "t. precision",
+    "failing",
+)
 _OUTCOME_COLUMN = 1
 _NOT_A_PAIR = "undefined: not an assigned pair"
 
@@ -54,11 +67,13 @@ class ActionsDock(QDockWidget):
 
     action_selected = Signal(str, int, object)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Actions", parent)
         self.setObjectName("ActionsDock")
-        self.setToolTip("Ground-truth and detected actions, matched one-to-one; vetoed pairs "
-                        "say which test failed (SPEC §4)")
+        self.setToolTip(
+            "Ground-truth and detected actions, matched one-to-one; vetoed pairs "
+            "say which test failed (SPEC §4)"
+        )
         self._evaluations: dict[str, ActionEvaluation] = {}
         self._rows: tuple[PairRow, ...] = ()
         self._detector = QComboBox()
@@ -66,8 +81,9 @@ class ActionsDock(QDockWidget):
         self._detector.currentTextChanged.connect(self._on_detector_changed)
         self._table = read_only_table(_HEADERS)
         self._table.setSelectionMode(self._table.SelectionMode.SingleSelection)
-        self._table.setToolTip("Select a row to go to the first frame where both actions "
-                               "have a box")
+        self._table.setToolTip(
+            "Select a row to go to the first frame where both actions have a box"
+        )
         self._table.itemSelectionChanged.connect(self._on_selection_changed)
         form = QFormLayout()
         form.addRow("Detector", self._detector)
@@ -91,7 +107,7 @@ class ActionsDock(QDockWidget):
         self._detector.blockSignals(False)
         self._on_detector_changed(self._detector.currentText())
 
-    def evaluation(self) -> Optional[ActionEvaluation]:
+    def evaluation(self) -> ActionEvaluation | None:
         """The evaluation shown, or ``None``."""
         return self._evaluations.get(self._detector.currentText())
 
@@ -108,16 +124,28 @@ class ActionsDock(QDockWidget):
             self._fill_row(r, row)
 
     def _fill_row(self, r: int, row: PairRow) -> None:
-        def whole(value: Optional[int]) -> str:
+        def whole(value: int | None) -> str:
             return "—" if value is None else str(value)
 
         tooltip = pair_tooltip(row)
-        cells = [text_item(row.video), text_item(row.outcome, tooltip),
-                 text_item(whole(row.gt_number)), text_item(class_name(row.gt_class)),
-                 text_item(whole(row.det_number)), text_item(class_name(row.det_class))]
-        cells += [number_item(v, _NOT_A_PAIR, 3) for v in
-                  (row.dice, row.spatial_recall, row.spatial_precision, row.temporal_recall,
-                   row.temporal_precision)]
+        cells = [
+            text_item(row.video),
+            text_item(row.outcome, tooltip),
+            text_item(whole(row.gt_number)),
+            text_item(class_name(row.gt_class)),
+            text_item(whole(row.det_number)),
+            text_item(class_name(row.det_class)),
+        ]
+        cells += [
+            number_item(v, _NOT_A_PAIR, 3)
+            for v in (
+                row.dice,
+                row.spatial_recall,
+                row.spatial_precision,
+                row.temporal_recall,
+                row.temporal_precision,
+            )
+        ]
         cells.append(text_item(", ".join(row.failed), tooltip))
         colour = QColor(*OUTCOME_RGB[row.outcome])
         cells[_OUTCOME_COLUMN].setBackground(colour)
@@ -141,4 +169,3 @@ class ActionsDock(QDockWidget):
     def select_row(self, index: int) -> None:
         """Select row ``index`` of the table (as a click would)."""
         self._table.selectRow(index)
-

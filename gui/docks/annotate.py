@@ -8,8 +8,8 @@ that frame. The window says which frames already have ground truth.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Collection, Optional, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.core.ranking import (
     DEFAULT_GAP,
     MASK_CRITERIA,
@@ -54,7 +55,7 @@ class RankingRequest:
     criterion: str
     k: int
     gap: int
-    pair: Optional[tuple[str, str]] = None
+    pair: tuple[str, str] | None = None
 
 
 class AnnotateDock(QDockWidget):
@@ -63,15 +64,16 @@ class AnnotateDock(QDockWidget):
     run_requested = Signal(object)
     frame_requested = Signal(str, int)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Annotate next", parent)
         self.setObjectName("AnnotateDock")
         self.setToolTip("Frames where the detectors disagree most: annotate these first")
         self._criterion = QComboBox()
         for criterion in MASK_CRITERIA:
             self._criterion.addItem(criterion)
-            self._criterion.setItemData(self._criterion.count() - 1, describe(criterion),
-                                        Qt.ItemDataRole.ToolTipRole)
+            self._criterion.setItemData(
+                self._criterion.count() - 1, describe(criterion), Qt.ItemDataRole.ToolTipRole
+            )
         self._criterion.setToolTip(describe(MASK_CRITERIA[0]))
         self._criterion.currentIndexChanged.connect(self._on_criterion_changed)
         self._a, self._b = QComboBox(), QComboBox()
@@ -85,8 +87,9 @@ class AnnotateDock(QDockWidget):
         self._gap.setRange(0, 100_000)
         self._gap.setValue(DEFAULT_GAP)
         self._gap.setSuffix(" frames")
-        self._gap.setToolTip("After a frame is chosen, frames within ± this many of it are "
-                             "skipped (diversity)")
+        self._gap.setToolTip(
+            "After a frame is chosen, frames within ± this many of it are skipped (diversity)"
+        )
         self._run = QPushButton("Update")
         self._run.setToolTip("Rank the frames with these options")
         self._run.clicked.connect(self._on_run_clicked)
@@ -133,8 +136,9 @@ class AnnotateDock(QDockWidget):
     def request(self) -> RankingRequest:
         """The request the Update button sends."""
         criterion = self._criterion.currentText()
-        pair = ((self._a.currentText(), self._b.currentText())
-                if criterion in PAIR_CRITERIA else None)
+        pair = (
+            (self._a.currentText(), self._b.currentText()) if criterion in PAIR_CRITERIA else None
+        )
         return RankingRequest(criterion, self._count.value(), self._gap.value(), pair)
 
     def _on_criterion_changed(self) -> None:
@@ -156,8 +160,9 @@ class AnnotateDock(QDockWidget):
             self._table.setItem(row, _VIDEO_COLUMN, text_item(entry.video))
             self._table.setItem(row, _FRAME_COLUMN, text_item(str(entry.frame)))
             self._table.setItem(row, 3, number_item(entry.score))
-            self._table.setItem(row, 4, text_item(entry.criterion, describe(
-                entry.criterion.split(":")[0])))
+            self._table.setItem(
+                row, 4, text_item(entry.criterion, describe(entry.criterion.split(":")[0]))
+            )
         self._mark_annotated()
 
     def set_annotated(self, frames: Collection[tuple[str, int]]) -> None:
@@ -168,13 +173,17 @@ class AnnotateDock(QDockWidget):
     def _mark_annotated(self) -> None:
         for row in range(self._table.rowCount()):
             done = self._row_frame(row) in self._annotated
-            self._table.setItem(row, _ANNOTATED_COLUMN,
-                                text_item(ANNOTATED_MARK if done else "",
-                                          ANNOTATED_TOOLTIP if done else ""))
+            self._table.setItem(
+                row,
+                _ANNOTATED_COLUMN,
+                text_item(ANNOTATED_MARK if done else "", ANNOTATED_TOOLTIP if done else ""),
+            )
 
     def _row_frame(self, row: int) -> tuple[str, int]:
-        return (self._table.item(row, _VIDEO_COLUMN).text(),
-                int(self._table.item(row, _FRAME_COLUMN).text()))
+        return (
+            self._table.item(row, _VIDEO_COLUMN).text(),
+            int(self._table.item(row, _FRAME_COLUMN).text()),
+        )
 
     def _on_row_activated(self, row: int, _column: int = 0) -> None:
         if 0 <= row < self._table.rowCount():
@@ -187,9 +196,12 @@ class AnnotateDock(QDockWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Enter or Return on the table activates the current row."""
-        if (watched is self._table and event.type() == QEvent.Type.KeyPress
-                and isinstance(event, QKeyEvent)
-                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)):
+        if (
+            watched is self._table
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
             self._on_row_activated(self._table.currentRow())
             return True
         return super().eventFilter(watched, event)

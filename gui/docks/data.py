@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.core.project import DetectorSource, SourceStatus
 from referee.gui.palette import OKABE_ITO
 
@@ -40,7 +41,7 @@ class DataDock(QDockWidget):
     add_requested = Signal(object)
     remove_requested = Signal(str)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Data", parent)
         self.setObjectName("DataDock")
         self.tree = QTreeWidget()
@@ -52,15 +53,21 @@ class DataDock(QDockWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setToolTip("What the project holds; hover a row for its path and any problem")
         self.add_button = QPushButton("Add detector…")
-        self.add_button.setToolTip("Add a detector's results folder "
-                                   "(<category>/<video>/bin%06d.png)")
+        self.add_button.setToolTip(
+            "Add a detector's results folder (<category>/<video>/bin%06d.png)"
+        )
         self.add_button.clicked.connect(self._on_add)
         self.remove_button = QPushButton("Remove")
-        self.remove_button.setToolTip("Remove the selected detector from the project "
-                                      "(its files stay on disk)")
+        self.remove_button.setToolTip(
+            "Remove the selected detector from the project (its files stay on disk)"
+        )
         self.remove_button.clicked.connect(self._on_remove)
-        legend = QLabel("  ".join(f"<span style='color:rgb{colour}'>{symbol}</span> {state}"
-                                  for state, (colour, symbol) in STATE_STYLE.items()))
+        legend = QLabel(
+            "  ".join(
+                f"<span style='color:rgb{colour}'>{symbol}</span> {state}"
+                for state, (colour, symbol) in STATE_STYLE.items()
+            )
+        )
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
@@ -94,7 +101,7 @@ class DataDock(QDockWidget):
             item.setToolTip(2, row.message or row.state)
         self.remove_button.setEnabled(bool(self._detectors))
 
-    def selected_detector(self) -> Optional[str]:
+    def selected_detector(self) -> str | None:
         """The detector group of the selected row, if it is one."""
         item = self.tree.currentItem()
         group = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None

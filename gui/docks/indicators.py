@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import (
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.core.errors import RefereeError
 from referee.core.evaluate import VideoEvaluation
 from referee.core.indicators import INDICATORS, IndicatorValue, evaluate_all
@@ -101,7 +102,7 @@ def _text_item(text: str, export: str, tooltip: str = "") -> QTableWidgetItem:
     return item
 
 
-def _count_item(count: Optional[int]) -> QTableWidgetItem:
+def _count_item(count: int | None) -> QTableWidgetItem:
     if count is None:
         return _text_item("", "")
     item = _text_item(format_count(count), str(count))
@@ -137,15 +138,17 @@ class IndicatorsDock(QDockWidget):
     video_selected = Signal(str, str)
     scheme_changed = Signal(str)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Indicators", parent)
         self.setObjectName("IndicatorsDock")
         self._evaluations: dict[str, list[VideoEvaluation]] = {}
         self.detector_list = self._make_detector_list()
         self.scheme_combo = self._make_scheme_combo()
         self.copy_button = QPushButton("Copy as CSV")
-        self.copy_button.setToolTip("Copy the table (header and rows) to the clipboard as CSV "
-                                    "(Ctrl+C); full-precision values, undefined values empty")
+        self.copy_button.setToolTip(
+            "Copy the table (header and rows) to the clipboard as CSV "
+            "(Ctrl+C); full-precision values, undefined values empty"
+        )
         self.copy_button.clicked.connect(self._on_copy)
         self.table = self._make_table()
         self.table.installEventFilter(self)
@@ -173,10 +176,18 @@ class IndicatorsDock(QDockWidget):
 
     def _make_table(self) -> QTableWidget:
         table = QTableWidget()
-        headers = ["Detector", "Video", *COUNT_COLUMNS,
-                   *(indicator.symbol for indicator in INDICATORS.values())]
-        tips = ["detector (method)", "category/video, or the summary procedure", *COUNT_TIPS,
-                *(f"{i.name}: {i.formula}" for i in INDICATORS.values())]
+        headers = [
+            "Detector",
+            "Video",
+            *COUNT_COLUMNS,
+            *(indicator.symbol for indicator in INDICATORS.values()),
+        ]
+        tips = [
+            "detector (method)",
+            "category/video, or the summary procedure",
+            *COUNT_TIPS,
+            *(f"{i.name}: {i.formula}" for i in INDICATORS.values()),
+        ]
         table.setColumnCount(len(headers))
         for column, (header, tip) in enumerate(zip(headers, tips)):
             item = QTableWidgetItem(header)
@@ -213,11 +224,15 @@ class IndicatorsDock(QDockWidget):
 
     def _legend(self) -> QLabel:
         r, g, b, a = DIFFERS_RGBA
-        legend = QLabel(f'<span style="background-color: rgba({r},{g},{b},{a}); color: black;">'
-                        f'&nbsp;&nbsp;0.1234&nbsp;&nbsp;</span>&nbsp;{DIFFERS_TIP} '
-                        f'(by more than 1e-9)')
-        legend.setToolTip("Summary cells are highlighted where the blended summary and the "
-                          "CDnet procedure (mean per category, then mean of categories) differ")
+        legend = QLabel(
+            f'<span style="background-color: rgba({r},{g},{b},{a}); color: black;">'
+            f"&nbsp;&nbsp;0.1234&nbsp;&nbsp;</span>&nbsp;{DIFFERS_TIP} "
+            f"(by more than 1e-9)"
+        )
+        legend.setToolTip(
+            "Summary cells are highlighted where the blended summary and the "
+            "CDnet procedure (mean per category, then mean of categories) differ"
+        )
         return legend
 
     # --- public API --------------------------------------------------------------------
@@ -290,10 +305,13 @@ class IndicatorsDock(QDockWidget):
         cm = evaluation.total
         label = video_label(evaluation.confusion)
         values = evaluate_all(cm)
-        items = [_text_item(detector, detector), _text_item(label, label),
-                 *(_count_item(int(n)) for n in (cm.tp, cm.fp, cm.fn, cm.tn)),
-                 _count_item(evaluation.shadow_errors),
-                 *(_value_item(values[key]) for key in INDICATORS)]
+        items = [
+            _text_item(detector, detector),
+            _text_item(label, label),
+            *(_count_item(int(n)) for n in (cm.tp, cm.fp, cm.fn, cm.tn)),
+            _count_item(evaluation.shadow_errors),
+            *(_value_item(values[key]) for key in INDICATORS),
+        ]
         for item in items[:2]:
             item.setData(_VIDEO_KEY_ROLE, evaluation.key)
         self._append_row(items)
@@ -307,18 +325,22 @@ class IndicatorsDock(QDockWidget):
         except RefereeError as error:
             blended, title = _undefined_values(f"undefined: {error}"), "summarized"
             cdnet = _undefined_values(f"undefined: {error}")
-        rows = [self._summary_row(detector, title, blended),
-                self._summary_row(detector, CDNET_ROW, cdnet)]
+        rows = [
+            self._summary_row(detector, title, blended),
+            self._summary_row(detector, CDNET_ROW, cdnet),
+        ]
         for column, key in enumerate(INDICATORS, start=2 + len(COUNT_COLUMNS)):
             if procedures_differ(blended[key], cdnet[key]):
                 for row in rows:
                     self._mark_differs(self.table.item(row, column))
 
-    def _summary_row(self, detector: str, title: str,
-                     values: Mapping[str, IndicatorValue]) -> int:
-        items = [_text_item(detector, detector), _text_item(title, title),
-                 *(_count_item(None) for _ in COUNT_COLUMNS),
-                 *(_value_item(values[key]) for key in INDICATORS)]
+    def _summary_row(self, detector: str, title: str, values: Mapping[str, IndicatorValue]) -> int:
+        items = [
+            _text_item(detector, detector),
+            _text_item(title, title),
+            *(_count_item(None) for _ in COUNT_COLUMNS),
+            *(_value_item(values[key]) for key in INDICATORS),
+        ]
         bold = QFont(self.table.font())
         bold.setBold(True)
         for item in items:
@@ -340,8 +362,11 @@ class IndicatorsDock(QDockWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Ctrl+C (the platform's Copy) in the table copies the whole table as CSV."""
-        if watched is self.table and isinstance(event, QKeyEvent) \
-                and event.matches(QKeySequence.StandardKey.Copy):
+        if (
+            watched is self.table
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Copy)
+        ):
             if event.type() == QEvent.Type.ShortcutOverride:
                 event.accept()  # take Copy before any window-wide shortcut
                 return True

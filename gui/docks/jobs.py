@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -15,6 +13,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.gui.worker import Job, JobRunner, progress_text
 
 
@@ -32,7 +31,7 @@ def _bind_progress(bar: QProgressBar, job: Job) -> None:
 class _JobRow(QWidget):
     """Title, progress bar and Cancel button of one job."""
 
-    def __init__(self, job: Job, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, job: Job, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.job = job
         layout = QHBoxLayout(self)
@@ -52,7 +51,7 @@ class _JobRow(QWidget):
 class JobsDock(QDockWidget):
     """Every running job with its progress and a Cancel button."""
 
-    def __init__(self, runner: JobRunner, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__("Jobs", parent)
         self.setObjectName("JobsDock")
         body = QWidget()
@@ -67,8 +66,11 @@ class JobsDock(QDockWidget):
 
     def rows(self) -> list[_JobRow]:
         """The rows of the jobs still shown."""
-        return [self._rows.itemAt(i).widget() for i in range(self._rows.count())
-                if isinstance(self._rows.itemAt(i).widget(), _JobRow)]
+        return [
+            self._rows.itemAt(i).widget()
+            for i in range(self._rows.count())
+            if isinstance(self._rows.itemAt(i).widget(), _JobRow)
+        ]
 
     def _on_job_started(self, job: Job) -> None:
         row = _JobRow(job)
@@ -85,10 +87,10 @@ class JobsDock(QDockWidget):
 class JobsStatusWidget(QWidget):
     """Status-bar summary: the newest running job's progress, a count of others, Cancel."""
 
-    def __init__(self, runner: JobRunner, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._runner = runner
-        self._job: Optional[Job] = None
+        self._job: Job | None = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.label = QLabel()

@@ -8,12 +8,13 @@ they are (``"video points: <detector>"``, ``"summary point: <detector>"``,
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QTabWidget, QVBoxLayout, QWidget
+
 from referee.core.actions import CRITERIA, THRESHOLD_KEYS, ActionEvaluation
 from referee.core.curves import ISO_F_LEVELS, iso_f1_curve
 from referee.core.errors import RefereeError
@@ -44,8 +45,12 @@ def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndar
 
 def _add_legend(plot: pg.PlotItem | pg.PlotWidget, offset: tuple[int, int]) -> pg.LegendItem:
     """A legend with an opaque-ish background; negative offsets anchor right / bottom."""
-    return plot.addLegend(offset=offset, labelTextColor="k", brush=pg.mkBrush(*LEGEND_BRUSH_RGBA),
-                          pen=pg.mkPen(FAINT_RGBA))
+    return plot.addLegend(
+        offset=offset,
+        labelTextColor="k",
+        brush=pg.mkBrush(*LEGEND_BRUSH_RGBA),
+        pen=pg.mkPen(FAINT_RGBA),
+    )
 
 
 def _space_plot(x_label: str, y_label: str, legend_offset: tuple[int, int]) -> pg.PlotWidget:
@@ -77,18 +82,22 @@ class PlotsDock(QDockWidget):
 
     frame_requested = Signal(int)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Plots", parent)
         self.setObjectName("PlotsDock")
         self._evaluations: dict[str, list[VideoEvaluation]] = {}
         self._scheme = "auto"
         self._frames = np.zeros(0)
-        self.roc_plot = _space_plot("false positive rate (FPR)", "true positive rate (TPR, recall)",
-                                    legend_offset=(-10, -10))
+        self.roc_plot = _space_plot(
+            "false positive rate (FPR)",
+            "true positive rate (TPR, recall)",
+            legend_offset=(-10, -10),
+        )
         self.pr_plot = _space_plot("recall (TPR)", "precision (PPV)", legend_offset=(10, -10))
         self.frame_plot = self._make_frame_plot()
         self.current_frame_line = pg.InfiniteLine(
-            angle=90, movable=False, pen=pg.mkPen(CURRENT_FRAME_RGB, width=2))
+            angle=90, movable=False, pen=pg.mkPen(CURRENT_FRAME_RGB, width=2)
+        )
         self.liris_view = pg.GraphicsLayoutWidget()
         self.liris_view.setBackground("w")
         self.note_label = QLabel()
@@ -114,20 +123,31 @@ class PlotsDock(QDockWidget):
         plot.showGrid(x=True, y=True, alpha=0.2)
         _add_legend(plot, (-10, -10)).setColumnCount(3)
         plot.setMinimumSize(200, 160)
-        plot.setToolTip("Per-frame F1 = 2tp/(2tp+fp+fn); frames where it is undefined "
-                        "(no positive and no detected pixel) are gaps. Click to go to a frame.")
+        plot.setToolTip(
+            "Per-frame F1 = 2tp/(2tp+fp+fn); frames where it is undefined "
+            "(no positive and no detected pixel) are gaps. Click to go to a frame."
+        )
         plot.scene().sigMouseClicked.connect(self._on_frame_plot_clicked)
         return plot
 
     def _make_tabs(self) -> QTabWidget:
         tabs = QTabWidget()
         for widget, title, tip in (
-                (self.roc_plot, "ROC space", "FPR against TPR: one point per detector and "
-                 "video; large markers are the blended summaries"),
-                (self.pr_plot, "PR space", "Recall against precision, with iso-F1 lines"),
-                (self.frame_plot, "Per-frame F", "F1 of every evaluated frame of one video"),
-                (self.liris_view, "LIRIS curves", "LIRIS performance against quality: F as "
-                 "one threshold varies, the other three at ε")):
+            (
+                self.roc_plot,
+                "ROC space",
+                "FPR against TPR: one point per detector and "
+                "video; large markers are the blended summaries",
+            ),
+            (self.pr_plot, "PR space", "Recall against precision, with iso-F1 lines"),
+            (self.frame_plot, "Per-frame F", "F1 of every evaluated frame of one video"),
+            (
+                self.liris_view,
+                "LIRIS curves",
+                "LIRIS performance against quality: F as "
+                "one threshold varies, the other three at ε",
+            ),
+        ):
             index = tabs.addTab(widget, title)
             tabs.setTabToolTip(index, tip)
         return tabs
@@ -162,53 +182,81 @@ class PlotsDock(QDockWidget):
         self._set_note(notes)
 
     def _draw_chance_line(self) -> None:
-        chance = pg.PlotDataItem([0, 1], [0, 1], name="chance (TPR = FPR)",
-                                 pen=pg.mkPen(FAINT_RGBA, width=1, style=Qt.PenStyle.DashLine))
+        chance = pg.PlotDataItem(
+            [0, 1],
+            [0, 1],
+            name="chance (TPR = FPR)",
+            pen=pg.mkPen(FAINT_RGBA, width=1, style=Qt.PenStyle.DashLine),
+        )
         self.roc_plot.addItem(_named(chance, "chance line"))
 
     def _draw_iso_f_lines(self) -> None:
         pen = pg.mkPen(FAINT_RGBA, width=1, style=Qt.PenStyle.DashLine)
         for f in ISO_F_LEVELS:
             recall, precision = iso_f1_curve(f)
-            self.pr_plot.addItem(_named(pg.PlotDataItem(recall, precision, pen=pen),
-                                        f"iso-F {f:.1f}"))
+            self.pr_plot.addItem(
+                _named(pg.PlotDataItem(recall, precision, pen=pen), f"iso-F {f:.1f}")
+            )
             label = pg.TextItem(f"F={f:.1f}", color=FAINT_RGBA[:3], anchor=(0, 1))
             label.setPos(f, f)  # where P = R = F
             self.pr_plot.addItem(label)
 
-    def _draw_video_points(self, name: str, evaluations: Sequence[VideoEvaluation],
-                           colour: tuple[int, int, int]) -> None:
+    def _draw_video_points(
+        self, name: str, evaluations: Sequence[VideoEvaluation], colour: tuple[int, int, int]
+    ) -> None:
         values = [evaluate_all(e.total, ("fpr", "recall", "precision")) for e in evaluations]
         labels = [f"{name} — {video_label(e.confusion)}" for e in evaluations]
-        fpr, tpr, ppv = (np.array([v[k].value for v in values])
-                         for k in ("fpr", "recall", "precision"))
+        fpr, tpr, ppv = (
+            np.array([v[k].value for v in values]) for k in ("fpr", "recall", "precision")
+        )
         for plot, x, y in ((self.roc_plot, fpr, tpr), (self.pr_plot, tpr, ppv)):
             keep = np.isfinite(x) & np.isfinite(y)
             points = pg.ScatterPlotItem(
-                x[keep], y[keep], data=[lab for lab, k in zip(labels, keep) if k],
-                size=VIDEO_POINT_SIZE, brush=pg.mkBrush(*colour, 200), pen=pg.mkPen("k"),
-                name=name, hoverable=True, tip=self._point_tip)
+                x[keep],
+                y[keep],
+                data=[lab for lab, k in zip(labels, keep) if k],
+                size=VIDEO_POINT_SIZE,
+                brush=pg.mkBrush(*colour, 200),
+                pen=pg.mkPen("k"),
+                name=name,
+                hoverable=True,
+                tip=self._point_tip,
+            )
             plot.addItem(_named(points, f"video points: {name}"))
 
-    def _draw_summary_point(self, name: str, evaluations: Sequence[VideoEvaluation],
-                            colour: tuple[int, int, int]) -> str:
+    def _draw_summary_point(
+        self, name: str, evaluations: Sequence[VideoEvaluation], colour: tuple[int, int, int]
+    ) -> str:
         """Draw the blended summary's point; return the weight scheme used."""
         summary = summarize([e.confusion for e in evaluations], self._scheme)
         fpr, tpr, ppv = (summary.values[k].value for k in ("fpr", "recall", "precision"))
         label = f"{name} — summarized ({summary.scheme})"
         for plot, x, y in ((self.roc_plot, fpr, tpr), (self.pr_plot, tpr, ppv)):
             xs, ys = _finite([x], [y])
-            point = pg.ScatterPlotItem(xs, ys, data=[label] * len(xs), symbol="star",
-                                       size=SUMMARY_POINT_SIZE, brush=pg.mkBrush(*colour),
-                                       pen=pg.mkPen("k", width=1.2), hoverable=True,
-                                       tip=self._point_tip)
+            point = pg.ScatterPlotItem(
+                xs,
+                ys,
+                data=[label] * len(xs),
+                symbol="star",
+                size=SUMMARY_POINT_SIZE,
+                brush=pg.mkBrush(*colour),
+                pen=pg.mkPen("k", width=1.2),
+                hoverable=True,
+                tip=self._point_tip,
+            )
             plot.addItem(_named(point, f"summary point: {name}"))
         return summary.scheme
 
     def _add_summary_legend(self, scheme: str) -> None:
         for plot in (self.roc_plot, self.pr_plot):
-            sample = pg.ScatterPlotItem([], [], symbol="star", size=SUMMARY_POINT_SIZE,
-                                        brush=pg.mkBrush("w"), pen=pg.mkPen("k"))
+            sample = pg.ScatterPlotItem(
+                [],
+                [],
+                symbol="star",
+                size=SUMMARY_POINT_SIZE,
+                brush=pg.mkBrush("w"),
+                pen=pg.mkPen("k"),
+            )
             plot.getPlotItem().legend.addItem(sample, f"summarized ({scheme} weights)")
 
     @staticmethod
@@ -217,25 +265,30 @@ class PlotsDock(QDockWidget):
 
     # --- per-frame F -------------------------------------------------------------------
 
-    def show_frame_f(self, video: str,
-                     series: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    def show_frame_f(self, video: str, series: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
         """Show per-frame F1 of one video: detector → (frame numbers, F1 with NaN gaps)."""
         plot = self.frame_plot
         plot.clear()
         plot.setTitle(f"Per-frame F1 — {video}", color="k")
         all_frames = []
         for index, (name, (frames, f)) in enumerate(series.items()):
-            curve = pg.PlotDataItem(np.asarray(frames, dtype=float), np.asarray(f, dtype=float),
-                                    connect="finite", name=name,
-                                    pen=pg.mkPen(series_colour(index), width=1.5),
-                                    symbol="o", symbolSize=4,
-                                    symbolBrush=pg.mkBrush(series_colour(index)),
-                                    symbolPen=None)
+            curve = pg.PlotDataItem(
+                np.asarray(frames, dtype=float),
+                np.asarray(f, dtype=float),
+                connect="finite",
+                name=name,
+                pen=pg.mkPen(series_colour(index), width=1.5),
+                symbol="o",
+                symbolSize=4,
+                symbolBrush=pg.mkBrush(series_colour(index)),
+                symbolPen=None,
+            )
             plot.addItem(_named(curve, f"frame F: {name}"))
             all_frames.append(np.asarray(frames))
         if series:
             plot.getPlotItem().legend.addItem(
-                pg.PlotDataItem(pen=self.current_frame_line.pen), "current frame")
+                pg.PlotDataItem(pen=self.current_frame_line.pen), "current frame"
+            )
         self._frames = np.unique(np.concatenate(all_frames)) if all_frames else np.zeros(0)
         plot.addItem(self.current_frame_line, ignoreBounds=True)
 
@@ -261,16 +314,23 @@ class PlotsDock(QDockWidget):
     def show_actions(self, evaluations: Mapping[str, ActionEvaluation]) -> None:
         """Show F against each quality threshold (SPEC §4), one panel per criterion."""
         if not self._liris_plots:
-            self._liris_plots = [self._make_liris_plot(k, key)
-                                 for k, key in enumerate(THRESHOLD_KEYS)]
+            self._liris_plots = [
+                self._make_liris_plot(k, key) for k, key in enumerate(THRESHOLD_KEYS)
+            ]
         for k, (key, plot) in enumerate(zip(THRESHOLD_KEYS, self._liris_plots)):
             plot.clear()
             for index, (name, evaluation) in enumerate(evaluations.items()):
                 curves = evaluation.overall.curves
-                item = pg.PlotDataItem(curves.grid, curves.f[k], connect="finite", name=name,
-                                       pen=pg.mkPen(series_colour(index), width=2),
-                                       symbol="o", symbolSize=5,
-                                       symbolBrush=pg.mkBrush(series_colour(index)))
+                item = pg.PlotDataItem(
+                    curves.grid,
+                    curves.f[k],
+                    connect="finite",
+                    name=name,
+                    pen=pg.mkPen(series_colour(index), width=2),
+                    symbol="o",
+                    symbolSize=5,
+                    symbolBrush=pg.mkBrush(series_colour(index)),
+                )
                 plot.addItem(_named(item, f"LIRIS F {key}: {name}"))
 
     def _make_liris_plot(self, k: int, key: str) -> pg.PlotItem:

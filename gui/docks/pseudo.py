@@ -9,8 +9,8 @@ current frame.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.core.formats.pseudo_io import TABLE_COLUMNS
 from referee.core.indicators import INDICATORS
 from referee.core.pseudo import (
@@ -74,33 +75,41 @@ class PseudoDock(QDockWidget):
 
     run_requested = Signal(object)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Pseudo ground truth", parent)
         self.setObjectName("PseudoDock")
-        self.setToolTip("Evaluate detectors without ground truth: their consensus is the "
-                        "reference (SPEC §7)")
+        self.setToolTip(
+            "Evaluate detectors without ground truth: their consensus is the reference (SPEC §7)"
+        )
         defaults = CommitteeOptions()
-        self._detectors = CheckList("Detectors voting in the consensus; each is evaluated "
-                                    "against it")
+        self._detectors = CheckList(
+            "Detectors voting in the consensus; each is evaluated against it"
+        )
         self._trivial = QCheckBox("trivial all-ones/all-zeros voters")
         self._trivial.setChecked(defaults.include_trivial)
-        self._trivial.setToolTip("Add the all-ones and all-zeros classifiers to the committee "
-                                 "(K' = K + 2, as in the seed)")
+        self._trivial.setToolTip(
+            "Add the all-ones and all-zeros classifiers to the committee "
+            "(K' = K + 2, as in the seed)"
+        )
         self._leave_one_out = QCheckBox("leave one out")
         self._leave_one_out.setChecked(defaults.leave_one_out)
-        self._leave_one_out.setToolTip("Evaluate each detector against the consensus of the "
-                                       "others only")
+        self._leave_one_out.setToolTip(
+            "Evaluate each detector against the consensus of the others only"
+        )
         self._run = QPushButton("Run")
         self._run.setToolTip("Pseudo-evaluate the checked detectors")
         self._run.clicked.connect(self._on_run_clicked)
         self._caption = QLabel("No result yet: check detectors and press Run.")
         self._caption.setWordWrap(True)
         self._values = read_only_table(["detector"])
-        self._values.setToolTip("Pseudo indicators summarized over videos; 'true' columns "
-                                "appear when ground truth exists")
+        self._values.setToolTip(
+            "Pseudo indicators summarized over videos; 'true' columns "
+            "appear when ground truth exists"
+        )
         self._correlations = read_only_table(_CORRELATION_HEADERS)
-        self._correlations.setToolTip("Correlation across detectors of each pseudo indicator "
-                                      "with its true value")
+        self._correlations.setToolTip(
+            "Correlation across detectors of each pseudo indicator with its true value"
+        )
         self._correlations.setVisible(False)
         self._heatmap = _ConsensusWidget()
         self.setWidget(self._layout())
@@ -135,8 +144,9 @@ class PseudoDock(QDockWidget):
     def request(self) -> PseudoRequest:
         """The request the Run button sends: checked detectors and committee options."""
         methods = self._detectors.checked_names()
-        options = CommitteeOptions(include_trivial=self._trivial.isChecked(),
-                                   leave_one_out=self._leave_one_out.isChecked())
+        options = CommitteeOptions(
+            include_trivial=self._trivial.isChecked(), leave_one_out=self._leave_one_out.isChecked()
+        )
         return PseudoRequest(methods, options)
 
     def _on_run_clicked(self) -> None:
@@ -144,10 +154,11 @@ class PseudoDock(QDockWidget):
 
     # --- results ------------------------------------------------------------------------
 
-    def show_result(self, result: PseudoResult, truth: Optional[TruthComparison] = None) -> None:
+    def show_result(self, result: PseudoResult, truth: TruthComparison | None = None) -> None:
         """Show each detector's summarized pseudo values, and the true ones when given."""
-        self._caption.setText(result.options.describe(result.methods)
-                              + f"; videos weighted '{result.scheme}'")
+        self._caption.setText(
+            result.options.describe(result.methods) + f"; videos weighted '{result.scheme}'"
+        )
         headers = ["detector"]
         for key, title in TABLE_COLUMNS:
             headers.append(title)
@@ -161,8 +172,9 @@ class PseudoDock(QDockWidget):
             pseudo = result.summaries[method].values
             column = 1
             for key, _ in TABLE_COLUMNS:
-                self._values.setItem(row, column, number_item(pseudo[key].value,
-                                                              pseudo[key].reason))
+                self._values.setItem(
+                    row, column, number_item(pseudo[key].value, pseudo[key].reason)
+                )
                 column += 1
                 if truth is not None:
                     true = truth.true_summary[method][key]
@@ -170,7 +182,7 @@ class PseudoDock(QDockWidget):
                     column += 1
         self._show_correlations(truth)
 
-    def _show_correlations(self, truth: Optional[TruthComparison]) -> None:
+    def _show_correlations(self, truth: TruthComparison | None) -> None:
         self._correlations.setVisible(truth is not None)
         if truth is None:
             self._correlations.setRowCount(0)
@@ -215,8 +227,10 @@ class _ConsensusWidget(pg.GraphicsLayoutWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.setToolTip("Consensus P of the current frame: fraction of the committee that "
-                        "detects each pixel (transparent outside the ROI)")
+        self.setToolTip(
+            "Consensus P of the current frame: fraction of the committee that "
+            "detects each pixel (transparent outside the ROI)"
+        )
         self.setMinimumHeight(140)
         self._plot = self.addPlot(title="consensus P")
         self._plot.setAspectLocked(True)
@@ -225,8 +239,9 @@ class _ConsensusWidget(pg.GraphicsLayoutWidget):
         self._plot.hideAxis("left")
         self._image = pg.ImageItem(axisOrder="row-major")
         self._plot.addItem(self._image)
-        self._bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=HEATMAP_COLORMAP,
-                                    label="P", interactive=False, width=12)
+        self._bar = pg.ColorBarItem(
+            values=(0.0, 1.0), colorMap=HEATMAP_COLORMAP, label="P", interactive=False, width=12
+        )
         self._bar.setImageItem(self._image, insert_in=self._plot)
 
     @property

@@ -10,8 +10,8 @@ and core's verdict in words.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from referee.core.significance import (
     DEFAULT_ALPHA,
     PAIR_TESTS,
@@ -76,13 +77,16 @@ class SignificanceDock(QDockWidget):
 
     run_requested = Signal(object)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Significance", parent)
         self.setObjectName("SignificanceDock")
-        self.setToolTip("Is one method really better? Cases where the methods score alike are "
-                        "removed step by step and the rest is tested (SPEC §9)")
-        self._methods = CheckList("Check two methods (A and B) for a pairwise test, or more "
-                                  "for ANOVA / Friedman")
+        self.setToolTip(
+            "Is one method really better? Cases where the methods score alike are "
+            "removed step by step and the rest is tested (SPEC §9)"
+        )
+        self._methods = CheckList(
+            "Check two methods (A and B) for a pairwise test, or more for ANOVA / Friedman"
+        )
         self._kind = QComboBox()
         self._kind.setToolTip("What a test case is and how it is scored")
         self._test = QComboBox()
@@ -100,28 +104,41 @@ class SignificanceDock(QDockWidget):
         self._run.setToolTip("Compare the checked methods")
         self._run.clicked.connect(self._on_run_clicked)
         self._plot = pg.PlotWidget()
-        self._plot.setToolTip("p-value at each normalized threshold; below the α line the "
-                              "methods differ at that threshold")
+        self._plot.setToolTip(
+            "p-value at each normalized threshold; below the α line the "
+            "methods differ at that threshold"
+        )
         self._plot.setMinimumHeight(150)
         self._plot.setLabel("bottom", "normalized threshold t / Σt")
         self._plot.setLabel("left", "p (log scale)")
         self._plot.getAxis("bottom").enableAutoSIPrefix(False)
         self._plot.setLogMode(x=False, y=True)
         self._plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(0, 0, 0, 170))
-        self._curve = self._plot.plot([], [], pen=pg.mkPen(_P_RGB, width=2), symbol="o",
-                                      symbolSize=6, symbolBrush=_P_RGB, name="p-value")
-        self._alpha_line = pg.InfiniteLine(pos=math.log10(DEFAULT_ALPHA), angle=0,
-                                           pen=pg.mkPen(_ALPHA_RGB, width=1.5,
-                                                        style=Qt.PenStyle.DashLine))
+        self._curve = self._plot.plot(
+            [],
+            [],
+            pen=pg.mkPen(_P_RGB, width=2),
+            symbol="o",
+            symbolSize=6,
+            symbolBrush=_P_RGB,
+            name="p-value",
+        )
+        self._alpha_line = pg.InfiniteLine(
+            pos=math.log10(DEFAULT_ALPHA),
+            angle=0,
+            pen=pg.mkPen(_ALPHA_RGB, width=1.5, style=Qt.PenStyle.DashLine),
+        )
         self._plot.addItem(self._alpha_line)
         self._plot.getPlotItem().legend.addItem(
-            pg.PlotDataItem(pen=self._alpha_line.pen), f"α = {DEFAULT_ALPHA:g}")
+            pg.PlotDataItem(pen=self._alpha_line.pen), f"α = {DEFAULT_ALPHA:g}"
+        )
         self._verdict = QLabel("No result yet.")
         self._verdict.setWordWrap(True)
         self._verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._table = read_only_table(_HEADERS)
-        self._table.setToolTip("The sweep: at threshold t the cases whose scores differ by "
-                                "less than t are removed")
+        self._table.setToolTip(
+            "The sweep: at threshold t the cases whose scores differ by less than t are removed"
+        )
         self.setWidget(self._layout())
         self.setMinimumSize(320, 380)
 
@@ -162,8 +179,9 @@ class SignificanceDock(QDockWidget):
     def request(self) -> SignificanceRequest:
         """The request the Run button sends."""
         methods = self._methods.checked_names()
-        return SignificanceRequest(methods, self._kind.currentData() or "",
-                                   self._test.currentData(), self._alpha.value())
+        return SignificanceRequest(
+            methods, self._kind.currentData() or "", self._test.currentData(), self._alpha.value()
+        )
 
     def _on_run_clicked(self) -> None:
         self.run_requested.emit(self.request())
@@ -178,13 +196,18 @@ class SignificanceDock(QDockWidget):
         self._curve.setData(x, p, connect="finite")
         self._alpha_line.setValue(math.log10(result.alpha))  # the y axis is log10 p
         self._set_alpha_legend(result.alpha)
-        self._plot.setTitle(f"{TEST_NAMES[result.test]} on {result.cases.measure}, "
-                            f"{' vs '.join(result.methods)}")
+        self._plot.setTitle(
+            f"{TEST_NAMES[result.test]} on {result.cases.measure}, {' vs '.join(result.methods)}"
+        )
         direction = result.direction
-        self._verdict.setText(f"{result.verdict}.\n{direction[:1].upper()}{direction[1:]}."
-                              + (f" {result.cases.dropped} case(s) left out: "
-                                 f"{result.cases.dropped_reason}." if result.cases.dropped
-                                 else ""))
+        self._verdict.setText(
+            f"{result.verdict}.\n{direction[:1].upper()}{direction[1:]}."
+            + (
+                f" {result.cases.dropped} case(s) left out: {result.cases.dropped_reason}."
+                if result.cases.dropped
+                else ""
+            )
+        )
         self._show_rows(result)
 
     def _set_alpha_legend(self, alpha: float) -> None:
@@ -198,8 +221,11 @@ class SignificanceDock(QDockWidget):
         for r, row in enumerate(result.rows):
             values = (row.threshold, row.normalized, row.fraction_of_max)
             for column, value in enumerate(values):
-                self._table.setItem(r, column, number_item(
-                    value, "undefined: every case scores the same for all methods"))
+                self._table.setItem(
+                    r,
+                    column,
+                    number_item(value, "undefined: every case scores the same for all methods"),
+                )
             self._table.setItem(r, 3, text_item(str(row.cases_left)))
             self._table.setItem(r, 4, number_item(100 * row.fraction_removed, None, 0))
             self._table.setItem(r, 5, number_item(row.statistic, row.p.reason, 3))
@@ -226,4 +252,3 @@ class SignificanceDock(QDockWidget):
     def verdict_text(self) -> str:
         """The verdict as shown."""
         return self._verdict.text()
-

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+
 from referee.core import cli, cli_actions
 from referee.core.actions import (
     DEFAULT_GRID,
@@ -26,12 +27,13 @@ from referee.core.progress import CancelToken
 
 def act(nr: int, cls: int, first: int, last: int, box: tuple[int, int, int, int]) -> Action:
     """Action ``nr`` of class ``cls`` with the same box on frames ``first..last``."""
-    return Action.from_boxes(nr, cls, {f: box for f in range(first, last + 1)})
+    return Action.from_boxes(nr, cls, dict.fromkeys(range(first, last + 1), box))
 
 
 def aset(**videos: list[Action]) -> AnnotationSet:
-    return AnnotationSet({name: VideoAnnotation(name, tuple(actions))
-                          for name, actions in videos.items()})
+    return AnnotationSet(
+        {name: VideoAnnotation(name, tuple(actions)) for name, actions in videos.items()}
+    )
 
 
 BOX = (0, 0, 10, 10)  # area 100
@@ -42,8 +44,10 @@ BOX = (0, 0, 10, 10)  # area 100
 
 def _frame_by_frame(gt: list[Action], det: list[Action]) -> dict[str, np.ndarray]:
     """Intersection, Area(g|d), Area(d|g), common frames by plain loops over frames."""
-    out = {k: np.zeros((len(gt), len(det)), dtype=np.int64)
-           for k in ("inter", "g_on", "d_on", "common")}
+    out = {
+        k: np.zeros((len(gt), len(det)), dtype=np.int64)
+        for k in ("inter", "g_on", "d_on", "common")
+    }
     for i, g in enumerate(gt):
         for j, d in enumerate(det):
             for f in range(max(g.first, d.first), min(g.last, d.last) + 1):
@@ -63,8 +67,9 @@ def _random_action(rng: np.random.Generator, nr: int) -> Action:
     n = int(rng.integers(1, 25))
     xy = rng.integers(0, 40, size=(n, 2))
     wh = rng.integers(0, 25, size=(n, 2))
-    return Action(nr, int(rng.integers(1, 11)), np.arange(first, first + n),
-                  np.column_stack([xy, wh]))
+    return Action(
+        nr, int(rng.integers(1, 11)), np.arange(first, first + n), np.column_stack([xy, wh])
+    )
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -84,6 +89,7 @@ def test_pair_statistics_equal_a_frame_by_frame_count(seed):
 
 def test_intersections_are_the_same_when_computed_in_small_blocks(monkeypatch):
     from referee.core import actions
+
     rng = np.random.default_rng(7)
     gt = [_random_action(rng, k) for k in range(5)]
     det = [_random_action(rng, k) for k in range(5)]
@@ -93,9 +99,9 @@ def test_intersections_are_the_same_when_computed_in_small_blocks(monkeypatch):
 
 
 def test_touching_boxes_do_not_intersect_half_open():
-    g = act(1, 1, 1, 4, (0, 0, 10, 10))   # x in [0, 10)
+    g = act(1, 1, 1, 4, (0, 0, 10, 10))  # x in [0, 10)
     touching = act(1, 1, 1, 4, (10, 0, 10, 10))  # x in [10, 20): no common pixel
-    below = act(2, 1, 1, 4, (0, 10, 10, 10))     # y in [10, 20): no common pixel
+    below = act(2, 1, 1, 4, (0, 10, 10, 10))  # y in [10, 20): no common pixel
     one_column = act(3, 1, 1, 4, (9, 0, 10, 10))  # x in [9, 19): one column, 10 px per frame
     stats = pair_statistics([g], [touching, below, one_column])
     assert stats.intersection.tolist() == [[0, 0, 40]]  # 4 frames × 10 px
@@ -105,7 +111,7 @@ def test_touching_boxes_do_not_intersect_half_open():
 
 
 def test_dice_overlap_is_zero_for_zero_areas_and_different_classes():
-    empty_g = act(1, 1, 1, 3, (5, 5, 0, 4))   # zero width: area 0
+    empty_g = act(1, 1, 1, 3, (5, 5, 0, 4))  # zero width: area 0
     empty_d = act(1, 1, 1, 3, (5, 5, 4, 0))
     other_class = act(2, 2, 1, 3, BOX)
     g = act(2, 1, 1, 3, BOX)
@@ -119,7 +125,7 @@ def test_dice_overlap_is_zero_for_zero_areas_and_different_classes():
 
 
 def test_greedy_takes_the_larger_dice_even_when_that_pair_is_vetoed_and_never_rematches():
-    g = act(1, 1, 1, 10, BOX)                     # area 10 × 100 = 1000
+    g = act(1, 1, 1, 10, BOX)  # area 10 × 100 = 1000
     # d0: same box on frames 1..5. Area 500, ∩ 500, Dice = 1000/1500 = 0.667;
     #     ratios: sr = 500/500 = 1, sp = 1, tr = 5/10 = 0.5, tp = 5/5 = 1.
     d0 = act(1, 1, 1, 5, BOX)
@@ -183,8 +189,8 @@ def test_a_ratio_equal_to_its_threshold_fails_the_strict_test():
 
 
 def test_class_mismatch_is_not_matched_but_counts_in_the_confusion_matrix():
-    g = act(1, 1, 1, 10, BOX)      # class 1 DI
-    d = act(1, 2, 1, 10, BOX)      # class 2 GI, identical boxes
+    g = act(1, 1, 1, 10, BOX)  # class 1 DI
+    d = act(1, 2, 1, 10, BOX)  # class 2 GI, identical boxes
     evaluation = evaluate_actions(aset(v=[g]), aset(v=[d]))
     assert evaluation.matching.videos[0].assigned == ()
     assert evaluation.matching.videos[0].assigned_any_class == ((0, 0),)
@@ -193,7 +199,7 @@ def test_class_mismatch_is_not_matched_but_counts_in_the_confusion_matrix():
     assert point.f.value == 0.0
     assert [r.outcome for r in evaluation.pairs] == ["miss", "false alarm"]
     counts = evaluation.confusion.counts
-    assert counts[0, 1] == 1 and counts.sum() == 1          # row class 1, column class 2
+    assert counts[0, 1] == 1 and counts.sum() == 1  # row class 1, column class 2
     assert evaluation.confusion.percentages[0, 1] == 100.0
     assert np.isnan(evaluation.confusion.percentages[1]).all()
 
@@ -214,7 +220,11 @@ def test_videos_present_in_only_one_set_are_misses_or_false_alarms():
     assert math.isnan(only_gt.precision.value) and "no detected" in only_gt.precision.reason
     assert (only_gt.recall.value, only_gt.f.value, only_gt.missed) == (0.0, 0.0, 1)
     assert [(r.video, r.outcome) for r in evaluation.pairs] == [
-        ("a", "accepted"), ("c", "miss"), ("b", "false alarm"), ("b", "false alarm")]
+        ("a", "accepted"),
+        ("c", "miss"),
+        ("b", "false alarm"),
+        ("b", "false alarm"),
+    ]
 
 
 def test_empty_detections_give_undefined_precision_zero_recall_and_zero_f():
@@ -259,11 +269,16 @@ def test_integrated_measure_is_the_mean_of_eleven_f_values():
 
 
 def test_grid_is_built_as_i_over_10_and_parameters_are_checked():
-    assert DEFAULT_GRID == tuple(i / 10 for i in range(11))
+    assert tuple(i / 10 for i in range(11)) == DEFAULT_GRID
     assert DEFAULT_GRID[3] == 0.3 and DEFAULT_GRID[7] == 0.7  # not 0.30000000000000004
     assert LirisParameters().point_thresholds().shape == (45, 4)
-    for bad in ({"epsilon": 1.5}, {"epsilon": -0.1}, {"epsilon": math.nan}, {"grid": ()},
-                {"grid": (0.0, 2.0)}):
+    for bad in (
+        {"epsilon": 1.5},
+        {"epsilon": -0.1},
+        {"epsilon": math.nan},
+        {"grid": ()},
+        {"grid": (0.0, 2.0)},
+    ):
         with pytest.raises(InvalidOptionError):
             LirisParameters(**bad)
 
@@ -274,18 +289,32 @@ def test_grid_is_built_as_i_over_10_and_parameters_are_checked():
 def test_confusion_matrix_counts_accepted_class_agnostic_pairs_with_row_percentages():
     def far(k: int) -> tuple[int, int, int, int]:
         return (100 * k, 0, 10, 10)
-    gt = aset(v=[act(1, 1, 1, 10, far(0)), act(2, 1, 1, 10, far(1)), act(3, 1, 1, 10, far(2)),
-                 act(4, 3, 1, 10, far(3)), act(5, 5, 1, 20, far(4))])
-    det = aset(v=[act(1, 1, 1, 10, far(0)), act(2, 1, 1, 10, far(1)), act(3, 2, 1, 10, far(2)),
-                  act(4, 3, 1, 10, far(3)),
-                  act(5, 5, 20, 20, far(4))])  # class 5: 1 common frame of 20: tr 0.05, vetoed
+
+    gt = aset(
+        v=[
+            act(1, 1, 1, 10, far(0)),
+            act(2, 1, 1, 10, far(1)),
+            act(3, 1, 1, 10, far(2)),
+            act(4, 3, 1, 10, far(3)),
+            act(5, 5, 1, 20, far(4)),
+        ]
+    )
+    det = aset(
+        v=[
+            act(1, 1, 1, 10, far(0)),
+            act(2, 1, 1, 10, far(1)),
+            act(3, 2, 1, 10, far(2)),
+            act(4, 3, 1, 10, far(3)),
+            act(5, 5, 20, 20, far(4)),
+        ]
+    )  # class 5: 1 common frame of 20: tr 0.05, vetoed
     confusion = evaluate_actions(gt, det).confusion
     assert confusion.counts[0, 0] == 2 and confusion.counts[0, 1] == 1  # class 1 → 1, 1, 2
     assert confusion.counts[2, 2] == 1
-    assert confusion.counts.sum() == 4                                   # vetoed pair absent
+    assert confusion.counts.sum() == 4  # vetoed pair absent
     assert confusion.percentages[0, :2].tolist() == pytest.approx([200 / 3, 100 / 3])
     assert confusion.percentages[2, 2] == 100.0
-    assert np.isnan(confusion.percentages[4]).all()                      # class 5: empty row
+    assert np.isnan(confusion.percentages[4]).all()  # class 5: empty row
 
 
 def test_pair_table_lists_every_failing_criterion():
@@ -297,7 +326,11 @@ def test_pair_table_lists_every_failing_criterion():
     d2 = act(9, 6, 1, 10, (600, 0, 10, 10))
     rows = evaluate_actions(aset(v=[g0, g1, g2]), aset(v=[d0, d1, d2])).pairs
     assert [(r.outcome, r.gt_number, r.det_number) for r in rows] == [
-        ("vetoed", 1, 7), ("accepted", 2, 8), ("miss", 3, None), ("false alarm", None, 9)]
+        ("vetoed", 1, 7),
+        ("accepted", 2, 8),
+        ("miss", 3, None),
+        ("false alarm", None, 9),
+    ]
     vetoed = rows[0]
     assert vetoed.failed == ("temporal recall", "temporal precision")
     assert (vetoed.temporal_recall, vetoed.temporal_precision) == (0.05, 0.05)
@@ -312,8 +345,9 @@ def test_pair_table_lists_every_failing_criterion():
 
 
 def test_overall_values_pool_actions_not_average_videos():
-    gt = aset(a=[act(1, 1, 1, 10, BOX)],
-              b=[act(k, 1, 1, 10, (20 * k, 0, 10, 10)) for k in range(1, 4)])
+    gt = aset(
+        a=[act(1, 1, 1, 10, BOX)], b=[act(k, 1, 1, 10, (20 * k, 0, 10, 10)) for k in range(1, 4)]
+    )
     det = aset(a=[act(1, 1, 1, 10, BOX)], b=[])
     evaluation = evaluate_actions(gt, det)
     # Pooled recall 1/4; the mean of per-video recalls would be (1 + 0)/2.
@@ -342,8 +376,7 @@ def referee_main(monkeypatch):
 
     def build_with_actions() -> argparse.ArgumentParser:
         parser = build()
-        commands = next(a for a in parser._actions
-                        if isinstance(a, argparse._SubParsersAction))
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         if "actions" not in commands.choices:
             cli_actions.add_commands(commands)
         return parser
@@ -354,14 +387,26 @@ def referee_main(monkeypatch):
 
 def test_cli_prints_scores_and_writes_json_csv_and_curves(referee_main, tmp_path, capsys):
     from referee.core.formats.liris_xml import write_liris
+
     gt = aset(v=[act(1, 1, 1, 10, BOX), act(2, 3, 1, 10, (50, 0, 10, 10))])
     det = aset(v=[act(1, 1, 1, 5, BOX), act(2, 4, 1, 10, (300, 0, 10, 10))])
     write_liris(tmp_path / "gt.xml", gt)
     write_liris(tmp_path / "det.xml", det)
     out = [tmp_path / name for name in ("r.json", "pairs.csv", "curves.csv")]
-    status = referee_main(["actions", str(tmp_path / "gt.xml"), str(tmp_path / "det.xml"),
-                           "--json", str(out[0]), "--csv", str(out[1]), "--curves", str(out[2]),
-                           "--quiet"])
+    status = referee_main(
+        [
+            "actions",
+            str(tmp_path / "gt.xml"),
+            str(tmp_path / "det.xml"),
+            "--json",
+            str(out[0]),
+            "--csv",
+            str(out[1]),
+            "--curves",
+            str(out[2]),
+            "--quiet",
+        ]
+    )
     assert status == 0
     printed = capsys.readouterr().out
     assert "I_tr (temporal recall)" in printed and "Final score" in printed
@@ -376,9 +421,35 @@ def test_cli_prints_scores_and_writes_json_csv_and_curves(referee_main, tmp_path
         curves = list(csv.DictReader(handle))
     assert len(curves) == 2 * 4 * 11  # overall and one video, 4 thresholds, 11 values
     # An existing output without --force is a user error (exit 2), and so is a bad ε.
-    assert referee_main(["actions", str(tmp_path / "gt.xml"), str(tmp_path / "det.xml"),
-                         "--json", str(out[0]), "--quiet"]) == cli.EXIT_USER_ERROR
-    assert referee_main(["actions", str(tmp_path / "gt.xml"), str(tmp_path / "det.xml"),
-                         "--epsilon", "2", "--quiet"]) == cli.EXIT_USER_ERROR
-    assert referee_main(["actions", str(tmp_path / "missing.xml"), str(tmp_path / "det.xml"),
-                         "--quiet"]) == cli.EXIT_USER_ERROR
+    assert (
+        referee_main(
+            [
+                "actions",
+                str(tmp_path / "gt.xml"),
+                str(tmp_path / "det.xml"),
+                "--json",
+                str(out[0]),
+                "--quiet",
+            ]
+        )
+        == cli.EXIT_USER_ERROR
+    )
+    assert (
+        referee_main(
+            [
+                "actions",
+                str(tmp_path / "gt.xml"),
+                str(tmp_path / "det.xml"),
+                "--epsilon",
+                "2",
+                "--quiet",
+            ]
+        )
+        == cli.EXIT_USER_ERROR
+    )
+    assert (
+        referee_main(
+            ["actions", str(tmp_path / "missing.xml"), str(tmp_path / "det.xml"), "--quiet"]
+        )
+        == cli.EXIT_USER_ERROR
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from referee.core.annotations import (
     ACTION_CLASSES,
     Action,
@@ -21,9 +22,9 @@ def test_interpolation_hand_example() -> None:
     assert (action.number, action.action_class, action.first, action.last) == (7, 3, 10, 14)
     assert action.boxes.tolist() == [
         [0, 0, 10, 10],
-        [1, 1, 10, 13],   # y 0.5 → 1 and h 12.5 → 13: halves round up
+        [1, 1, 10, 13],  # y 0.5 → 1 and h 12.5 → 13: halves round up
         [2, 1, 10, 15],
-        [3, 2, 10, 18],   # y 1.5 → 2, h 17.5 → 18
+        [3, 2, 10, 18],  # y 1.5 → 2, h 17.5 → 18
         [4, 2, 10, 20],
     ]
     assert action.interpolated.tolist() == [False, True, False, True, False]
@@ -53,11 +54,14 @@ def test_adjacent_keyframes_leave_nothing_to_interpolate() -> None:
     assert not action.interpolated.any() and action.boxes.tolist() == [[0, 0, 1, 1], [9, 9, 9, 9]]
 
 
-@pytest.mark.parametrize(("keyframes", "words"), [
-    ({}, "no keyframe"),
-    ({3: (1, 2, 3)}, "3 values"),
-    ({3: (1, 2, -3, 4)}, "negative"),
-])
+@pytest.mark.parametrize(
+    ("keyframes", "words"),
+    [
+        ({}, "no keyframe"),
+        ({3: (1, 2, 3)}, "3 values"),
+        ({3: (1, 2, -3, 4)}, "negative"),
+    ],
+)
 def test_interpolation_refuses_bad_keyframes(keyframes, words: str) -> None:
     with pytest.raises(InvalidOptionError, match=words):
         interpolate_action(1, 1, keyframes)

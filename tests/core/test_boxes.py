@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+
 from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.boxes import (
     FrameBoxes,
@@ -55,7 +56,7 @@ def test_hungarian_and_greedy_differ() -> None:
     iou = iou_matrix(DIFFER_GT.boxes, DIFFER_DET.boxes)
     assert iou == pytest.approx(np.array([[2 / 3, 3 / 7], [3 / 7, 0.0]]))
     assert map_boxes(iou, "hungarian") == [(0, 1), (1, 0)]  # total 6/7 > 2/3
-    assert map_boxes(iou, "greedy") == [(0, 0)]              # then g1–d1 has IoU 0
+    assert map_boxes(iou, "greedy") == [(0, 0)]  # then g1–d1 has IoU 0
 
     hungarian = evaluate_frame(1, DIFFER_GT, DIFFER_DET, 0.5, "hungarian")
     # FDA = (3/7 + 3/7) / ((2 + 2)/2) = 3/7; both pairs are below 0.5: 2 misses, 2 FP.
@@ -115,18 +116,24 @@ def test_threshold_boundary_counts_as_tp() -> None:
 
 
 def _three_frames() -> tuple[VideoBoxes, VideoBoxes]:
-    gt = VideoBoxes("v", {
-        # A, B matched; G unmatched
-        1: _frame((0, 0, 10, 10), (20, 0, 10, 10), (60, 0, 10, 10)),
-        2: _frame(),  # listed but empty: skipped
-        3: _frame((0, 0, 10, 10), (100, 0, 10, 10)),
-    })
-    det = VideoBoxes("v", {
-        1: _frame((0, 0, 10, 10), (20, 0, 10, 8)),  # IoU 1 and 80/100 = 0.8
-        2: _frame(),
-        # IoU 50/100 = 0.5 (TP), 40/100 = 0.4 (mapped, below 0.5), one far away
-        3: _frame((0, 0, 5, 10), (100, 0, 4, 10), (50, 50, 5, 5)),
-    })
+    gt = VideoBoxes(
+        "v",
+        {
+            # A, B matched; G unmatched
+            1: _frame((0, 0, 10, 10), (20, 0, 10, 10), (60, 0, 10, 10)),
+            2: _frame(),  # listed but empty: skipped
+            3: _frame((0, 0, 10, 10), (100, 0, 10, 10)),
+        },
+    )
+    det = VideoBoxes(
+        "v",
+        {
+            1: _frame((0, 0, 10, 10), (20, 0, 10, 8)),  # IoU 1 and 80/100 = 0.8
+            2: _frame(),
+            # IoU 50/100 = 0.5 (TP), 40/100 = 0.4 (mapped, below 0.5), one far away
+            3: _frame((0, 0, 5, 10), (100, 0, 4, 10), (50, 50, 5, 5)),
+        },
+    )
     return gt, det
 
 
@@ -176,8 +183,13 @@ def _liris(name: str, actions: list[Action]) -> AnnotationSet:
 
 def test_class_aware_changes_the_mapping() -> None:
     gt = _liris("room", [Action.from_boxes(1, 1, {5: (0, 0, 10, 10)})])
-    det = _liris("room", [Action.from_boxes(1, 2, {5: (0, 0, 10, 10)}),    # IoU 1, class 2
-                          Action.from_boxes(2, 1, {5: (0, 0, 6, 10)})])    # IoU 0.6, class 1
+    det = _liris(
+        "room",
+        [
+            Action.from_boxes(1, 2, {5: (0, 0, 10, 10)}),  # IoU 1, class 2
+            Action.from_boxes(2, 1, {5: (0, 0, 6, 10)}),
+        ],
+    )  # IoU 0.6, class 1
     gt_boxes, det_boxes = boxes_from_annotations(gt), boxes_from_annotations(det)
     assert det_boxes[0].at(5).labels.tolist() == [2, 1]
     assert det_boxes[0].at(5).ids.tolist() == [1, 2]
@@ -199,8 +211,9 @@ def test_class_aware_needs_labels() -> None:
 
 
 def test_boxes_from_rows_groups_by_frame_keeping_row_order() -> None:
-    video = boxes_from_rows("v", [3, 1, 3], [[0, 0, 1, 1], [1, 1, 1, 1], [2, 2, 1, 1]],
-                            ids=[7, 8, 9])
+    video = boxes_from_rows(
+        "v", [3, 1, 3], [[0, 0, 1, 1], [1, 1, 1, 1], [2, 2, 1, 1]], ids=[7, 8, 9]
+    )
     assert sorted(video.frames) == [1, 3]
     assert video.at(3).ids.tolist() == [7, 9]
     assert video.at(3).boxes[:, 0].tolist() == [0.0, 2.0]

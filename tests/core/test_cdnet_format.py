@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core.errors import InputFileError, MissingFrameError
 from referee.core.formats.cdnet import (
     RESULT_EXTENSIONS,
@@ -23,12 +24,12 @@ from referee.core.formats.cdnet import (
     read_temporal_roi,
     result_extension,
 )
-
 from tests.conftest import HIGHWAY
 
 
-def make_video(folder: Path, first: int = 2, last: int = 4, n_frames: int = 5,
-               shape: tuple[int, int] = (6, 8)) -> Path:
+def make_video(
+    folder: Path, first: int = 2, last: int = 4, n_frames: int = 5, shape: tuple[int, int] = (6, 8)
+) -> Path:
     """A tiny CDnet video folder: GT frames, an all-in ROI and a temporal ROI."""
     (folder / "groundtruth").mkdir(parents=True)
     (folder / "input").mkdir()
@@ -45,7 +46,7 @@ def write_palette_bmp(path: Path, indices: np.ndarray, palette: list[tuple[int, 
     stride = (w + 3) // 4 * 4
     table = bytearray(1024)
     for k, (r, g, b) in enumerate(palette):
-        table[4 * k:4 * k + 4] = bytes((b, g, r, 0))
+        table[4 * k : 4 * k + 4] = bytes((b, g, r, 0))
     rows = b"".join(bytes(indices[y].tolist()) + bytes(stride - w) for y in range(h - 1, -1, -1))
     offset = 14 + 40 + 1024
     header = b"BM" + struct.pack("<IHHI", offset + len(rows), 0, 0, offset)
@@ -58,7 +59,7 @@ def write_palette_bmp(path: Path, indices: np.ndarray, palette: list[tuple[int, 
 
 def test_palette_roi_whose_index_0_is_white_is_decoded_to_grey(tmp_path: Path) -> None:
     indices = np.ones((10, 12), np.uint8)  # index 1 = black = outside
-    indices[3:7, 4:9] = 0                  # index 0 = white = inside
+    indices[3:7, 4:9] = 0  # index 0 = white = inside
     path = tmp_path / "ROI.bmp"
     write_palette_bmp(path, indices, [(255, 255, 255), (0, 0, 0)])
     roi = read_roi(path)
@@ -74,7 +75,7 @@ def test_real_highway_roi_is_a_palette_image_and_comes_out_inside() -> None:
     roi = read_roi(HIGHWAY / "ROI.bmp")
     assert roi.shape == (240, 320)
     assert roi[120, 160] and roi[200, 100]  # on the road, inside the region
-    assert roi.all()                         # highway's ROI is the whole frame
+    assert roi.all()  # highway's ROI is the whole frame
 
 
 def test_real_highway_gt_is_decoded_to_cdnet_grey_levels() -> None:
@@ -118,15 +119,18 @@ def test_real_temporal_roi() -> None:
     assert read_temporal_roi(HIGHWAY / "temporalROI.txt") == (470, 1700)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "two whole numbers"),
-    ("470", "two whole numbers"),
-    ("470 1700 3", "two whole numbers"),
-    ("a b", "two whole numbers"),
-    ("4.5 9", "two whole numbers"),
-    ("0 10", "numbered from 1"),
-    ("20 10", "empty"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "two whole numbers"),
+        ("470", "two whole numbers"),
+        ("470 1700 3", "two whole numbers"),
+        ("a b", "two whole numbers"),
+        ("4.5 9", "two whole numbers"),
+        ("0 10", "numbered from 1"),
+        ("20 10", "empty"),
+    ],
+)
 def test_temporal_roi_errors(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "temporalROI.txt"
     path.write_text(text)
@@ -166,10 +170,14 @@ def test_discover_categories_and_uncategorized_videos(tmp_path: Path) -> None:
     make_video(tmp_path / "baseline" / "highway")
     make_video(tmp_path / "shadow" / "cubicle")
     make_video(tmp_path / "loose")  # a video directly under the root
-    (tmp_path / "notes").mkdir()    # neither video nor category: ignored
+    (tmp_path / "notes").mkdir()  # neither video nor category: ignored
     videos = discover_videos(tmp_path)
-    assert [v.key for v in videos] == [("baseline", "highway"), ("baseline", "pedestrians"),
-                                       ("loose", "loose"), ("shadow", "cubicle")]
+    assert [v.key for v in videos] == [
+        ("baseline", "highway"),
+        ("baseline", "pedestrians"),
+        ("loose", "loose"),
+        ("shadow", "cubicle"),
+    ]
     assert videos[0].folder == tmp_path / "baseline" / "highway"
 
 

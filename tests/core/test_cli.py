@@ -10,12 +10,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core.cli import EXIT_USER_ERROR, main
 
 
 def run_referee(*args: str | Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "referee.core.cli", *map(str, args)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "referee.core.cli", *map(str, args)], capture_output=True, text=True
+    )
 
 
 def independent_counts(video_folder: Path, result_folder: Path) -> tuple[int, int, int, int]:
@@ -39,9 +41,18 @@ def test_evaluate_writes_outputs_whose_counts_match_an_independent_count(demo, t
     results = [demo.results["mog2"], demo.results["cnt"]]
     out = tmp_path / "out"
     out.mkdir()
-    completed = run_referee("evaluate", demo.dataset, *results, "--quiet",
-                            "--json", out / "r.json", "--csv", out / "r.csv",
-                            "--stats-txt", out / "stats")
+    completed = run_referee(
+        "evaluate",
+        demo.dataset,
+        *results,
+        "--quiet",
+        "--json",
+        out / "r.json",
+        "--csv",
+        out / "r.csv",
+        "--stats-txt",
+        out / "stats",
+    )
     assert completed.returncode == 0, completed.stderr
     assert "Summary over videos" in completed.stdout and "CDnet procedure" in completed.stdout
     assert "Kendall tau" in completed.stdout
@@ -49,8 +60,9 @@ def test_evaluate_writes_outputs_whose_counts_match_an_independent_count(demo, t
     data = json.loads((out / "r.json").read_text())
     mog2 = next(m for m in data["methods"] if m["method"] == "mog2")
     video = demo.videos[2]
-    row = next(v for v in mog2["videos"]
-               if (v["category"], v["video"]) == (video.category, video.name))
+    row = next(
+        v for v in mog2["videos"] if (v["category"], v["video"]) == (video.category, video.name)
+    )
     expected = independent_counts(video.path, demo.results["mog2"] / video.category / video.name)
     assert tuple(row["counts"][k] for k in ("tp", "fp", "fn", "tn")) == expected
     assert (out / "stats" / "mog2" / "stats.txt").read_text().startswith("#This is")
@@ -59,8 +71,16 @@ def test_evaluate_writes_outputs_whose_counts_match_an_independent_count(demo, t
 
 def test_stats_txt_written_by_evaluate_summarizes_to_the_same_numbers(demo, tmp_path):
     stats = tmp_path / "stats.txt"
-    first = run_referee("evaluate", demo.dataset, demo.results["knn"], "--quiet",
-                        "--stats-txt", stats, "--json", tmp_path / "a.json")
+    first = run_referee(
+        "evaluate",
+        demo.dataset,
+        demo.results["knn"],
+        "--quiet",
+        "--stats-txt",
+        stats,
+        "--json",
+        tmp_path / "a.json",
+    )
     assert first.returncode == 0, first.stderr
     second = run_referee("summarize", stats, "--json", tmp_path / "b.json")
     assert second.returncode == 0, second.stderr
@@ -94,13 +114,26 @@ def test_missing_result_frame_names_the_file(demo, tmp_path):
 def test_outputs_are_not_overwritten_without_force(demo, tmp_path, capsys):
     target = tmp_path / "precious.csv"
     target.write_text("my own work\n")
-    status = main(["evaluate", str(demo.dataset), str(demo.results["mog2"]), "--quiet",
-                   "--csv", str(target)])
+    status = main(
+        ["evaluate", str(demo.dataset), str(demo.results["mog2"]), "--quiet", "--csv", str(target)]
+    )
     assert status == EXIT_USER_ERROR
     assert target.read_text() == "my own work\n"
     assert "--force" in capsys.readouterr().err
-    assert main(["evaluate", str(demo.dataset), str(demo.results["mog2"]), "--quiet",
-                 "--csv", str(target), "--force"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                str(demo.dataset),
+                str(demo.results["mog2"]),
+                "--quiet",
+                "--csv",
+                str(target),
+                "--force",
+            ]
+        )
+        == 0
+    )
     assert target.read_text().startswith("method,")
 
 
@@ -157,8 +190,10 @@ def test_one_video_with_a_pattern_folder_and_a_mask_video_give_the_cdnet_counts(
 
     expected = independent_counts(video.path, cdnet_folder)
     outputs = {}
-    for name, extra in (("pattern", [renamed, "--pattern", "mask_%04d.png", "--offset", "-1"]),
-                        ("movie", [movie])):
+    for name, extra in (
+        ("pattern", [renamed, "--pattern", "mask_%04d.png", "--offset", "-1"]),
+        ("movie", [movie]),
+    ):
         out = tmp_path / f"{name}.json"
         completed = run_referee("evaluate", video.path, *extra, "--quiet", "--json", out)
         assert completed.returncode == 0, completed.stderr

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from referee.core import cli_boxes_counts
 from referee.core.errors import RefereeError
 
@@ -25,24 +26,29 @@ def _write(path: Path, text: str) -> Path:
 
 def test_counts_prints_the_seed_example(tmp_path: Path, capsys) -> None:
     gt_changes = {2: 1, 6: 1, 10: -1, 14: 2}
-    est_changes = {m: 1 for m in (3, 6, 8, 12, 14, 16, 17, 18)}
+    est_changes = dict.fromkeys((3, 6, 8, 12, 14, 16, 17, 18), 1)
     gt, est = [3], [3]
     for n in range(20):
         gt.append(gt[-1] + gt_changes.get(n, 0))
         est.append(est[-1] + est_changes.get(n, 0))
-    gt_path = _write(tmp_path / "gt.csv", "frame,count\n" + "".join(
-        f"{k},{c}\n" for k, c in enumerate(gt)))
-    est_path = _write(tmp_path / "est.csv", "frame,count\n" + "".join(
-        f"{k},{c}\n" for k, c in enumerate(est)))
+    gt_path = _write(
+        tmp_path / "gt.csv", "frame,count\n" + "".join(f"{k},{c}\n" for k, c in enumerate(gt))
+    )
+    est_path = _write(
+        tmp_path / "est.csv", "frame,count\n" + "".join(f"{k},{c}\n" for k, c in enumerate(est))
+    )
     out = tmp_path / "counts.json"
-    assert _run(["counts", str(gt_path), str(est_path), "--window", "1",
-                 "--json", str(out)]) == 0
+    assert _run(["counts", str(gt_path), str(est_path), "--window", "1", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "0.2222  (2 / 9)" in text
     assert "2→3, 6→7" in text and "17→18" in text and "8→9, 12→13, 16→17, 18→19" in text
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["denominator"] == {"total": 9, "gt_changes": 4, "missed_no_change": 1,
-                                   "unpaired_estimated_changes": 4}
+    assert data["denominator"] == {
+        "total": 9,
+        "gt_changes": 4,
+        "missed_no_change": 1,
+        "unpaired_estimated_changes": 4,
+    }
     assert data["instants"]["unpaired_estimated_changes"] == [8, 12, 16, 18]
     with pytest.raises(RefereeError, match="already exists"):
         _run(["counts", str(gt_path), str(est_path), "--window", "1", "--json", str(out)])
@@ -58,11 +64,27 @@ def test_counts_frames_must_match(tmp_path: Path) -> None:
 def test_boxes_on_mot_files(tmp_path: Path, capsys) -> None:
     # Frame 1: GT box and detection identical (IoU 1); frame 2: a miss; frame 3: a FP.
     gt = _write(tmp_path / "gt.txt", "1,1,0,0,10,10,1,1,1\n2,1,5,5,10,10,1,1,1\n")
-    det = _write(tmp_path / "det.csv", "1,4,0,0,10,10,0.9\n3,4,0,0,10,10,0.8\n"
-                                       "3,5,50,50,1,1,0.1\n")
+    det = _write(tmp_path / "det.csv", "1,4,0,0,10,10,0.9\n3,4,0,0,10,10,0.8\n3,5,50,50,1,1,0.1\n")
     out_json, out_csv, frames_csv = tmp_path / "b.json", tmp_path / "b.csv", tmp_path / "f.csv"
-    assert _run(["boxes", str(gt), str(det), "--min-conf", "0.5", "--json", str(out_json),
-                 "--csv", str(out_csv), "--frames-csv", str(frames_csv), "--quiet"]) == 0
+    assert (
+        _run(
+            [
+                "boxes",
+                str(gt),
+                str(det),
+                "--min-conf",
+                "0.5",
+                "--json",
+                str(out_json),
+                "--csv",
+                str(out_csv),
+                "--frames-csv",
+                str(frames_csv),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     # SFDA = (1 + 0 + 0)/3; MODA = 1 − (1 miss + 1 FP)/2 = 0; N-MODP = 1.
     assert "mapping hungarian, TP iff IoU >= 0.5, classes ignored" in text

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core import cli
 from referee.core.cli import EXIT_USER_ERROR
 from referee.core.demo import HEIGHT, WIDTH, DemoLayout
@@ -28,12 +29,26 @@ def referee():
     return lambda *args: cli.main([str(a) for a in args])
 
 
-def test_pseudo_on_the_demo_prints_writes_and_draws(demo: DemoLayout, tmp_path: Path, referee,
-                                                    capsys) -> None:
+def test_pseudo_on_the_demo_prints_writes_and_draws(
+    demo: DemoLayout, tmp_path: Path, referee, capsys
+) -> None:
     out = tmp_path / "heat"
     roots = [demo.results[m] for m in METHODS]
-    assert referee("pseudo", demo.dataset, *roots, "--quiet", "--heatmaps", out,
-                   "--json", tmp_path / "p.json", "--csv", tmp_path / "p.csv") == 0
+    assert (
+        referee(
+            "pseudo",
+            demo.dataset,
+            *roots,
+            "--quiet",
+            "--heatmaps",
+            out,
+            "--json",
+            tmp_path / "p.json",
+            "--csv",
+            tmp_path / "p.csv",
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "K' = 5" in text and "ps-F1" in text and "F1 (true)" in text
     assert "Pearson" in text and "Spearman" in text and "ps-PSNR" in text
@@ -54,8 +69,9 @@ def test_pseudo_on_the_demo_prints_writes_and_draws(demo: DemoLayout, tmp_path: 
     first, last = video.temporal_roi
     middle = list(range(first, last + 1))[(last - first + 1) // 2]
     p = consensus_map(spec, middle, [CdnetResultSource.for_video(r, spec) for r in roots])
-    stored = read_heatmap_grey16_png(out / f"{video.category}_{video.name}" /
-                                     f"consensus_{middle:06d}_grey16.png")
+    stored = read_heatmap_grey16_png(
+        out / f"{video.category}_{video.name}" / f"consensus_{middle:06d}_grey16.png"
+    )
     inside = ~np.isnan(p)
     assert np.abs(stored[inside] - p[inside]).max() < 1e-4
 
@@ -68,15 +84,34 @@ def test_pseudo_on_the_demo_prints_writes_and_draws(demo: DemoLayout, tmp_path: 
     assert rows[-1]["row"].startswith("summary:") and rows[-1]["true_f1"] != ""
 
 
-def test_committee_options_and_chosen_frame(demo: DemoLayout, tmp_path: Path, referee,
-                                            capsys) -> None:
+def test_committee_options_and_chosen_frame(
+    demo: DemoLayout, tmp_path: Path, referee, capsys
+) -> None:
     out = tmp_path / "heat"
     roots = [demo.results[m] for m in METHODS]
     video = demo.videos[1]
     first = video.temporal_roi[0]
-    assert referee("pseudo", demo.dataset, *roots, "--quiet", "--no-trivial", "--leave-one-out",
-                   "--weights-detectors", "1,2,1", "--weights", "pixels", "--frame", first,
-                   "--heatmaps", out, "--json", tmp_path / "p.json") == 0
+    assert (
+        referee(
+            "pseudo",
+            demo.dataset,
+            *roots,
+            "--quiet",
+            "--no-trivial",
+            "--leave-one-out",
+            "--weights-detectors",
+            "1,2,1",
+            "--weights",
+            "pixels",
+            "--frame",
+            first,
+            "--heatmaps",
+            out,
+            "--json",
+            tmp_path / "p.json",
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "no trivial classifiers (K' = 3)" in text and "leave-one-out" in text
     assert "knn 2" in text and "weights 'pixels'" in text
@@ -86,26 +121,44 @@ def test_committee_options_and_chosen_frame(demo: DemoLayout, tmp_path: Path, re
     assert data["committee"]["leave_one_out"] is True
 
     # Writing the same heatmaps again needs --force.
-    assert referee("pseudo", demo.dataset, *roots, "--quiet", "--no-trivial", "--leave-one-out",
-                   "--frame", first, "--heatmaps", out) == EXIT_USER_ERROR
+    assert (
+        referee(
+            "pseudo",
+            demo.dataset,
+            *roots,
+            "--quiet",
+            "--no-trivial",
+            "--leave-one-out",
+            "--frame",
+            first,
+            "--heatmaps",
+            out,
+        )
+        == EXIT_USER_ERROR
+    )
     assert "--force" in capsys.readouterr().err
 
 
 def test_user_errors_exit_2(demo: DemoLayout, tmp_path: Path, referee, capsys) -> None:
     roots = [demo.results[m] for m in METHODS]
-    assert referee("pseudo", demo.dataset, *roots, "--quiet",
-                   "--weights-detectors", "1,2") == EXIT_USER_ERROR
+    assert (
+        referee("pseudo", demo.dataset, *roots, "--quiet", "--weights-detectors", "1,2")
+        == EXIT_USER_ERROR
+    )
     assert "one weight per detector" in capsys.readouterr().err
-    assert referee("pseudo", demo.dataset, *roots, "--quiet", "--heatmaps", tmp_path,
-                   "--frame", 100000) == EXIT_USER_ERROR
+    assert (
+        referee(
+            "pseudo", demo.dataset, *roots, "--quiet", "--heatmaps", tmp_path, "--frame", 100000
+        )
+        == EXIT_USER_ERROR
+    )
     assert "missing" in capsys.readouterr().err
     existing = tmp_path / "p.json"
     existing.write_text("{}")
     assert referee("pseudo", demo.dataset, *roots, "--json", existing) == EXIT_USER_ERROR
 
 
-def test_dataset_without_ground_truth(demo: DemoLayout, tmp_path: Path, referee,
-                                      capsys) -> None:
+def test_dataset_without_ground_truth(demo: DemoLayout, tmp_path: Path, referee, capsys) -> None:
     video = demo.videos[2]
     copy = tmp_path / video.name
     shutil.copytree(video.path, copy, ignore=shutil.ignore_patterns("groundtruth", "*.jpg"))

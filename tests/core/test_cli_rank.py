@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core import cli_rank
 from referee.core.boxes import boxes_from_annotations, evaluate_boxes
 from referee.core.demo import DemoLayout
@@ -30,11 +31,12 @@ def _results(demo: DemoLayout) -> list[str]:
 def _table_rows(text: str) -> list[list[str]]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "video"])
-    return [line.split() for line in lines[start + 1:]]
+    return [line.split() for line in lines[start + 1 :]]
 
 
-def test_fully_annotated_demo_says_so_and_ranks_nothing(demo: DemoLayout, tmp_path: Path,
-                                                        capsys) -> None:
+def test_fully_annotated_demo_says_so_and_ranks_nothing(
+    demo: DemoLayout, tmp_path: Path, capsys
+) -> None:
     out = tmp_path / "rank.csv"
     assert _run([str(demo.dataset), *_results(demo), "--quiet", "--csv", str(out)]) == 0
     text = capsys.readouterr().out
@@ -44,8 +46,7 @@ def test_fully_annotated_demo_says_so_and_ranks_nothing(demo: DemoLayout, tmp_pa
 
 def test_vote_entropy_on_the_demo(demo: DemoLayout, tmp_path: Path, capsys) -> None:
     out = tmp_path / "rank.csv"
-    argv = [str(demo.dataset), *_results(demo), "--include-annotated", "--quiet",
-            "--csv", str(out)]
+    argv = [str(demo.dataset), *_results(demo), "--include-annotated", "--quiet", "--csv", str(out)]
     assert _run(argv) == 0
     text = capsys.readouterr().out
     assert "vote-entropy (mog2, knn, mog, cnt, running-average)" in text
@@ -65,9 +66,15 @@ def test_vote_entropy_on_the_demo(demo: DemoLayout, tmp_path: Path, capsys) -> N
     top = ranking[0]
     category, name = top.video.split("/")
     roi = cv2.imread(str(demo.dataset / category / name / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
-    votes = sum((cv2.imread(str(root / category / name / f"bin{top.frame:06d}.png"),
-                            cv2.IMREAD_GRAYSCALE) == 255).astype(int)
-                for root in demo.results.values())
+    votes = sum(
+        (
+            cv2.imread(
+                str(root / category / name / f"bin{top.frame:06d}.png"), cv2.IMREAD_GRAYSCALE
+            )
+            == 255
+        ).astype(int)
+        for root in demo.results.values()
+    )
     p = votes[roi] / len(demo.results)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = np.nan_to_num(-(p * np.log2(p) + (1 - p) * np.log2(1 - p)))
@@ -78,14 +85,50 @@ def test_vote_entropy_on_the_demo(demo: DemoLayout, tmp_path: Path, capsys) -> N
 
 def test_pair_criteria_on_the_demo(demo: DemoLayout, tmp_path: Path, capsys) -> None:
     out = tmp_path / "pair.csv"
-    assert _run([str(demo.dataset), *_results(demo), "--include-annotated", "--quiet",
-                 "--criterion", "pairwise", "--a", "knn", "--b", "cnt", "--top", "3",
-                 "--gap", "0", "--csv", str(out)]) == 0
+    assert (
+        _run(
+            [
+                str(demo.dataset),
+                *_results(demo),
+                "--include-annotated",
+                "--quiet",
+                "--criterion",
+                "pairwise",
+                "--a",
+                "knn",
+                "--b",
+                "cnt",
+                "--top",
+                "3",
+                "--gap",
+                "0",
+                "--csv",
+                str(out),
+            ]
+        )
+        == 0
+    )
     ranking = read_ranking_csv(out)
     assert len(ranking) == 3 and len(_table_rows(capsys.readouterr().out)) == 3
     assert {e.criterion for e in ranking} == {"pairwise-dice: knn vs cnt"}
-    assert _run([str(demo.dataset), *_results(demo), "--include-annotated", "--quiet",
-                 "--criterion", "pseudo-gap", "--top", "2", "--csv", str(out), "--force"]) == 0
+    assert (
+        _run(
+            [
+                str(demo.dataset),
+                *_results(demo),
+                "--include-annotated",
+                "--quiet",
+                "--criterion",
+                "pseudo-gap",
+                "--top",
+                "2",
+                "--csv",
+                str(out),
+                "--force",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "committee mog2, knn, mog, cnt, running-average + all-ones + all-zeros" in text
     assert {e.criterion for e in read_ranking_csv(out)} == {"pseudo-gap: mog2 vs knn"}
@@ -105,7 +148,7 @@ def _write_small_dataset(root: Path, gt_frames: set[int]) -> tuple[Path, list[Pa
         folder.mkdir(parents=True)
         for i in range(1, 31):
             mask = np.zeros((4, 4), np.uint8)
-            mask[:2 if method == "b" and i in (5, 20) else 1] = 255
+            mask[: 2 if method == "b" and i in (5, 20) else 1] = 255
             cv2.imwrite(str(folder / f"bin{i:06d}.png"), mask)
         roots.append(root / method)
     return root / "data", roots
@@ -123,8 +166,20 @@ def test_frames_with_ground_truth_are_skipped(tmp_path: Path, capsys) -> None:
     # Frame 5 has ground truth: 20 comes first, then the zeros; 1 is the only frame
     # more than 10 away from 20 (every frame from 10 to 30 is within ±10 of it).
     assert [(e.frame, e.score) for e in ranking] == [(20, 0.25), (1, 0.0)]
-    assert _run([str(dataset), *map(str, roots), "--quiet", "--csv", str(out), "--force",
-                 "--include-annotated"]) == 0
+    assert (
+        _run(
+            [
+                str(dataset),
+                *map(str, roots),
+                "--quiet",
+                "--csv",
+                str(out),
+                "--force",
+                "--include-annotated",
+            ]
+        )
+        == 0
+    )
     assert [(e.frame, e.score) for e in read_ranking_csv(out)] == [(5, 0.25), (20, 0.25)]
 
 
@@ -136,14 +191,32 @@ def test_boxes_and_classes_from_liris_files(demo: DemoLayout, tmp_path: Path, ca
     assert "pairwise-fda (mog2 vs knn)" in text and "no frame is skipped" in text
     ranking = read_ranking_csv(out)
     assert len(ranking) == 5 and {e.criterion for e in ranking} == {"pairwise-fda: mog2 vs knn"}
-    evaluation = evaluate_boxes(boxes_from_annotations(read_liris(demo.actions["mog2"])),
-                                boxes_from_annotations(read_liris(demo.actions["knn"])))
+    evaluation = evaluate_boxes(
+        boxes_from_annotations(read_liris(demo.actions["mog2"])),
+        boxes_from_annotations(read_liris(demo.actions["knn"])),
+    )
     by_name = {v.name: v for v in evaluation.videos}
     for entry in ranking:
         frame = by_name[entry.video].frame(entry.frame)
         assert entry.score == pytest.approx(1 - frame.fda)
-    assert _run([*files, "--quiet", "--criterion", "classes", "--top", "4", "--gap", "3",
-                 "--csv", str(out), "--force"]) == 0
+    assert (
+        _run(
+            [
+                *files,
+                "--quiet",
+                "--criterion",
+                "classes",
+                "--top",
+                "4",
+                "--gap",
+                "3",
+                "--csv",
+                str(out),
+                "--force",
+            ]
+        )
+        == 0
+    )
     assert "classes (mog2, knn, cnt)" in capsys.readouterr().out
     ranking = read_ranking_csv(out)
     assert len(ranking) == 4 and {e.criterion for e in ranking} == {"classes"}
@@ -159,8 +232,10 @@ def test_user_errors(demo: DemoLayout, tmp_path: Path) -> None:
         ([xml, str(demo.actions["knn"]), "--criterion", "vote-entropy"], "is for masks"),
         ([dataset, *results, "--a", "knn"], "both --a and --b"),
         ([dataset, *results, "--a", "knn", "--b", "mog"], "uses every method"),
-        ([dataset, *results, "--criterion", "pairwise", "--a", "knn", "--b", "zzz"],
-         "no method named 'zzz'"),
+        (
+            [dataset, *results, "--criterion", "pairwise", "--a", "knn", "--b", "zzz"],
+            "no method named 'zzz'",
+        ),
         ([xml], "at least two detection files"),
         ([dataset, results[0]], "at least two RESULTS"),
         ([str(tmp_path / "missing"), *results], "no such file"),

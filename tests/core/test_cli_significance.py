@@ -8,10 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
+
 from referee.core import cli_significance
 from referee.core.demo import DemoLayout
 from referee.core.errors import RefereeError
-from scipy import stats
 
 
 def _run(argv: list[str]) -> int:
@@ -25,13 +26,26 @@ def _sweep_lines(text: str) -> list[str]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["t", "t/Σt"])
     end = lines.index("", start)
-    return lines[start + 1:end]
+    return lines[start + 1 : end]
 
 
 def test_masks_frames_pair_on_the_demo(demo: DemoLayout, tmp_path: Path, capsys) -> None:
     out_json, out_csv = tmp_path / "s.json", tmp_path / "s.csv"
-    assert _run([str(demo.dataset), str(demo.results["mog2"]), str(demo.results["knn"]),
-                 "--quiet", "--json", str(out_json), "--csv", str(out_csv)]) == 0
+    assert (
+        _run(
+            [
+                str(demo.dataset),
+                str(demo.results["mog2"]),
+                str(demo.results["knn"]),
+                "--quiet",
+                "--json",
+                str(out_json),
+                "--csv",
+                str(out_csv),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "per-frame F1 of mog2, knn" in text and "paired t-test" in text
     assert len(_sweep_lines(text)) == 20
@@ -44,19 +58,28 @@ def test_masks_frames_pair_on_the_demo(demo: DemoLayout, tmp_path: Path, capsys)
     b = np.array([c["scores"]["knn"] for c in data["cases"]])
     assert data["sweep"][0]["p"]["value"] == pytest.approx(stats.ttest_rel(a, b).pvalue)
     assert data["sweep"][0]["cases_left"] == len(a) == len(data["cases"])
-    assert len(a) + data["dropped"]["count"] == sum(v.temporal_roi[1] - v.temporal_roi[0] + 1
-                                                   for v in demo.videos)
+    assert len(a) + data["dropped"]["count"] == sum(
+        v.temporal_roi[1] - v.temporal_roi[0] + 1 for v in demo.videos
+    )
     verdict = "differ" if data["differ"] else "no significant difference"
     assert f"verdict: {data['verdict']}" in text and verdict in data["verdict"]
-    assert data["means"]["knn"] == pytest.approx(b[[i for i, c in enumerate(data["cases"])
-                                                     if c["case"] not in data["removed"]]]
-                                                   .mean())
+    assert data["means"]["knn"] == pytest.approx(
+        b[[i for i, c in enumerate(data["cases"]) if c["case"] not in data["removed"]]].mean()
+    )
     csv_lines = out_csv.read_text(encoding="utf-8").splitlines()
     assert csv_lines[0].startswith("threshold,normalized,fraction_of_max,cases_left")
     assert len(csv_lines) == 21
     with pytest.raises(RefereeError, match="already exists"):
-        _run([str(demo.dataset), str(demo.results["mog2"]), str(demo.results["knn"]),
-              "--quiet", "--json", str(out_json)])
+        _run(
+            [
+                str(demo.dataset),
+                str(demo.results["mog2"]),
+                str(demo.results["knn"]),
+                "--quiet",
+                "--json",
+                str(out_json),
+            ]
+        )
 
 
 def test_masks_several_methods_anova_and_friedman(demo: DemoLayout, capsys) -> None:
@@ -71,14 +94,31 @@ def test_masks_several_methods_anova_and_friedman(demo: DemoLayout, capsys) -> N
         _run([str(demo.dataset), *roots, "--quiet", "--test", "t"])
 
 
-def test_pseudo_cases_keep_the_whole_committee(demo: DemoLayout, tmp_path: Path,
-                                               capsys) -> None:
+def test_pseudo_cases_keep_the_whole_committee(demo: DemoLayout, tmp_path: Path, capsys) -> None:
     pair, committee = tmp_path / "pair.json", tmp_path / "all.json"
     roots = [str(demo.results[m]) for m in ("mog2", "knn", "cnt")]
-    assert _run([str(demo.dataset), *roots[:2], "--cases", "pseudo", "--quiet",
-                 "--json", str(pair)]) == 0
-    assert _run([str(demo.dataset), *roots, "--cases", "pseudo", "--a", "mog2", "--b", "knn",
-                 "--quiet", "--json", str(committee)]) == 0
+    assert (
+        _run([str(demo.dataset), *roots[:2], "--cases", "pseudo", "--quiet", "--json", str(pair)])
+        == 0
+    )
+    assert (
+        _run(
+            [
+                str(demo.dataset),
+                *roots,
+                "--cases",
+                "pseudo",
+                "--a",
+                "mog2",
+                "--b",
+                "knn",
+                "--quiet",
+                "--json",
+                str(committee),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "per-frame pseudo-F1 of mog2, knn" in text and "verdict: " in text
     two, three = (json.loads(p.read_text(encoding="utf-8")) for p in (pair, committee))
@@ -106,10 +146,18 @@ def test_boxes_and_actions_inputs(demo: DemoLayout, capsys) -> None:
 
 def _write_scores(path: Path) -> Path:
     # A is better by 0.2–0.3 on six cases; four near-ties; one case with an empty cell.
-    rows = [("c1", 0.6, 0.4, 0.5), ("c2", 0.72, 0.5, 0.6), ("c3", 0.68, 0.45, 0.5),
-            ("c4", 0.8, 0.55, 0.6), ("c5", 0.63, 0.35, 0.4), ("c6", 0.9, 0.6, 0.7),
-            ("c7", 0.5, 0.51, 0.5), ("c8", 0.7, 0.69, 0.7), ("c9", 0.3, 0.32, 0.3),
-            ("c10", 0.4, 0.4, 0.4)]
+    rows = [
+        ("c1", 0.6, 0.4, 0.5),
+        ("c2", 0.72, 0.5, 0.6),
+        ("c3", 0.68, 0.45, 0.5),
+        ("c4", 0.8, 0.55, 0.6),
+        ("c5", 0.63, 0.35, 0.4),
+        ("c6", 0.9, 0.6, 0.7),
+        ("c7", 0.5, 0.51, 0.5),
+        ("c8", 0.7, 0.69, 0.7),
+        ("c9", 0.3, 0.32, 0.3),
+        ("c10", 0.4, 0.4, 0.4),
+    ]
     text = "case,A,B,C\n" + "".join(f"{c},{a},{b},{x}\n" for c, a, b, x in rows)
     path.write_text(text + "c11,0.5,,0.5\n", encoding="utf-8")
     return path

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+
 from referee.core.counting import evaluate_counts, match_change, window_offsets
 from referee.core.errors import InvalidOptionError, RefereeError
 
@@ -20,7 +21,7 @@ def _counts_from_changes(changes: dict[int, int], n_changes: int, start: int = 3
 
 # The seed's figure (SPEC §6): N = 20, so 21 counts and changes n = 0..19.
 SEED_GT = _counts_from_changes({2: +1, 6: +1, 10: -1, 14: +2}, 20)
-SEED_EST = _counts_from_changes({m: +1 for m in (3, 6, 8, 12, 14, 16, 17, 18)}, 20)
+SEED_EST = _counts_from_changes(dict.fromkeys((3, 6, 8, 12, 14, 16, 17, 18), +1), 20)
 
 
 def test_seed_worked_example() -> None:
@@ -73,8 +74,8 @@ def test_offset_tie_rule_prefers_zero_then_most_negative() -> None:
 def test_match_change_directly() -> None:
     gt = np.array([0.0, 1.0, 0.0])
     est = np.array([1.0, 0.0, 1.0])
-    assert match_change(1, gt, est, 1) == (-1, 0.0)   # −1 and +1 tie: most negative
-    assert match_change(1, gt, est, 0) == (0, 1.0)    # window 0: only δ = 0
+    assert match_change(1, gt, est, 1) == (-1, 0.0)  # −1 and +1 tie: most negative
+    assert match_change(1, gt, est, 0) == (0, 1.0)  # window 0: only δ = 0
 
 
 def test_window_is_truncated_at_both_ends() -> None:
@@ -89,8 +90,11 @@ def test_window_is_truncated_at_both_ends() -> None:
     assert result.errors == (1, 0, 0, 0)
     assert result.numerator == 0
     # first term {0}; n=3 pairs m=2, so m=3 is unpaired.
-    assert (result.changed_instants, result.spurious_instants,
-            result.unpaired_instants) == ((0,), (), (3,))
+    assert (result.changed_instants, result.spurious_instants, result.unpaired_instants) == (
+        (0,),
+        (),
+        (3,),
+    )
     assert result.ccr_wcc.value == 0.0
     # The last instant: GT Δ_3 = +1 cannot look at m = 4 (it does not exist).
     end = evaluate_counts([0, 0, 0, 0, 1], [0, 1, 1, 1, 1], window=1)
@@ -121,12 +125,15 @@ def test_undefined_without_any_change() -> None:
     assert result.mae_counts == 0.0
 
 
-@pytest.mark.parametrize(("gt", "est", "window", "match"), [
-    ([1, 2, 3], [1, 2], 1, "3 counts but the estimate has 2"),
-    ([1], [1], 1, "at least 2 counts"),
-    ([1, 2], [1, 2], -1, "window"),
-    ([1, 2], [1, 2], 1.5, "window"),
-])
+@pytest.mark.parametrize(
+    ("gt", "est", "window", "match"),
+    [
+        ([1, 2, 3], [1, 2], 1, "3 counts but the estimate has 2"),
+        ([1], [1], 1, "at least 2 counts"),
+        ([1, 2], [1, 2], -1, "window"),
+        ([1, 2], [1, 2], 1.5, "window"),
+    ],
+)
 def test_invalid_inputs(gt, est, window, match) -> None:
     with pytest.raises(RefereeError, match=match):
         evaluate_counts(gt, est, window)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.counts_csv import (
     format_counts_csv,
@@ -36,21 +37,24 @@ def test_round_trip(tmp_path: Path) -> None:
     assert format_counts_csv(0, []) == "frame,count\n"
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("", r"empty file"),
-    ("frame,total\n1,2\n", r"line 1: missing column 'count'"),
-    ("frame,count\n", r"no rows after the header on line 1"),
-    # a gap: frame 3 missing, reported on the line that skips it
-    ("frame,count\n1,0\n2,0\n4,1\n", r"line 4: frame 4 follows frame 2: frame 3 is missing"),
-    ("frame,count\n1,0\n5,1\n", r"line 3: frame 5 follows frame 1: frames 2–4 are missing"),
-    ("frame,count\n1,0\n2,0\n2,1\n", r"line 4: frame 2 appears twice \(first on line 3\)"),
-    ("frame,count\n3,0\n4,0\n1,1\n", r"line 4: frame 1 comes after frame 4"),
-    ("frame,count\n1,0\n2,1.5\n", r"line 3: count is '1.5', not a whole number"),
-    ("frame,count\n1,0\n2,-1\n", r"line 3: count is -1; counts cannot be negative"),
-    ("frame,count\n1,0\n2,\n", r"line 3: count is empty"),
-    ("frame,count\nx,0\n", r"line 2: frame is 'x', not a whole number"),
-    ("frame,count\n-1,0\n", r"line 2: frame is -1; frame numbers cannot be negative"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", r"empty file"),
+        ("frame,total\n1,2\n", r"line 1: missing column 'count'"),
+        ("frame,count\n", r"no rows after the header on line 1"),
+        # a gap: frame 3 missing, reported on the line that skips it
+        ("frame,count\n1,0\n2,0\n4,1\n", r"line 4: frame 4 follows frame 2: frame 3 is missing"),
+        ("frame,count\n1,0\n5,1\n", r"line 3: frame 5 follows frame 1: frames 2–4 are missing"),
+        ("frame,count\n1,0\n2,0\n2,1\n", r"line 4: frame 2 appears twice \(first on line 3\)"),
+        ("frame,count\n3,0\n4,0\n1,1\n", r"line 4: frame 1 comes after frame 4"),
+        ("frame,count\n1,0\n2,1.5\n", r"line 3: count is '1.5', not a whole number"),
+        ("frame,count\n1,0\n2,-1\n", r"line 3: count is -1; counts cannot be negative"),
+        ("frame,count\n1,0\n2,\n", r"line 3: count is empty"),
+        ("frame,count\nx,0\n", r"line 2: frame is 'x', not a whole number"),
+        ("frame,count\n-1,0\n", r"line 2: frame is -1; frame numbers cannot be negative"),
+    ],
+)
 def test_errors_name_file_and_line(tmp_path: Path, text: str, expected: str) -> None:
     path = _write(tmp_path, text, "bad.csv")
     with pytest.raises(InputFileError, match=expected) as caught:

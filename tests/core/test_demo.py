@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core.annotations import ACTION_CLASSES, Action, AnnotationSet
 from referee.core.demo import (
     _SCENES,
@@ -31,8 +32,10 @@ CDNET_LEVELS = {0, 50, 85, 170, 255}
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoLayout, list[tuple[int, int]]]:
     calls: list[tuple[int, int]] = []
-    layout = write_demo(tmp_path_factory.mktemp("demo") / "first",
-                        progress=lambda done, total: calls.append((done, total)))
+    layout = write_demo(
+        tmp_path_factory.mktemp("demo") / "first",
+        progress=lambda done, total: calls.append((done, total)),
+    )
     return layout, calls
 
 
@@ -48,8 +51,9 @@ def rerun(tmp_path_factory: pytest.TempPathFactory) -> DemoLayout:
     (root / "dataset" / "stale").mkdir(parents=True)
     (root / "dataset" / "stale" / "old.txt").write_text("from an older demo")
     (root / "notes.txt").write_text("the user's own notes")
-    (root / MARKER_NAME).write_text(json.dumps(
-        {"generator": "referee.core.demo", "format": 1, "seed": 7, "complete": True}))
+    (root / MARKER_NAME).write_text(
+        json.dumps({"generator": "referee.core.demo", "format": 1, "seed": 7, "complete": True})
+    )
     return write_demo(root, seed=0)
 
 
@@ -79,9 +83,11 @@ def test_layout_is_cdnet(demo: DemoLayout) -> None:
         n = video.frame_count
         assert 120 <= n <= 200
         assert sorted(p.name for p in (video.path / "input").iterdir()) == [
-            f"in{i:06d}.jpg" for i in range(1, n + 1)]
+            f"in{i:06d}.jpg" for i in range(1, n + 1)
+        ]
         assert sorted(p.name for p in (video.path / "groundtruth").iterdir()) == [
-            f"gt{i:06d}.png" for i in range(1, n + 1)]
+            f"gt{i:06d}.png" for i in range(1, n + 1)
+        ]
         frame = cv2.imread(str(video.path / "input" / f"in{n:06d}.jpg"))
         assert frame.shape == (120, 160, 3)
         expected_results = [f"bin{i:06d}.png" for i in range(1, n + 1)]
@@ -141,9 +147,13 @@ def test_same_seed_gives_identical_files(demo: DemoLayout, rerun: DemoLayout) ->
         for sub, prefix, ext in (("groundtruth", "gt", "png"), ("input", "in", "jpg")):
             for i in range(1, video.frame_count + 1):
                 name = f"{prefix}{i:06d}.{ext}"
-                assert (video.path / sub / name).read_bytes() == (again.path / sub / name).read_bytes()
-        for roots, roots_again in ((demo.results, rerun.results),
-                                   (demo.soft_results, rerun.soft_results)):
+                assert (video.path / sub / name).read_bytes() == (
+                    again.path / sub / name
+                ).read_bytes()
+        for roots, roots_again in (
+            (demo.results, rerun.results),
+            (demo.soft_results, rerun.soft_results),
+        ):
             for method in roots:
                 folder = roots[method] / video.category / video.name
                 folder_again = roots_again[method] / video.category / video.name
@@ -199,8 +209,9 @@ def test_soft_scores_are_graded_and_agree_with_the_binary_mask(demo: DemoLayout)
     np.testing.assert_array_equal(soft >= 128, binary == 255)
 
 
-def test_progress_counts_every_frame(demo: DemoLayout,
-                                     run: tuple[DemoLayout, list[tuple[int, int]]]) -> None:
+def test_progress_counts_every_frame(
+    demo: DemoLayout, run: tuple[DemoLayout, list[tuple[int, int]]]
+) -> None:
     calls = run[1]
     total = sum(video.frame_count for video in demo.videos)
     assert calls[0] == (0, total) and calls[-1] == (total, total)
@@ -246,8 +257,10 @@ def test_cancel_stops_and_removes_partial_output(tmp_path: Path) -> None:
 def test_one_video_changes_illumination(demo: DemoLayout) -> None:
     brightness = {}
     for video in demo.videos:
-        means = [float(cv2.imread(str(video.path / "input" / f"in{i:06d}.jpg")).mean())
-                 for i in range(1, video.frame_count + 1, 5)]
+        means = [
+            float(cv2.imread(str(video.path / "input" / f"in{i:06d}.jpg")).mean())
+            for i in range(1, video.frame_count + 1, 5)
+        ]
         brightness[video.name] = min(means) / max(means)
     assert min(brightness.values()) < 0.8
 
@@ -310,7 +323,8 @@ def test_action_and_count_files_are_where_the_layout_says(demo: DemoLayout) -> N
     assert set(demo.actions) == set(TRACKED_METHODS) and len(TRACKED_METHODS) >= 2
     assert set(TRACKED_METHODS) <= set(BINARY_METHODS)
     assert sorted(p.name for p in (demo.root / "actions").iterdir()) == sorted(
-        f"{name}.xml" for name in (GROUND_TRUTH, *TRACKED_METHODS))
+        f"{name}.xml" for name in (GROUND_TRUTH, *TRACKED_METHODS)
+    )
     assert set(demo.counts) == {video.key for video in demo.videos}
     for video in demo.videos:
         assert video.key == f"{video.category}_{video.name}"
@@ -327,7 +341,7 @@ def test_action_files_hold_every_video(demo: DemoLayout, actions: dict[str, Anno
         for video in demo.videos:
             for action in annotation.videos[video.key].actions:
                 assert np.all(np.diff(action.frames) == 1)
-                assert 1 <= action.first and action.last <= video.frame_count
+                assert action.first >= 1 and action.last <= video.frame_count
                 assert action.action_class in ACTION_CLASSES
                 boxes = action.boxes
                 assert np.all(boxes[:, 2:] > 0)
@@ -336,7 +350,8 @@ def test_action_files_hold_every_video(demo: DemoLayout, actions: dict[str, Anno
 
 
 def test_ground_truth_has_one_action_per_visible_stretch_of_each_object(
-        demo: DemoLayout, actions: dict[str, AnnotationSet]) -> None:
+    demo: DemoLayout, actions: dict[str, AnnotationSet]
+) -> None:
     classes: set[int] = set()
     for factory, video in zip(_SCENES, demo.videos):
         scene = factory()
@@ -345,10 +360,14 @@ def test_ground_truth_has_one_action_per_visible_stretch_of_each_object(
             visible = []
             for f in range(1, video.frame_count + 1):
                 centre = mover.centre(f)
-                visible.append(centre is not None
-                               and -mover.width / 2 < centre[0] < 160 + mover.width / 2
-                               and -mover.height / 2 < centre[1] < 120 + mover.height / 2)
-            stretches += sum(1 for k, v in enumerate(visible) if v and (k == 0 or not visible[k - 1]))
+                visible.append(
+                    centre is not None
+                    and -mover.width / 2 < centre[0] < 160 + mover.width / 2
+                    and -mover.height / 2 < centre[1] < 120 + mover.height / 2
+                )
+            stretches += sum(
+                1 for k, v in enumerate(visible) if v and (k == 0 or not visible[k - 1])
+            )
         gt = actions[GROUND_TRUTH].videos[video.key].actions
         assert len(gt) == stretches, video.key
         assert [a.number for a in gt] == list(range(1, len(gt) + 1))
@@ -357,8 +376,9 @@ def test_ground_truth_has_one_action_per_visible_stretch_of_each_object(
     assert len(classes) >= 3
 
 
-def test_ground_truth_boxes_hold_the_moving_pixels(demo: DemoLayout,
-                                                    actions: dict[str, AnnotationSet]) -> None:
+def test_ground_truth_boxes_hold_the_moving_pixels(
+    demo: DemoLayout, actions: dict[str, AnnotationSet]
+) -> None:
     for video in demo.videos:
         gt = actions[GROUND_TRUTH].videos[video.key].actions
         for f in range(5, video.frame_count + 1, 15):
@@ -369,14 +389,15 @@ def test_ground_truth_boxes_hold_the_moving_pixels(demo: DemoLayout,
                 box = action.box_at(f)
                 if box is not None:
                     x, y, w, h = box
-                    covered[y:y + h, x:x + w] = True
+                    covered[y : y + h, x : x + w] = True
                     # Motion, its boundary band, or outside the ROI: never static or shadow only.
-                    assert np.isin(labels[y:y + h, x:x + w], (255, 170, 85)).any()
+                    assert np.isin(labels[y : y + h, x : x + w], (255, 170, 85)).any()
             assert not np.any(motion & ~covered), (video.key, f)
 
 
-def test_trackers_find_the_objects_but_make_mistakes(demo: DemoLayout,
-                                                     actions: dict[str, AnnotationSet]) -> None:
+def test_trackers_find_the_objects_but_make_mistakes(
+    demo: DemoLayout, actions: dict[str, AnnotationSet]
+) -> None:
     wrong_class = interpolated = 0
     for method in TRACKED_METHODS:
         differs = False
@@ -398,11 +419,12 @@ def test_trackers_find_the_objects_but_make_mistakes(demo: DemoLayout,
     assert wrong_class > 0 and interpolated > 0
 
 
-def test_count_series_cover_every_frame(demo: DemoLayout,
-                                        actions: dict[str, AnnotationSet]) -> None:
+def test_count_series_cover_every_frame(
+    demo: DemoLayout, actions: dict[str, AnnotationSet]
+) -> None:
     for video in demo.videos:
         x, y, w, h = video.count_region
-        assert 0 <= x and 0 <= y and x + w <= 160 and y + h <= 120 and w * h > 0
+        assert x >= 0 and y >= 0 and x + w <= 160 and y + h <= 120 and w * h > 0
         series = {name: read_counts_csv(path) for name, path in demo.counts[video.key].items()}
         for name, counts in series.items():
             assert counts.first_frame == 1 and len(counts) == video.frame_count, name
@@ -410,8 +432,9 @@ def test_count_series_cover_every_frame(demo: DemoLayout,
         gt = series[GROUND_TRUTH].counts
         assert len(np.unique(gt)) >= 2 and np.any(np.diff(gt) > 0) and np.any(np.diff(gt) < 0)
         for name, counts in series.items():
-            expected = count_inside(list(actions[name].videos[video.key].actions),
-                                    video.count_region, video.frame_count)
+            expected = count_inside(
+                list(actions[name].videos[video.key].actions), video.count_region, video.frame_count
+            )
             np.testing.assert_array_equal(counts.counts, expected, err_msg=name)
         assert any(not np.array_equal(series[m].counts, gt) for m in TRACKED_METHODS)
 

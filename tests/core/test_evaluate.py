@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core.confusion import ConfusionMatrix, VideoConfusion, blend
 from referee.core.curves import (
     blend_confusions,
@@ -37,10 +38,9 @@ from referee.core.formats.cdnet import VideoSpec, discover_videos
 from referee.core.frames import CdnetResultSource, MaskVideoSource, PatternFolderSource
 from referee.core.pixel import threshold_confusions
 from referee.core.progress import CancelToken
-
 from tests.conftest import HIGHWAY
 
-HIGHWAY_POSITIVES = 5457989   # SPEC §1: frames 470-1700 inside the ROI
+HIGHWAY_POSITIVES = 5457989  # SPEC §1: frames 470-1700 inside the ROI
 HIGHWAY_NEGATIVES = 86654469
 
 SHAPE = (12, 16)
@@ -50,9 +50,11 @@ LEVELS = np.array([0, 50, 85, 170, 255], np.uint8)
 def make_dataset(root: Path, seed: int = 0) -> dict[tuple[str, str], Path]:
     """Three small random videos: two in a category, one without a category level."""
     rng = np.random.default_rng(seed)
-    layout = {("baseline", "office"): (root / "baseline" / "office", 3, 40, 45),
-              ("baseline", "pets"): (root / "baseline" / "pets", 1, 25, 25),
-              ("loose", "loose"): (root / "loose", 5, 9, 10)}
+    layout = {
+        ("baseline", "office"): (root / "baseline" / "office", 3, 40, 45),
+        ("baseline", "pets"): (root / "baseline" / "pets", 1, 25, 25),
+        ("loose", "loose"): (root / "loose", 5, 9, 10),
+    }
     for folder, first, last, n in layout.values():
         (folder / "groundtruth").mkdir(parents=True)
         for i in range(1, n + 1):
@@ -65,8 +67,13 @@ def make_dataset(root: Path, seed: int = 0) -> dict[tuple[str, str], Path]:
     return {key: folder for key, (folder, *_) in layout.items()}
 
 
-def make_results(results: Path, videos: list[VideoSpec], seed: int = 1,
-                 soft: bool = False, category_level: bool = True) -> None:
+def make_results(
+    results: Path,
+    videos: list[VideoSpec],
+    seed: int = 1,
+    soft: bool = False,
+    category_level: bool = True,
+) -> None:
     rng = np.random.default_rng(seed)
     for video in videos:
         folder = results / video.category / video.name if category_level else results / video.name
@@ -79,8 +86,12 @@ def make_results(results: Path, videos: list[VideoSpec], seed: int = 1,
             cv2.imwrite(str(folder / f"bin{i:06d}.png"), mask)
 
 
-def reference_rows(video: VideoSpec, result_folder: Path, threshold: int | None = None,
-                   pattern: str = "bin%06d.png") -> np.ndarray:
+def reference_rows(
+    video: VideoSpec,
+    result_folder: Path,
+    threshold: int | None = None,
+    pattern: str = "bin%06d.png",
+) -> np.ndarray:
     """Per-frame counts by a plain numpy statement of SPEC §1, straight from the files."""
     roi = cv2.imread(str(video.roi_path), cv2.IMREAD_GRAYSCALE) > 0
     rows = []
@@ -90,11 +101,16 @@ def reference_rows(video: VideoSpec, result_folder: Path, threshold: int | None 
         evaluated = roi & np.isin(gt, [0, 50, 255])
         positive = gt == 255
         detected = det == 255 if threshold is None else det >= threshold
-        rows.append([i, np.sum(evaluated & positive & detected),
-                     np.sum(evaluated & ~positive & detected),
-                     np.sum(evaluated & positive & ~detected),
-                     np.sum(evaluated & ~positive & ~detected),
-                     np.sum(evaluated & (gt == 50) & detected)])
+        rows.append(
+            [
+                i,
+                np.sum(evaluated & positive & detected),
+                np.sum(evaluated & ~positive & detected),
+                np.sum(evaluated & positive & ~detected),
+                np.sum(evaluated & ~positive & ~detected),
+                np.sum(evaluated & (gt == 50) & detected),
+            ]
+        )
     return np.array(rows, dtype=np.int64)
 
 
@@ -110,8 +126,9 @@ def dataset(tmp_path: Path) -> tuple[list[VideoSpec], Path]:
 
 
 @pytest.mark.parametrize("threshold", [None, 128, 1])
-def test_evaluate_video_matches_reference(dataset: tuple[list[VideoSpec], Path],
-                                          threshold: int | None) -> None:
+def test_evaluate_video_matches_reference(
+    dataset: tuple[list[VideoSpec], Path], threshold: int | None
+) -> None:
     videos, results = dataset
     for video in videos:
         folder = results / video.category / video.name
@@ -132,8 +149,9 @@ def test_video_evaluation_accessors(dataset: tuple[list[VideoSpec], Path]) -> No
     evaluation = evaluate_video(video, CdnetResultSource.for_video(results, video))
     assert PER_FRAME_COLUMNS == ("frame", "tp", "fp", "fn", "tn", "se")
     assert evaluation.frames.tolist() == list(video.frames)
-    assert evaluation.confusion == VideoConfusion(video.category, video.name, evaluation.total,
-                                                  evaluation.shadow_errors)
+    assert evaluation.confusion == VideoConfusion(
+        video.category, video.name, evaluation.total, evaluation.shadow_errors
+    )
     row = evaluation.per_frame[2]
     assert evaluation.frame_confusion(int(row[0])) == ConfusionMatrix(*map(int, row[1:5]))
     with pytest.raises(InvalidOptionError):
@@ -145,8 +163,9 @@ def test_evaluate_video_frame_subset_and_progress(dataset: tuple[list[VideoSpec]
     video = videos[0]  # frames 3..40
     source = CdnetResultSource.for_video(results, video)
     calls: list[tuple[int, int]] = []
-    part = evaluate_video(video, source, frames=[5, 6, 20],
-                          progress=lambda d, t: calls.append((d, t)))
+    part = evaluate_video(
+        video, source, frames=[5, 6, 20], progress=lambda d, t: calls.append((d, t))
+    )
     assert part.frames.tolist() == [5, 6, 20]
     assert calls == [(1, 3), (2, 3), (3, 3)]
     whole = evaluate_video(video, source)
@@ -165,8 +184,9 @@ def test_evaluate_video_can_be_cancelled(dataset: tuple[list[VideoSpec], Path]) 
             token.cancel()
 
     with pytest.raises(CancelledError):
-        evaluate_video(video, CdnetResultSource.for_video(results, video), progress=progress,
-                       cancel=token)
+        evaluate_video(
+            video, CdnetResultSource.for_video(results, video), progress=progress, cancel=token
+        )
 
 
 def test_missing_result_frame(dataset: tuple[list[VideoSpec], Path]) -> None:
@@ -227,13 +247,15 @@ def test_results_without_category_level(tmp_path: Path) -> None:
         np.testing.assert_array_equal(evaluation.per_frame, expected)
 
 
-def test_single_video_results_root_is_the_video_folder(dataset: tuple[list[VideoSpec], Path]
-                                                       ) -> None:
+def test_single_video_results_root_is_the_video_folder(
+    dataset: tuple[list[VideoSpec], Path],
+) -> None:
     videos, results = dataset
     video = next(v for v in videos if v.name == "pets")
     [evaluation] = evaluate_method([video], results / "baseline" / "pets")
-    np.testing.assert_array_equal(evaluation.per_frame,
-                                  reference_rows(video, results / "baseline" / "pets"))
+    np.testing.assert_array_equal(
+        evaluation.per_frame, reference_rows(video, results / "baseline" / "pets")
+    )
 
 
 # --- many videos, worker processes -----------------------------------------------
@@ -248,8 +270,9 @@ def test_two_workers_give_the_same_counts(dataset: tuple[list[VideoSpec], Path])
     videos, results = dataset
     calls: list[tuple[int, int]] = []
     serial = evaluate_method(videos, results, threshold=128)
-    parallel = evaluate_method(videos, results, threshold=128, workers=2,
-                               progress=lambda d, t: calls.append((d, t)))
+    parallel = evaluate_method(
+        videos, results, threshold=128, workers=2, progress=lambda d, t: calls.append((d, t))
+    )
     assert [e.key for e in parallel] == [v.key for v in videos]
     for a, b in zip(serial, parallel):
         assert a.total == b.total and a.shadow_errors == b.shadow_errors
@@ -276,14 +299,16 @@ def test_parallel_evaluation_can_be_cancelled(dataset: tuple[list[VideoSpec], Pa
         evaluate_method(videos, results, workers=2, cancel=token)
 
 
-def test_mask_video_source_evaluates_like_image_files(dataset: tuple[list[VideoSpec], Path],
-                                                      tmp_path: Path) -> None:
+def test_mask_video_source_evaluates_like_image_files(
+    dataset: tuple[list[VideoSpec], Path], tmp_path: Path
+) -> None:
     videos, results = dataset
     video = next(v for v in videos if v.name == "pets")  # temporal ROI 1..25
     folder = results / "baseline" / "pets"
     path = tmp_path / "pets_masks.mkv"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"FFV1"), 25.0,
-                             (SHAPE[1], SHAPE[0]), True)
+    writer = cv2.VideoWriter(
+        str(path), cv2.VideoWriter_fourcc(*"FFV1"), 25.0, (SHAPE[1], SHAPE[0]), True
+    )
     assert writer.isOpened(), "OpenCV cannot write FFV1 here"
     for i in video.frames:
         mask = cv2.imread(str(folder / f"bin{i:06d}.png"), cv2.IMREAD_GRAYSCALE)
@@ -307,8 +332,10 @@ def test_options_are_validated(dataset: tuple[list[VideoSpec], Path]) -> None:
 def test_sequential_progress_spans_all_videos(dataset: tuple[list[VideoSpec], Path]) -> None:
     videos, results = dataset
     calls: list[tuple[int, int]] = []
-    evaluate_videos([(v, CdnetResultSource.for_video(results, v)) for v in videos],
-                    progress=lambda d, t: calls.append((d, t)))
+    evaluate_videos(
+        [(v, CdnetResultSource.for_video(results, v)) for v in videos],
+        progress=lambda d, t: calls.append((d, t)),
+    )
     total = sum(v.n_frames for v in videos)
     assert [d for d, _ in calls] == list(range(1, total + 1))
     assert {t for _, t in calls} == {total}
@@ -325,8 +352,9 @@ def soft_dataset(tmp_path: Path) -> tuple[list[VideoSpec], Path]:
     return videos, tmp_path / "res"
 
 
-def test_histograms_give_the_counts_of_every_threshold(soft_dataset: tuple[list[VideoSpec], Path]
-                                                       ) -> None:
+def test_histograms_give_the_counts_of_every_threshold(
+    soft_dataset: tuple[list[VideoSpec], Path],
+) -> None:
     videos, results = soft_dataset
     video = videos[0]
     source = CdnetResultSource.for_video(results, video)
@@ -358,9 +386,9 @@ def test_roc_curve_equals_thresholding_each_t(soft_dataset: tuple[list[VideoSpec
 
 def test_curves_from_small_example_by_hand() -> None:
     h = np.zeros((3, 256), np.int64)
-    h[0, 10] = 3   # static, score 10
-    h[1, 50] = 1   # shadow, score 50
-    h[2, 50] = 2   # motion, score 50
+    h[0, 10] = 3  # static, score 10
+    h[1, 50] = 1  # shadow, score 50
+    h[2, 50] = 2  # motion, score 50
     h[2, 200] = 2  # motion, score 200
     curves = roc_pr_curves(h)
     # T <= 10: all detected; 10 < T <= 50: static rejected; 50 < T <= 200: only motion at 200.
@@ -372,7 +400,8 @@ def test_curves_from_small_example_by_hand() -> None:
 
 
 def test_summarized_curve_is_the_blend_at_each_threshold(
-        soft_dataset: tuple[list[VideoSpec], Path]) -> None:
+    soft_dataset: tuple[list[VideoSpec], Path],
+) -> None:
     videos, results = soft_dataset
     per_video = score_histograms_method(videos, results)
     weights = [0.25, 0.25, 0.5]
@@ -432,22 +461,31 @@ def zero_results(highway: VideoSpec, tmp_path_factory: pytest.TempPathFactory) -
 def test_highway_all_zero_result(highway: VideoSpec, zero_results: Path) -> None:
     [evaluation] = evaluate_method(discover_videos(HIGHWAY.parents[1]), zero_results)
     assert evaluation.key == ("baseline", "highway")
-    assert evaluation.total == ConfusionMatrix(tp=0, fp=0, fn=HIGHWAY_POSITIVES,
-                                               tn=HIGHWAY_NEGATIVES)
+    assert evaluation.total == ConfusionMatrix(
+        tp=0, fp=0, fn=HIGHWAY_POSITIVES, tn=HIGHWAY_NEGATIVES
+    )
     assert evaluation.shadow_errors == 0
     assert evaluation.per_frame.shape == (1231, 6)
     # threshold 0 turns the same files into "everything detected"
     [everything] = evaluate_method([highway], zero_results, threshold=0)
-    assert everything.total == ConfusionMatrix(tp=HIGHWAY_POSITIVES, fp=HIGHWAY_NEGATIVES,
-                                               fn=0, tn=0)
+    assert everything.total == ConfusionMatrix(
+        tp=HIGHWAY_POSITIVES, fp=HIGHWAY_NEGATIVES, fn=0, tn=0
+    )
 
 
 def test_highway_input_grey_as_result_matches_numpy(highway: VideoSpec) -> None:
     """A non-trivial result: the input frames themselves, detected iff grey >= 128."""
     source = PatternFolderSource(HIGHWAY / "input", "in%06d.jpg")
     evaluation = evaluate_video(highway, source, threshold=128)
-    tp, fp, fn, tn = (int(v) for v in (evaluation.total.tp, evaluation.total.fp,
-                                        evaluation.total.fn, evaluation.total.tn))
+    tp, fp, fn, tn = (
+        int(v)
+        for v in (
+            evaluation.total.tp,
+            evaluation.total.fp,
+            evaluation.total.fn,
+            evaluation.total.tn,
+        )
+    )
     assert tp + fn == HIGHWAY_POSITIVES and fp + tn == HIGHWAY_NEGATIVES
     assert 0 < tp < HIGHWAY_POSITIVES and 0 < fp < HIGHWAY_NEGATIVES
     expected = reference_rows(highway, HIGHWAY / "input", 128, pattern="in%06d.jpg")
@@ -467,8 +505,13 @@ def test_highway_two_workers_and_histograms(highway: VideoSpec) -> None:
 
 
 def test_heavy_frames_are_the_top_tenth_by_false_positives() -> None:
-    per_frame = np.array([[f, 0, fp, 0, 0, 0] for f, fp in zip(range(1, 21), [0] * 10 + list(range(1, 11)))])
+    per_frame = np.array(
+        [[f, 0, fp, 0, 0, 0] for f, fp in zip(range(1, 21), [0] * 10 + list(range(1, 11)))]
+    )
     evaluation = VideoEvaluation.from_per_frame("c", "v", per_frame)
     # Values 1..10 on frames 11..20: the top tenth of 20 frames are the two largest.
     assert evaluation.heavy_frames("fp", 0.1) == [19, 20]
-    assert VideoEvaluation.from_per_frame("c", "v", per_frame * [1, 1, 0, 1, 1, 1]).heavy_frames() == []
+    assert (
+        VideoEvaluation.from_per_frame("c", "v", per_frame * [1, 1, 0, 1, 1, 1]).heavy_frames()
+        == []
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from referee.core.errors import RefereeError
 from referee.core.evaluate import evaluate_method
 from referee.core.formats.cdnet import discover_videos
@@ -14,8 +15,10 @@ from referee.core.frames import CdnetResultSource
 @pytest.fixture(scope="module")
 def reader(demo) -> FrameLayerReader:
     video = discover_videos(demo.dataset)[0]
-    detectors = {name: CdnetResultSource.for_video(root, video)
-                 for name, root in sorted(demo.results.items())}
+    detectors = {
+        name: CdnetResultSource.for_video(root, video)
+        for name, root in sorted(demo.results.items())
+    }
     inputs = CdnetInputSource(video)
     return FrameLayerReader(inputs, inputs.frame_count, video, detectors)
 

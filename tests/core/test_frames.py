@@ -9,6 +9,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+
 from referee.core import frames as frames_module
 from referee.core.errors import InputFileError, InvalidOptionError, MissingFrameError
 from referee.core.formats.cdnet import VideoSpec
@@ -30,7 +31,7 @@ def numbered_frame(n: int) -> np.ndarray:
     for k in range(N_BITS):
         if n >> k & 1:
             r, c = divmod(k, 4)
-            image[16 * r:16 * r + 16, 16 * c:16 * c + 16] = 255
+            image[16 * r : 16 * r + 16, 16 * c : 16 * c + 16] = 255
     return image
 
 
@@ -39,7 +40,7 @@ def frame_number(mask: np.ndarray) -> int:
     n = 0
     for k in range(N_BITS):
         r, c = divmod(k, 4)
-        if mask[16 * r:16 * r + 16, 16 * c:16 * c + 16].mean() > 127:
+        if mask[16 * r : 16 * r + 16, 16 * c : 16 * c + 16].mean() > 127:
             n |= 1 << k
     return n
 
@@ -70,8 +71,9 @@ def test_cdnet_source_reads_frames_by_number(tmp_path: Path) -> None:
 
 
 def test_cdnet_source_probes_other_extensions_per_frame(tmp_path: Path) -> None:
-    write_images(tmp_path, {"bin000001.jpg": 1, "bin000002.bmp": 2, "bin000003.ppm": 3,
-                            "bin000004.jpg": 4})
+    write_images(
+        tmp_path, {"bin000001.jpg": 1, "bin000002.bmp": 2, "bin000003.ppm": 3, "bin000004.jpg": 4}
+    )
     source = CdnetResultSource(tmp_path, first=1)
     assert source.extension == ".jpg"
     assert [frame_number(source.read(i)) for i in (1, 2, 3, 4)] == [1, 2, 3, 4]
@@ -119,12 +121,15 @@ def test_cdnet_source_pickles(tmp_path: Path) -> None:
 # --- pattern folders ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("pattern, offset, names", [
-    ("mask_%04d.png", 0, {"mask_0001.png": 1, "mask_0002.png": 2, "mask_0003.png": 3}),
-    ("{:05d}.png", 0, {"00001.png": 1, "00002.png": 2, "00003.png": 3}),
-    ("f%d.bmp", -1, {"f0.bmp": 1, "f1.bmp": 2, "f2.bmp": 3}),
-    ("out[{}].png", 10, {"out[11].png": 1, "out[12].png": 2, "out[13].png": 3}),
-])
+@pytest.mark.parametrize(
+    "pattern, offset, names",
+    [
+        ("mask_%04d.png", 0, {"mask_0001.png": 1, "mask_0002.png": 2, "mask_0003.png": 3}),
+        ("{:05d}.png", 0, {"00001.png": 1, "00002.png": 2, "00003.png": 3}),
+        ("f%d.bmp", -1, {"f0.bmp": 1, "f1.bmp": 2, "f2.bmp": 3}),
+        ("out[{}].png", 10, {"out[11].png": 1, "out[12].png": 2, "out[13].png": 3}),
+    ],
+)
 def test_pattern_source(tmp_path: Path, pattern: str, offset: int, names: dict[str, int]) -> None:
     write_images(tmp_path, names)
     source = PatternFolderSource(tmp_path, pattern, offset)
@@ -157,8 +162,9 @@ def test_iter_frames_requires_increasing_numbers(tmp_path: Path) -> None:
 
 
 def write_video(path: Path, fourcc: str, n_frames: int) -> Path:
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), 25.0,
-                             (SHAPE[1], SHAPE[0]), True)
+    writer = cv2.VideoWriter(
+        str(path), cv2.VideoWriter_fourcc(*fourcc), 25.0, (SHAPE[1], SHAPE[0]), True
+    )
     assert writer.isOpened(), f"OpenCV cannot write {fourcc} here"
     for i in range(1, n_frames + 1):
         writer.write(cv2.cvtColor(numbered_frame(i), cv2.COLOR_GRAY2BGR))
@@ -188,8 +194,9 @@ def no_seek(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("fourcc, suffix", [("MJPG", ".avi"), ("FFV1", ".mkv")])
-def test_mask_video_frames_land_exactly(tmp_path: Path, no_seek: None, fourcc: str,
-                                        suffix: str) -> None:
+def test_mask_video_frames_land_exactly(
+    tmp_path: Path, no_seek: None, fourcc: str, suffix: str
+) -> None:
     n = 40
     source = MaskVideoSource(write_video(tmp_path / f"masks{suffix}", fourcc, n))
     assert isinstance(source, FrameSource)

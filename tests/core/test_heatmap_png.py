@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.heatmap_png import (
     NAN_COLOUR,
@@ -48,14 +49,18 @@ def test_grey16_variant_round_trips_the_values(tmp_path: Path) -> None:
     finite = ~np.isnan(values)
     assert np.abs(back[finite] - values[finite]).max() <= 1 / 131070 + 1e-12
     assert read_heatmap_grey16_png(path, vmin=10, vmax=20)[0, 0] == pytest.approx(
-        10 + 10 * values[0, 0], abs=1e-4)
+        10 + 10 * values[0, 0], abs=1e-4
+    )
 
 
-@pytest.mark.parametrize("values, options, message", [
-    (np.zeros((2, 2, 2)), {}, "2-D"),
-    (np.zeros((2, 2)), {"vmin": 1.0, "vmax": 1.0}, "vmin < vmax"),
-    (np.zeros((2, 2)), {"colormap": "rainbowish"}, "unknown colour map"),
-])
+@pytest.mark.parametrize(
+    "values, options, message",
+    [
+        (np.zeros((2, 2, 2)), {}, "2-D"),
+        (np.zeros((2, 2)), {"vmin": 1.0, "vmax": 1.0}, "vmin < vmax"),
+        (np.zeros((2, 2)), {"colormap": "rainbowish"}, "unknown colour map"),
+    ],
+)
 def test_bad_heatmaps_are_refused(values, options, message) -> None:
     with pytest.raises(InvalidOptionError, match=message):
         heatmap_colour_image(values, **options)

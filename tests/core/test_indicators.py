@@ -7,6 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from referee.core.confusion import ConfusionMatrix
 from referee.core.errors import RefereeError
 from referee.core.indicators import (
@@ -34,9 +35,9 @@ HAND_VALUES = {
     "error_rate": 15 / 100,
     "pwc": 15.0,
     "predicted_positive_rate": 25 / 100,
-    "f1": 40 / 55,                          # 2·20 / (40 + 5 + 10)
-    "f2": 100 / 145,                        # 5·20 / (5·20 + 4·10 + 5)
-    "f0.5": 25 / 32.5,                      # 1.25·20 / (1.25·20 + 0.25·10 + 5)
+    "f1": 40 / 55,  # 2·20 / (40 + 5 + 10)
+    "f2": 100 / 145,  # 5·20 / (5·20 + 4·10 + 5)
+    "f0.5": 25 / 32.5,  # 1.25·20 / (1.25·20 + 0.25·10 + 5)
     "jaccard": 20 / 35,
     # (20·65 − 5·10) / sqrt(25 · 30 · 70 · 75) = 1250 / sqrt(3937500) ≈ 0.62994
     "mcc": 1250 / math.sqrt(3_937_500),
@@ -59,8 +60,19 @@ def test_registry_holds_every_indicator_of_spec_section_2_in_order() -> None:
 
 def test_probabilistic_flags_follow_spec() -> None:
     probabilistic = {k for k, ind in INDICATORS.items() if ind.probabilistic}
-    assert probabilistic == {"prevalence", "recall", "specificity", "fpr", "fnr", "precision",
-                             "npv", "accuracy", "error_rate", "pwc", "predicted_positive_rate"}
+    assert probabilistic == {
+        "prevalence",
+        "recall",
+        "specificity",
+        "fpr",
+        "fnr",
+        "precision",
+        "npv",
+        "accuracy",
+        "error_rate",
+        "pwc",
+        "predicted_positive_rate",
+    }
     assert INDICATORS["recall"].higher_is_better
     assert not INDICATORS["fpr"].higher_is_better
     assert not INDICATORS["pwc"].higher_is_better
@@ -103,25 +115,39 @@ def test_f_beta_generalizes_f1_and_matches_the_registry() -> None:
         f_beta(HAND, 0.0)
 
 
-@pytest.mark.parametrize(("key", "cm", "reason"), [
-    ("precision", ConfusionMatrix(tp=0, fp=0, fn=5, tn=95), "undefined: no detected pixels"),
-    ("recall", ConfusionMatrix(tp=0, fp=3, fn=0, tn=97), "undefined: no positive pixels"),
-    ("fnr", ConfusionMatrix(tp=0, fp=3, fn=0, tn=97), "undefined: no positive pixels"),
-    ("specificity", ConfusionMatrix(tp=4, fp=0, fn=1, tn=0), "undefined: no negative pixels"),
-    ("npv", ConfusionMatrix(tp=4, fp=6, fn=0, tn=0),
-     "undefined: no pixels detected as negative"),
-    ("f1", ConfusionMatrix(tp=0, fp=0, fn=0, tn=10),
-     "undefined: no positive and no detected pixels"),
-    ("jaccard", ConfusionMatrix(tp=0, fp=0, fn=0, tn=10),
-     "undefined: no positive and no detected pixels"),
-    ("mcc", ConfusionMatrix(tp=0, fp=2, fn=0, tn=8), "undefined: no positive pixels"),
-    ("mcc", ConfusionMatrix(tp=0, fp=0, fn=2, tn=8), "undefined: no detected pixels"),
-    ("balanced_accuracy", ConfusionMatrix(tp=0, fp=2, fn=0, tn=8),
-     "undefined: no positive pixels"),
-    ("accuracy", ConfusionMatrix(tp=0, fp=0, fn=0, tn=0), "undefined: no evaluated pixels"),
-])
-def test_undefined_values_are_nan_with_a_reason(key: str, cm: ConfusionMatrix,
-                                                reason: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "cm", "reason"),
+    [
+        ("precision", ConfusionMatrix(tp=0, fp=0, fn=5, tn=95), "undefined: no detected pixels"),
+        ("recall", ConfusionMatrix(tp=0, fp=3, fn=0, tn=97), "undefined: no positive pixels"),
+        ("fnr", ConfusionMatrix(tp=0, fp=3, fn=0, tn=97), "undefined: no positive pixels"),
+        ("specificity", ConfusionMatrix(tp=4, fp=0, fn=1, tn=0), "undefined: no negative pixels"),
+        (
+            "npv",
+            ConfusionMatrix(tp=4, fp=6, fn=0, tn=0),
+            "undefined: no pixels detected as negative",
+        ),
+        (
+            "f1",
+            ConfusionMatrix(tp=0, fp=0, fn=0, tn=10),
+            "undefined: no positive and no detected pixels",
+        ),
+        (
+            "jaccard",
+            ConfusionMatrix(tp=0, fp=0, fn=0, tn=10),
+            "undefined: no positive and no detected pixels",
+        ),
+        ("mcc", ConfusionMatrix(tp=0, fp=2, fn=0, tn=8), "undefined: no positive pixels"),
+        ("mcc", ConfusionMatrix(tp=0, fp=0, fn=2, tn=8), "undefined: no detected pixels"),
+        (
+            "balanced_accuracy",
+            ConfusionMatrix(tp=0, fp=2, fn=0, tn=8),
+            "undefined: no positive pixels",
+        ),
+        ("accuracy", ConfusionMatrix(tp=0, fp=0, fn=0, tn=0), "undefined: no evaluated pixels"),
+    ],
+)
+def test_undefined_values_are_nan_with_a_reason(key: str, cm: ConfusionMatrix, reason: str) -> None:
     result = evaluate(key, cm)
     assert math.isnan(result.value)
     assert not result.defined

@@ -5,13 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from referee.core.errors import InputFileError
 from referee.core.formats.mot_csv import read_mot_boxes, read_mot_csv
 
-GOOD = ("1,1,10.5,20,30.25,40,0.9,-1,-1,-1\n"
-        "1,2,100,20,30,40,0.2,-1,-1,-1\n"
-        "\n"
-        "3,1,11,21,30,40,1,-1,-1,-1\n")
+GOOD = (
+    "1,1,10.5,20,30.25,40,0.9,-1,-1,-1\n"
+    "1,2,100,20,30,40,0.2,-1,-1,-1\n"
+    "\n"
+    "3,1,11,21,30,40,1,-1,-1,-1\n"
+)
 
 
 def _write(tmp_path: Path, text: str, name: str = "det.txt") -> Path:
@@ -50,16 +53,19 @@ def test_a_header_row_and_seven_columns_are_accepted(tmp_path: Path) -> None:
     assert rows.frames.tolist() == [2] and rows.lines.tolist() == [2]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("1,1,0,0,5,5,1\n1,2,0,0,5\n", r"line 2: 5 columns, expected at least 7"),
-    ("1,1,0,0,5,5,1\n\n2,1,abc,0,5,5,1\n", r"line 3: x is 'abc', not a number"),
-    ("1,1,0,0,5,5,\n", r"line 1: conf is empty, not a number"),
-    ("0,1,0,0,5,5,1\n", r"line 1: frame is 0; MOTChallenge frames start at 1"),
-    ("1.5,1,0,0,5,5,1\n", r"line 1: frame is '1.5', not a whole number"),
-    ("1,1,0,0,-5,5,1\n", r"line 1: w is -5; box width and height cannot be negative"),
-    ("1,1,0,0,5,5,1\n2,1,0,0,5,-0.5,1\n", r"line 2: h is -0.5"),
-    ("1,1,nan,0,5,5,1\n", r"line 1: x is 'nan', not a number"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1,1,0,0,5,5,1\n1,2,0,0,5\n", r"line 2: 5 columns, expected at least 7"),
+        ("1,1,0,0,5,5,1\n\n2,1,abc,0,5,5,1\n", r"line 3: x is 'abc', not a number"),
+        ("1,1,0,0,5,5,\n", r"line 1: conf is empty, not a number"),
+        ("0,1,0,0,5,5,1\n", r"line 1: frame is 0; MOTChallenge frames start at 1"),
+        ("1.5,1,0,0,5,5,1\n", r"line 1: frame is '1.5', not a whole number"),
+        ("1,1,0,0,-5,5,1\n", r"line 1: w is -5; box width and height cannot be negative"),
+        ("1,1,0,0,5,5,1\n2,1,0,0,5,-0.5,1\n", r"line 2: h is -0.5"),
+        ("1,1,nan,0,5,5,1\n", r"line 1: x is 'nan', not a number"),
+    ],
+)
 def test_errors_name_file_and_line(tmp_path: Path, text: str, expected: str) -> None:
     path = _write(tmp_path, text, "bad.txt")
     with pytest.raises(InputFileError, match=expected) as caught:

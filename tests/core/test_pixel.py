@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from referee.core import pixel
 from referee.core.errors import InvalidOptionError
 from referee.core.pixel import (
@@ -19,21 +20,28 @@ from referee.core.pixel import (
 # Row 0: every grey level, detected / not detected, ROI in.
 # Row 1: the same, ROI out (must count for nothing even when detected).
 # Row 2: non-255 detection values, ROI in.
-GT = np.array([
-    [0, 0, 50, 50, 85, 85, 170, 170, 255, 255],
-    [0, 0, 50, 50, 85, 85, 170, 170, 255, 255],
-    [255, 255, 255, 0, 0, 0, 50, 50, 170, 85],
-], dtype=np.uint8)
-DET = np.array([
-    [255, 0, 255, 0, 255, 0, 255, 0, 255, 0],
-    [255, 255, 255, 255, 255, 255, 255, 255, 255, 255],
-    [254, 128, 1, 254, 128, 1, 254, 128, 255, 255],
-], dtype=np.uint8)
+GT = np.array(
+    [
+        [0, 0, 50, 50, 85, 85, 170, 170, 255, 255],
+        [0, 0, 50, 50, 85, 85, 170, 170, 255, 255],
+        [255, 255, 255, 0, 0, 0, 50, 50, 170, 85],
+    ],
+    dtype=np.uint8,
+)
+DET = np.array(
+    [
+        [255, 0, 255, 0, 255, 0, 255, 0, 255, 0],
+        [255, 255, 255, 255, 255, 255, 255, 255, 255, 255],
+        [254, 128, 1, 254, 128, 1, 254, 128, 255, 255],
+    ],
+    dtype=np.uint8,
+)
 ROI = np.array([[True] * 10, [False] * 10, [True] * 10])
 
 
-def reference_counts(gt: np.ndarray, roi: np.ndarray, det: np.ndarray,
-                     threshold: int | None = None) -> list[int]:
+def reference_counts(
+    gt: np.ndarray, roi: np.ndarray, det: np.ndarray, threshold: int | None = None
+) -> list[int]:
     """Straightforward statement of SPEC §1, independent of the module's method."""
     evaluated = roi & ((gt == 0) | (gt == 50) | (gt == 255))
     positive = gt == 255
@@ -46,18 +54,21 @@ def reference_counts(gt: np.ndarray, roi: np.ndarray, det: np.ndarray,
     return [int(m.sum()) for m in (tp, fp, fn, tn, se)]
 
 
-@pytest.mark.parametrize("threshold, expected", [
-    # row 0: tp col 8, fn col 9, fp cols 0 and 2 (2 is also a shadow error), tn cols 1 and 3;
-    # row 2 with "== 255": nothing detected on evaluated pixels: fn 3 (cols 0-2), tn 5 (cols 3-7)
-    (None, [1, 2, 4, 7, 1]),
-    (255, [1, 2, 4, 7, 1]),
-    # >= 128: row 2 detects cols 0,1 (tp 2, fn 1), 3,4 (fp), 6,7 (fp + shadow); tn col 5
-    (128, [1 + 2, 2 + 4, 1 + 1, 2 + 1, 1 + 2]),
-    # >= 1: row 2 detects all its evaluated pixels
-    (1, [1 + 3, 2 + 5, 1 + 0, 2 + 0, 1 + 2]),
-    # >= 0: every evaluated pixel is detected, including value 0 in row 0
-    (0, [2 + 3, 4 + 5, 0, 0, 2 + 2]),
-])
+@pytest.mark.parametrize(
+    "threshold, expected",
+    [
+        # row 0: tp col 8, fn col 9, fp cols 0 and 2 (2 is also a shadow error), tn cols 1 and 3;
+        # row 2 with "== 255": nothing detected on evaluated pixels: fn 3 (cols 0-2), tn 5 (cols 3-7)
+        (None, [1, 2, 4, 7, 1]),
+        (255, [1, 2, 4, 7, 1]),
+        # >= 128: row 2 detects cols 0,1 (tp 2, fn 1), 3,4 (fp), 6,7 (fp + shadow); tn col 5
+        (128, [1 + 2, 2 + 4, 1 + 1, 2 + 1, 1 + 2]),
+        # >= 1: row 2 detects all its evaluated pixels
+        (1, [1 + 3, 2 + 5, 1 + 0, 2 + 0, 1 + 2]),
+        # >= 0: every evaluated pixel is detected, including value 0 in row 0
+        (0, [2 + 3, 4 + 5, 0, 0, 2 + 2]),
+    ],
+)
 def test_hand_computed_counts(threshold: int | None, expected: list[int]) -> None:
     got = frame_counts(GT, ROI, DET, threshold)
     assert got.dtype == np.int64
@@ -152,7 +163,7 @@ def test_score_histograms_hand_computed() -> None:
     h = score_histograms(gt, roi, scores)
     assert h.shape == (3, 256) and h.dtype == np.int64
     expected = np.zeros((3, 256), np.int64)
-    expected[0, 3] = 2    # static pixels with score 3
+    expected[0, 3] = 2  # static pixels with score 3
     expected[1, 200] = 1  # shadow pixel with score 200
     expected[2, 200] = 1  # motion pixels with score 200 and 7 (the last one is outside the ROI)
     expected[2, 7] = 1
@@ -167,10 +178,10 @@ def test_threshold_confusions_hand_computed() -> None:
     h[2, 7] = 1
     c = threshold_confusions(h)
     assert c.shape == (256, 5)
-    assert c[0].tolist() == [2, 3, 0, 0, 1]      # T=0: all detected
-    assert c[4].tolist() == [2, 1, 0, 2, 1]      # static (3) no longer detected
-    assert c[8].tolist() == [1, 1, 1, 2, 1]      # motion score 7 missed
-    assert c[201].tolist() == [0, 0, 2, 3, 0]    # nothing detected
+    assert c[0].tolist() == [2, 3, 0, 0, 1]  # T=0: all detected
+    assert c[4].tolist() == [2, 1, 0, 2, 1]  # static (3) no longer detected
+    assert c[8].tolist() == [1, 1, 1, 2, 1]  # motion score 7 missed
+    assert c[201].tolist() == [0, 0, 2, 3, 0]  # nothing detected
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -179,8 +190,13 @@ def test_threshold_confusions_equal_counting_at_each_threshold(seed: int) -> Non
     shape = (24, 31)
     roi = rng.random(shape) < 0.8
     counter = FrameCounter(roi)
-    frames = [(rng.choice(np.array([0, 50, 85, 170, 255], np.uint8), size=shape),
-               rng.integers(0, 256, size=shape, dtype=np.uint8)) for _ in range(3)]
+    frames = [
+        (
+            rng.choice(np.array([0, 50, 85, 170, 255], np.uint8), size=shape),
+            rng.integers(0, 256, size=shape, dtype=np.uint8),
+        )
+        for _ in range(3)
+    ]
     summed = sum(counter.score_histograms(gt, s) for gt, s in frames)
     table = threshold_confusions(summed)
     for t in range(256):

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core.demo import (
     BINARY_METHODS,
     SOFT_METHODS,
@@ -62,11 +63,17 @@ def _states(project: Project) -> dict[tuple[str, str], tuple[str, str]]:
 def test_written_project_reads_back_equal(demo: DemoLayout, tmp_path: Path) -> None:
     clip = tmp_path / "clips" / "lobby.mp4"
     project = Project(
-        name="Étude", dataset=demo.dataset, video_files=(clip, demo.root / "other.avi"),
-        actions_groundtruth=demo.actions_gt, counts=demo.root / "counts",
-        detectors=(DetectorSource("a", masks=demo.results["knn"]),
-                   DetectorSource("b", scores=demo.soft_results["running-average"],
-                                  actions=demo.actions["cnt"])),
+        name="Étude",
+        dataset=demo.dataset,
+        video_files=(clip, demo.root / "other.avi"),
+        actions_groundtruth=demo.actions_gt,
+        counts=demo.root / "counts",
+        detectors=(
+            DetectorSource("a", masks=demo.results["knn"]),
+            DetectorSource(
+                "b", scores=demo.soft_results["running-average"], actions=demo.actions["cnt"]
+            ),
+        ),
     )
     file = tmp_path / "study.referee.json"
     written = write_project(project, file)
@@ -75,12 +82,17 @@ def test_written_project_reads_back_equal(demo: DemoLayout, tmp_path: Path) -> N
 
 
 def test_project_file_holds_paths_relative_to_its_folder(tmp_path: Path) -> None:
-    layout = DemoLayout(root=tmp_path, dataset=tmp_path / "dataset",
-                        results={m: tmp_path / "results" / m for m in BINARY_METHODS},
-                        soft_results={m: tmp_path / "results-soft" / m for m in SOFT_METHODS},
-                        videos=(), seed=0, actions_gt=tmp_path / "actions" / "groundtruth.xml",
-                        actions={m: tmp_path / "actions" / f"{m}.xml" for m in TRACKED_METHODS},
-                        counts={})
+    layout = DemoLayout(
+        root=tmp_path,
+        dataset=tmp_path / "dataset",
+        results={m: tmp_path / "results" / m for m in BINARY_METHODS},
+        soft_results={m: tmp_path / "results-soft" / m for m in SOFT_METHODS},
+        videos=(),
+        seed=0,
+        actions_gt=tmp_path / "actions" / "groundtruth.xml",
+        actions={m: tmp_path / "actions" / f"{m}.xml" for m in TRACKED_METHODS},
+        counts={},
+    )
     file = tmp_path / "p.referee.json"
     write_project(demo_project(layout), file)
     stored = json.loads(file.read_text(encoding="utf-8"))
@@ -89,8 +101,12 @@ def test_project_file_holds_paths_relative_to_its_folder(tmp_path: Path) -> None
     assert stored["actions_groundtruth"] == "actions/groundtruth.xml"
     assert stored["counts"] == "counts"
     first = stored["detectors"][0]
-    assert first == {"name": "mog2", "masks": "results/mog2", "scores": None,
-                     "actions": "actions/mog2.xml"}
+    assert first == {
+        "name": "mog2",
+        "masks": "results/mog2",
+        "scores": None,
+        "actions": "actions/mog2.xml",
+    }
     assert stored["detectors"][4]["scores"] == "results-soft/running-average"
 
 
@@ -101,8 +117,9 @@ def test_paths_outside_the_folder_go_up(tmp_path: Path) -> None:
     assert json.loads(file.read_text(encoding="utf-8"))["dataset"] == "../data/cdnet"
 
 
-def test_moved_project_folder_resolves_to_its_new_place(demo_copy: DemoLayout,
-                                                        tmp_path: Path) -> None:
+def test_moved_project_folder_resolves_to_its_new_place(
+    demo_copy: DemoLayout, tmp_path: Path
+) -> None:
     write_project(demo_project(demo_copy), demo_copy.root / "p.referee.json")
     moved = tmp_path / "elsewhere" / "moved"
     moved.parent.mkdir()
@@ -117,33 +134,45 @@ def test_moved_project_folder_resolves_to_its_new_place(demo_copy: DemoLayout,
 _VALID = {"format": "referee-project", "version": 1, "name": "p"}
 
 
-@pytest.mark.parametrize("content, problem", [
-    ('{\n  "format": "referee-project"\n  "version": 1\n}', "not valid JSON: line 3, column 3"),
-    ('[1, 2]', "must hold a JSON object"),
-    ('{"version": 1, "name": "p"}', "'format' is missing"),
-    (json.dumps({**_VALID, "format": "labelme"}), "'format' is 'labelme'"),
-    (json.dumps({**_VALID, "version": 2}), "version 2 is not supported"),
-    (json.dumps({**_VALID, "version": "1"}), "'version' must be the whole number 1"),
-    (json.dumps({"format": "referee-project", "version": 1}), "'name' is missing"),
-    (json.dumps({**_VALID, "name": 7}), "'name' must be a string, not a number"),
-    (json.dumps({**_VALID, "name": "  "}), "'name' is empty"),
-    (json.dumps({**_VALID, "dataset": ""}), "'dataset' is an empty string"),
-    (json.dumps({**_VALID, "video_files": "a.mp4"}), "'video_files' must be a list"),
-    (json.dumps({**_VALID, "detector": []}), "unknown key 'detector'"),
-    (json.dumps({**_VALID, "detectors": ["mog2"]}), "detectors[0] must be an object"),
-    (json.dumps({**_VALID, "detectors": [{"name": ""}]}), "'detectors[0].name' is empty"),
-    (json.dumps({**_VALID, "detectors": [{"masks": "r"}]}), "'detectors[0].name' is missing"),
-    (json.dumps({**_VALID, "detectors": [{"name": "a", "masks": 5}]}),
-     "'detectors[0].masks' must be a string"),
-    (json.dumps({**_VALID, "detectors": [{"name": "a", "mask": "r"}]}),
-     "unknown key 'mask' in detectors[0]"),
-    (json.dumps({**_VALID, "detectors": [{"name": "a"}, {"name": "a"}]}),
-     "detector name 'a' is given twice"),
-    (json.dumps({**_VALID, "detectors": [{"name": "groundtruth"}]}),
-     "'groundtruth' cannot name a detector"),
-])
-def test_bad_project_file_names_file_and_problem(tmp_path: Path, content: str,
-                                                 problem: str) -> None:
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ('{\n  "format": "referee-project"\n  "version": 1\n}', "not valid JSON: line 3, column 3"),
+        ("[1, 2]", "must hold a JSON object"),
+        ('{"version": 1, "name": "p"}', "'format' is missing"),
+        (json.dumps({**_VALID, "format": "labelme"}), "'format' is 'labelme'"),
+        (json.dumps({**_VALID, "version": 2}), "version 2 is not supported"),
+        (json.dumps({**_VALID, "version": "1"}), "'version' must be the whole number 1"),
+        (json.dumps({"format": "referee-project", "version": 1}), "'name' is missing"),
+        (json.dumps({**_VALID, "name": 7}), "'name' must be a string, not a number"),
+        (json.dumps({**_VALID, "name": "  "}), "'name' is empty"),
+        (json.dumps({**_VALID, "dataset": ""}), "'dataset' is an empty string"),
+        (json.dumps({**_VALID, "video_files": "a.mp4"}), "'video_files' must be a list"),
+        (json.dumps({**_VALID, "detector": []}), "unknown key 'detector'"),
+        (json.dumps({**_VALID, "detectors": ["mog2"]}), "detectors[0] must be an object"),
+        (json.dumps({**_VALID, "detectors": [{"name": ""}]}), "'detectors[0].name' is empty"),
+        (json.dumps({**_VALID, "detectors": [{"masks": "r"}]}), "'detectors[0].name' is missing"),
+        (
+            json.dumps({**_VALID, "detectors": [{"name": "a", "masks": 5}]}),
+            "'detectors[0].masks' must be a string",
+        ),
+        (
+            json.dumps({**_VALID, "detectors": [{"name": "a", "mask": "r"}]}),
+            "unknown key 'mask' in detectors[0]",
+        ),
+        (
+            json.dumps({**_VALID, "detectors": [{"name": "a"}, {"name": "a"}]}),
+            "detector name 'a' is given twice",
+        ),
+        (
+            json.dumps({**_VALID, "detectors": [{"name": "groundtruth"}]}),
+            "'groundtruth' cannot name a detector",
+        ),
+    ],
+)
+def test_bad_project_file_names_file_and_problem(
+    tmp_path: Path, content: str, problem: str
+) -> None:
     file = tmp_path / "bad.referee.json"
     file.write_text(content, encoding="utf-8")
     with pytest.raises(InputFileError) as caught:
@@ -201,13 +230,17 @@ def test_open_video_file(tmp_path: Path) -> None:
     assert _states(project)[("Videos", "video")] == ("loaded", "32x24 pixels")
 
 
-@pytest.mark.parametrize("name, problem", [
-    ("notes.txt", "Referee cannot open this kind of file"),
-    ("absent.mp4", "does not exist"),
-    ("empty-folder", "holds no CDnet video"),
-])
-def test_open_unsupported_path_says_what_referee_opens(tmp_path: Path, name: str,
-                                                       problem: str) -> None:
+@pytest.mark.parametrize(
+    "name, problem",
+    [
+        ("notes.txt", "Referee cannot open this kind of file"),
+        ("absent.mp4", "does not exist"),
+        ("empty-folder", "holds no CDnet video"),
+    ],
+)
+def test_open_unsupported_path_says_what_referee_opens(
+    tmp_path: Path, name: str, problem: str
+) -> None:
     target = tmp_path / name
     if name == "notes.txt":
         target.write_text("hello", encoding="utf-8")
@@ -285,12 +318,18 @@ def test_status_of_the_demo_is_all_loaded(demo: DemoLayout) -> None:
     rows = source_status(demo_project(demo))
     assert {row.state for row in rows} == {"loaded"}
     kinds = {(row.group, row.kind) for row in rows}
-    assert {("Dataset", "dataset"), ("Ground truth", "actions"), ("Ground truth", "counts"),
-            ("running-average", "scores")} <= kinds
+    assert {
+        ("Dataset", "dataset"),
+        ("Ground truth", "actions"),
+        ("Ground truth", "counts"),
+        ("running-average", "scores"),
+    } <= kinds
     assert {(m, "masks") for m in BINARY_METHODS} <= kinds
     assert {(m, "actions") for m in TRACKED_METHODS} <= kinds
     assert _states(demo_project(demo))[("Dataset", "dataset")] == (
-        "loaded", "3 videos in 2 categories")
+        "loaded",
+        "3 videos in 2 categories",
+    )
 
 
 def test_status_names_missing_results(demo_copy: DemoLayout) -> None:
@@ -309,8 +348,11 @@ def test_status_reports_corrupt_actions_and_videos(tmp_path: Path) -> None:
     corrupt.write_text("<tagset><video>", encoding="utf-8")
     broken = tmp_path / "broken.mp4"
     broken.write_bytes(b"not a video at all" * 10)
-    project = Project("p", video_files=(broken, tmp_path / "gone.mp4"),
-                      detectors=(DetectorSource("cnt", actions=corrupt),))
+    project = Project(
+        "p",
+        video_files=(broken, tmp_path / "gone.mp4"),
+        detectors=(DetectorSource("cnt", actions=corrupt),),
+    )
     rows = {(row.group, row.name): row for row in source_status(project)}
     actions = rows[("cnt", "actions")]
     assert actions.state == "error" and str(corrupt) in actions.message

@@ -8,6 +8,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from scipy import stats
+
 from referee.core.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.errors import (
     CancelledError,
@@ -38,7 +40,6 @@ from referee.core.pseudo import (
     pseudo_evaluate_arrays,
     summarize_pseudo,
 )
-from scipy import stats
 
 # --- the seed's worked table (SPEC §7) ----------------------------------------------------
 
@@ -60,8 +61,11 @@ def test_seed_table_through_the_streaming_path() -> None:
     # The seed's committee: S_⊤, S_1, S_2, S_3, S_⊥, all evaluated. Giving the two
     # trivial classifiers as detectors without the built-in ones is the same committee.
     names = ["top", "s1", "s2", "s3", "bottom"]
-    result = pseudo_evaluate_arrays([(1, [row(b) for b in (TOP, S1, S2, S3, BOTTOM)])], names,
-                                    CommitteeOptions(include_trivial=False))
+    result = pseudo_evaluate_arrays(
+        [(1, [row(b) for b in (TOP, S1, S2, S3, BOTTOM)])],
+        names,
+        CommitteeOptions(include_trivial=False),
+    )
     precision = {m: result.values(m)["precision"] for m in names}
     recall = {m: result.values(m)["recall"].value for m in names}
     assert [round(precision[m].value, 3) for m in names[:4]] == [0.486, 0.600, 0.667, 0.667]
@@ -79,8 +83,11 @@ def test_seed_table_with_the_default_committee() -> None:
     p = consensus([row(b) for b in (S1, S2, S3)])
     assert p.ravel() == pytest.approx([0.8, 0.8, 0.4, 0.4, 0.4, 0.4, 0.2])
     result = pseudo_evaluate_arrays([(1, [row(b) for b in (S1, S2, S3)])], ["s1", "s2", "s3"])
-    assert [round(result.values(m)["precision"].value, 3) for m in ("s1", "s2", "s3")] == \
-        [0.600, 0.667, 0.667]
+    assert [round(result.values(m)["precision"].value, 3) for m in ("s1", "s2", "s3")] == [
+        0.600,
+        0.667,
+        0.667,
+    ]
     for m, mask in zip(("s1", "s2", "s3"), (S1, S2, S3)):
         expected = pseudo_confusion(row(mask), p)
         assert entries(result.totals[m]) == pytest.approx(entries(expected))
@@ -90,10 +97,16 @@ def test_seed_table_with_the_default_committee() -> None:
 # --- a small synthetic video on disk --------------------------------------------------------
 
 
-def write_video(root: Path, masks: np.ndarray, roi: np.ndarray | None = None,
-                temporal: tuple[int, int] | None = None, names: list[str] | None = None,
-                category: str = "cat", video: str = "vid",
-                truth: np.ndarray | None = None) -> tuple[Path, dict[str, Path]]:
+def write_video(
+    root: Path,
+    masks: np.ndarray,
+    roi: np.ndarray | None = None,
+    temporal: tuple[int, int] | None = None,
+    names: list[str] | None = None,
+    category: str = "cat",
+    video: str = "vid",
+    truth: np.ndarray | None = None,
+) -> tuple[Path, dict[str, Path]]:
     """``masks`` (frames, K, h, w) bool, frame f is number f+1. Returns dataset, results."""
     folder = root / "dataset" / category / video
     (folder / "input").mkdir(parents=True)
@@ -116,8 +129,9 @@ def write_video(root: Path, masks: np.ndarray, roi: np.ndarray | None = None,
     return root / "dataset", results
 
 
-def direct_reference(masks: np.ndarray, roi: np.ndarray, weights=None, trivial: bool = True,
-                     loo: bool = False) -> list[dict]:
+def direct_reference(
+    masks: np.ndarray, roi: np.ndarray, weights=None, trivial: bool = True, loo: bool = False
+) -> list[dict]:
     """Per detector tp, fp, fn, tn and the flat S, P over every evaluated pixel, written
     from the definitions on the whole stacked array."""
     frames, k = masks.shape[:2]
@@ -130,9 +144,16 @@ def direct_reference(masks: np.ndarray, roi: np.ndarray, weights=None, trivial: 
         s = s_all[:, j]
         others = votes - w[j] * s if loo else votes
         p = (others + t) / (w.sum() - (w[j] if loo else 0.0) + 2 * t)
-        out.append({"tp": (s * p).sum(), "fp": (s * (1 - p)).sum(),
-                    "fn": ((1 - s) * p).sum(), "tn": ((1 - s) * (1 - p)).sum(),
-                    "s": s.ravel(), "p": p.ravel()})
+        out.append(
+            {
+                "tp": (s * p).sum(),
+                "fp": (s * (1 - p)).sum(),
+                "fn": ((1 - s) * p).sum(),
+                "tn": ((1 - s) * (1 - p)).sum(),
+                "s": s.ravel(),
+                "p": p.ravel(),
+            }
+        )
     return out
 
 
@@ -142,12 +163,16 @@ def random_masks(rng: np.random.Generator, frames: int, k: int, shape=(12, 16)) 
     return base ^ noise
 
 
-@pytest.mark.parametrize("options", [
-    CommitteeOptions(),
-    CommitteeOptions(include_trivial=False, leave_one_out=True, weights=(2.0, 0.5, 1.0)),
-])
-def test_streaming_totals_equal_a_whole_array_computation(tmp_path: Path,
-                                                          options: CommitteeOptions) -> None:
+@pytest.mark.parametrize(
+    "options",
+    [
+        CommitteeOptions(),
+        CommitteeOptions(include_trivial=False, leave_one_out=True, weights=(2.0, 0.5, 1.0)),
+    ],
+)
+def test_streaming_totals_equal_a_whole_array_computation(
+    tmp_path: Path, options: CommitteeOptions
+) -> None:
     rng = np.random.default_rng(4)
     masks = random_masks(rng, 6, 3)
     roi = np.ones((12, 16), bool)
@@ -157,16 +182,19 @@ def test_streaming_totals_equal_a_whole_array_computation(tmp_path: Path,
     result = pseudo_evaluate(videos, results, options)
     (video,) = result.videos
     assert list(video.frames) == [2, 3, 4, 5]
-    expected = direct_reference(masks[1:5], roi, options.weights, options.include_trivial,
-                                options.leave_one_out)
+    expected = direct_reference(
+        masks[1:5], roi, options.weights, options.include_trivial, options.leave_one_out
+    )
     for method, ref in zip(results, expected):
         cm = video.totals[method]
         assert (cm.tp, cm.fp, cm.fn, cm.tn) == pytest.approx(
-            (ref["tp"], ref["fp"], ref["fn"], ref["tn"]), rel=1e-12)
+            (ref["tp"], ref["fp"], ref["fn"], ref["tn"]), rel=1e-12
+        )
         assert video.sum_p_squared[method] == pytest.approx((ref["p"] ** 2).sum(), rel=1e-12)
         # NCC and PSNR against numpy on the flattened maps.
-        assert video.ncc(method).value == pytest.approx(np.corrcoef(ref["s"], ref["p"])[0, 1],
-                                                        rel=1e-9)
+        assert video.ncc(method).value == pytest.approx(
+            np.corrcoef(ref["s"], ref["p"])[0, 1], rel=1e-9
+        )
         mse = np.mean((ref["s"] - ref["p"]) ** 2)
         assert video.psnr(method).value == pytest.approx(-10 * np.log10(mse), rel=1e-9)
     # Per-frame rows add up to the totals; frame 3 alone matches a direct computation.
@@ -174,10 +202,12 @@ def test_streaming_totals_equal_a_whole_array_computation(tmp_path: Path,
     assert per_frame.shape == (4, 5) and list(per_frame[:, 0]) == [2, 3, 4, 5]
     total = video.totals["m1"]
     assert per_frame[:, 1:].sum(axis=0) == pytest.approx([total.tp, total.fp, total.fn, total.tn])
-    one = direct_reference(masks[2:3], roi, options.weights, options.include_trivial,
-                           options.leave_one_out)[1]
+    one = direct_reference(
+        masks[2:3], roi, options.weights, options.include_trivial, options.leave_one_out
+    )[1]
     assert entries(video.frame_confusion("m1", 3)) == pytest.approx(
-        (one["tp"], one["fp"], one["fn"], one["tn"]))
+        (one["tp"], one["fp"], one["fn"], one["tn"])
+    )
 
 
 def test_more_than_eight_detectors_and_two_workers_give_the_same_sums(tmp_path: Path) -> None:
@@ -193,7 +223,8 @@ def test_more_than_eight_detectors_and_two_workers_give_the_same_sums(tmp_path: 
     for method, ref in zip(results, expected):
         cm = single.videos[0].totals[method]
         assert (cm.tp, cm.fp, cm.fn, cm.tn) == pytest.approx(
-            (ref["tp"], ref["fp"], ref["fn"], ref["tn"]), rel=1e-12)
+            (ref["tp"], ref["fp"], ref["fn"], ref["tn"]), rel=1e-12
+        )
     # Entropy map of the whole committee, per pixel, against numpy.
     w = np.arange(1, 10, dtype=float)
     p = (np.einsum("k,fkyx->fyx", w, masks.astype(float)) + 1) / (w.sum() + 2)
@@ -205,9 +236,11 @@ def test_more_than_eight_detectors_and_two_workers_give_the_same_sums(tmp_path: 
     parallel = pseudo_evaluate(videos, results, options, workers=2)
     for method in results:
         assert entries(parallel.videos[0].totals[method]) == pytest.approx(
-            entries(single.videos[0].totals[method]))
-        np.testing.assert_allclose(parallel.videos[0].per_frame[method],
-                                   single.videos[0].per_frame[method])
+            entries(single.videos[0].totals[method])
+        )
+        np.testing.assert_allclose(
+            parallel.videos[0].per_frame[method], single.videos[0].per_frame[method]
+        )
     np.testing.assert_allclose(parallel.videos[0].entropy, got, atol=1e-6)
 
 
@@ -242,14 +275,19 @@ def test_weights_by_hand() -> None:
     assert got["a"] == pytest.approx((2, 0, 0, 2)) and got["b"] == pytest.approx((1, 1, 1, 1))
 
 
-@pytest.mark.parametrize("options, message", [
-    (CommitteeOptions(weights=(1.0,)), "one weight per detector"),
-    (CommitteeOptions(weights=(1.0, -1.0)), "non-negative"),
-    (CommitteeOptions(include_trivial=False, weights=(0.0, 0.0)), "sum to 0"),
-    (CommitteeOptions(include_trivial=False, leave_one_out=True, weights=(1.0, 0.0)),
-     "leave-one-out leaves no committee to evaluate a"),
-    (CommitteeOptions(threshold=300), "threshold"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (CommitteeOptions(weights=(1.0,)), "one weight per detector"),
+        (CommitteeOptions(weights=(1.0, -1.0)), "non-negative"),
+        (CommitteeOptions(include_trivial=False, weights=(0.0, 0.0)), "sum to 0"),
+        (
+            CommitteeOptions(include_trivial=False, leave_one_out=True, weights=(1.0, 0.0)),
+            "leave-one-out leaves no committee to evaluate a",
+        ),
+        (CommitteeOptions(threshold=300), "threshold"),
+    ],
+)
 def test_bad_committee_options_are_refused(options: CommitteeOptions, message: str) -> None:
     with pytest.raises(InvalidOptionError, match=message):
         totals(options)
@@ -258,8 +296,9 @@ def test_bad_committee_options_are_refused(options: CommitteeOptions, message: s
 def test_threshold_option_counts_soft_values() -> None:
     soft = np.array([[200, 200, 10, 0]], np.uint8)
     strict = pseudo_evaluate_arrays([(1, [soft, row(B)])], ["a", "b"])
-    loose = pseudo_evaluate_arrays([(1, [soft, row(B)])], ["a", "b"],
-                                   CommitteeOptions(threshold=128))
+    loose = pseudo_evaluate_arrays(
+        [(1, [soft, row(B)])], ["a", "b"], CommitteeOptions(threshold=128)
+    )
     assert strict.totals["a"].tp + strict.totals["a"].fp == 0
     assert entries(loose.totals["a"]) == pytest.approx(totals(CommitteeOptions())["a"])
 
@@ -268,8 +307,9 @@ def test_threshold_option_counts_soft_values() -> None:
 
 
 def test_psnr_and_ncc_undefined_cases_carry_reasons() -> None:
-    same = pseudo_evaluate_arrays([(1, [row(A), row(A)])], ["a", "b"],
-                                  CommitteeOptions(include_trivial=False))
+    same = pseudo_evaluate_arrays(
+        [(1, [row(A), row(A)])], ["a", "b"], CommitteeOptions(include_trivial=False)
+    )
     assert math.isnan(same.psnr("a").value) and same.psnr("a").reason == S_EQUALS_P
     assert same.ncc("a").value == pytest.approx(1.0)
     flat = pseudo_evaluate_arrays([(1, [row([1, 1, 1, 1]), row(A)])], ["top", "a"])
@@ -279,7 +319,8 @@ def test_psnr_and_ncc_undefined_cases_carry_reasons() -> None:
 
 def test_binary_entropy_hand_values() -> None:
     assert binary_entropy(np.array([0.0, 0.5, 1.0, 0.25])) == pytest.approx(
-        [0.0, 1.0, 0.0, -(0.25 * math.log2(0.25) + 0.75 * math.log2(0.75))])
+        [0.0, 1.0, 0.0, -(0.25 * math.log2(0.25) + 0.75 * math.log2(0.75))]
+    )
     assert binary_entropy(0.8) == pytest.approx(binary_entropy(0.2))
 
 
@@ -290,8 +331,9 @@ def test_entropy_map_is_the_per_pixel_mean_over_frames() -> None:
     result = pseudo_evaluate_arrays(frames, ["a", "b"], CommitteeOptions(include_trivial=False))
     assert result.entropy == pytest.approx(np.array([[0.0, 0.5, 0.5]]))
     roi = np.array([[True, True, False]])
-    masked = pseudo_evaluate_arrays(frames, ["a", "b"], CommitteeOptions(include_trivial=False),
-                                    roi=roi)
+    masked = pseudo_evaluate_arrays(
+        frames, ["a", "b"], CommitteeOptions(include_trivial=False), roi=roi
+    )
     assert masked.entropy[0, :2] == pytest.approx([0.0, 0.5]) and np.isnan(masked.entropy[0, 2])
     # Only ROI pixels are counted: n = 2 per frame.
     assert masked.totals["a"].total == pytest.approx(4)
@@ -382,12 +424,27 @@ def two_video_result(tmp_path: Path):
     masks = random_masks(rng, 3, 4)
     truth = np.where(masks[:, 0], 255, 0).astype(np.uint8)
     truth[:, 0, 0] = 170  # unknown motion: not evaluated against truth
-    dataset, results = write_video(tmp_path, masks, np.ones((12, 16), bool), (1, 3),
-                                   names=["a", "b", "c", "d"], category="c1", video="v1",
-                                   truth=truth)
+    dataset, results = write_video(
+        tmp_path,
+        masks,
+        np.ones((12, 16), bool),
+        (1, 3),
+        names=["a", "b", "c", "d"],
+        category="c1",
+        video="v1",
+        truth=truth,
+    )
     masks2 = random_masks(rng, 2, 4)
-    write_video(tmp_path / "second", masks2, None, (1, 2), names=["a", "b", "c", "d"],
-                category="c2", video="v2", truth=np.where(masks2[:, 1], 255, 0).astype(np.uint8))
+    write_video(
+        tmp_path / "second",
+        masks2,
+        None,
+        (1, 2),
+        names=["a", "b", "c", "d"],
+        category="c2",
+        video="v2",
+        truth=np.where(masks2[:, 1], 255, 0).astype(np.uint8),
+    )
     for name in results:  # merge the second video into the same trees
         (tmp_path / "second" / "results" / name / "c2").rename(results[name] / "c2")
     (tmp_path / "second" / "dataset" / "c2").rename(dataset / "c2")
@@ -440,22 +497,24 @@ def test_compare_with_truth_on_a_constructed_case(tmp_path: Path) -> None:
         true_f1.append(2 * cm.tp / (2 * cm.tp + cm.fp + cm.fn))
     per_video = comparison.per_video[key]["f1"]
     assert per_video.pearson.value == pytest.approx(stats.pearsonr(pseudo_f1, true_f1).statistic)
-    assert per_video.spearman.value == pytest.approx(
-        stats.spearmanr(pseudo_f1, true_f1).statistic)
+    assert per_video.spearman.value == pytest.approx(stats.spearmanr(pseudo_f1, true_f1).statistic)
     # Summarized: the true matrices blended with the same 'video' weights.
     true_summary = []
     for m in result.methods:
         a, b = (e.total.normalized() for e in evaluations[m])
         tp, fp, fn = (a.tp + b.tp) / 2, (a.fp + b.fp) / 2, (a.fn + b.fn) / 2
         true_summary.append(2 * tp / (2 * tp + fp + fn))
-    assert [comparison.true_summary[m]["f1"].value for m in result.methods] == \
-        pytest.approx(true_summary)
+    assert [comparison.true_summary[m]["f1"].value for m in result.methods] == pytest.approx(
+        true_summary
+    )
     summary_f1 = [result.summaries[m].values["f1"].value for m in result.methods]
     assert comparison.summary["f1"].pearson.value == pytest.approx(
-        stats.pearsonr(summary_f1, true_summary).statistic)
+        stats.pearsonr(summary_f1, true_summary).statistic
+    )
     # True NCC is the correlation of the detection and the binary truth: MCC.
     assert comparison.true_summary["a"]["ncc"].value == pytest.approx(
-        comparison.true_summary["a"]["mcc"].value)
+        comparison.true_summary["a"]["mcc"].value
+    )
     # Detector "a" is the truth on video 1, except one pixel per frame not evaluated.
     assert comparison.true_per_video[key]["a"]["f1"].value == 1.0
     assert math.isnan(comparison.true_per_video[key]["a"]["psnr"].value)
@@ -465,10 +524,10 @@ def test_compare_with_truth_on_a_constructed_case(tmp_path: Path) -> None:
 
 def test_compare_with_truth_needs_three_detectors(tmp_path: Path) -> None:
     masks = random_masks(np.random.default_rng(8), 2, 2)
-    result = pseudo_evaluate_arrays([(1, list(masks[0])), (2, list(masks[1]))], ["a", "b"],
-                                    category="c", video="v")
-    full = PseudoResult(("a", "b"), result.options, (result,),
-                        summarize_pseudo([result], "video"))
+    result = pseudo_evaluate_arrays(
+        [(1, list(masks[0])), (2, list(masks[1]))], ["a", "b"], category="c", video="v"
+    )
+    full = PseudoResult(("a", "b"), result.options, (result,), summarize_pseudo([result], "video"))
     truth = {m: [VideoConfusion("c", "v", ConfusionMatrix(3, 1, 1, 5))] for m in ("a", "b")}
     comparison = compare_with_truth(full, truth)
     assert "fewer than 3" in comparison.summary["f1"].pearson.reason

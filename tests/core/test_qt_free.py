@@ -14,8 +14,7 @@ QT_MODULE_PREFIXES = ("PySide6", "shiboken6", "PyQt5", "PyQt6", "pyqtgraph", "qt
 
 def _core_module_names() -> list[str]:
     return sorted(
-        info.name
-        for info in pkgutil.walk_packages(referee.core.__path__, prefix="referee.core.")
+        info.name for info in pkgutil.walk_packages(referee.core.__path__, prefix="referee.core.")
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
 from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.boxes import FrameBoxes, boxes_from_rows
 from referee.core.errors import CancelledError, InvalidOptionError, MissingFrameError
@@ -55,7 +56,7 @@ def test_vote_entropy_by_hand_on_two_frames_of_three_detectors() -> None:
     result = score_mask_frames([(1, frame1), (2, frame2)], ["a", "b", "c"])
     assert result.criterion == VOTE_ENTROPY and result.methods == ("a", "b", "c")
     assert result.frames.tolist() == [1, 2]
-    assert H_THIRD == pytest.approx(0.9183, abs=1e-4)
+    assert pytest.approx(0.9183, abs=1e-4) == H_THIRD
     # With the trivial classifiers a 1-of-3 vote would be 2/5 (H = 0.971): not used here.
     assert result.scores[0] == pytest.approx(2 * H_THIRD / 4, abs=1e-12)
     assert result.scores[1] == 0.0
@@ -91,8 +92,9 @@ def test_pairwise_dice_by_hand() -> None:
     assert dice_disagreement(a, empty) == 1.0
     roi = np.array([[False, False, True, True, False, False]])
     assert dice_disagreement(a, b, roi) == pytest.approx(1 - 2 * 1 / 3)
-    result = score_mask_frames([(5, _masks("111000", "001100", "111111"))],
-                               ["x", "y", "z"], PAIRWISE_DICE, pair=("z", "y"))
+    result = score_mask_frames(
+        [(5, _masks("111000", "001100", "111111"))], ["x", "y", "z"], PAIRWISE_DICE, pair=("z", "y")
+    )
     assert result.methods == ("z", "y") and result.label == "pairwise-dice: z vs y"
     assert result.scores[0] == pytest.approx(1 - 2 * 2 / 8)
 
@@ -141,7 +143,7 @@ def test_pairwise_fda_by_hand() -> None:
 
 
 def _action(number: int, cls: int, first: int, last: int) -> Action:
-    return Action.from_boxes(number, cls, {f: (0, 0, 5, 5) for f in range(first, last + 1)})
+    return Action.from_boxes(number, cls, dict.fromkeys(range(first, last + 1), (0, 0, 5, 5)))
 
 
 def test_class_disagreement_by_hand() -> None:
@@ -157,8 +159,10 @@ def test_class_disagreement_by_hand() -> None:
     assert result.scores.tolist() == pytest.approx([1, 1, 2 / 3, 1, 1, 1])
     agree = class_frame_scores([d2, d2], ["x", "y"], frames=[1, 11, 12])
     assert agree.scores.tolist() == [0.0, 0.0, 0.0]  # frame 1: nobody has anything
-    sets = {"d1": AnnotationSet.from_videos([d1]),
-            "d2": AnnotationSet.from_videos([d2, VideoAnnotation("w", (_action(1, 8, 3, 3),))])}
+    sets = {
+        "d1": AnnotationSet.from_videos([d1]),
+        "d2": AnnotationSet.from_videos([d2, VideoAnnotation("w", (_action(1, 8, 3, 3),))]),
+    }
     by_video = class_scores(sets)
     assert [s.video for s in by_video] == ["v", "w"]
     assert by_video[1].scores.tolist() == [1.0]  # only d2 has video w
@@ -169,15 +173,20 @@ def test_class_disagreement_by_hand() -> None:
 
 def _scores(values: dict[int, float], n: int = 30, video: str = "v") -> FrameScores:
     frames = np.arange(1, n + 1)
-    return FrameScores(video, VOTE_ENTROPY, ("a", "b"), frames,
-                       np.array([values.get(int(f), 0.0) for f in frames]))
+    return FrameScores(
+        video, VOTE_ENTROPY, ("a", "b"), frames, np.array([values.get(int(f), 0.0) for f in frames])
+    )
 
 
 def test_ties_go_to_the_lower_frame() -> None:
     scores = FrameScores("v", VOTE_ENTROPY, ("a", "b"), [1, 2, 3, 4], [0.5, 0.9, 0.5, 0.9])
     ranked = rank_frames(scores, gap=0)
     assert [(r.rank, r.frame, r.score) for r in ranked] == [
-        (1, 2, 0.9), (2, 4, 0.9), (3, 1, 0.5), (4, 3, 0.5)]
+        (1, 2, 0.9),
+        (2, 4, 0.9),
+        (3, 1, 0.5),
+        (4, 3, 0.5),
+    ]
     assert all(r.criterion == "vote-entropy" and r.video == "v" for r in ranked)
 
 
@@ -219,8 +228,9 @@ def test_rank_frames_rejects_bad_options() -> None:
 # --- streaming from files ------------------------------------------------------------------
 
 
-def _write_video(root: Path, masks: dict[str, list[np.ndarray]], gt_frames: set[int],
-                 roi: np.ndarray) -> Path:
+def _write_video(
+    root: Path, masks: dict[str, list[np.ndarray]], gt_frames: set[int], roi: np.ndarray
+) -> Path:
     video = root / "dataset" / "cat" / "vid"
     (video / "groundtruth").mkdir(parents=True)
     n = len(next(iter(masks.values())))
@@ -237,8 +247,7 @@ def _write_video(root: Path, masks: dict[str, list[np.ndarray]], gt_frames: set[
 
 
 def test_mask_frame_scores_stream_files_with_roi(tmp_path: Path) -> None:
-    frames = {"a": _masks("1011", "0110"), "b": _masks("0010", "0110"),
-              "c": _masks("0011", "0110")}
+    frames = {"a": _masks("1011", "0110"), "b": _masks("0010", "0110"), "c": _masks("0011", "0110")}
     roi = np.array([[1, 1, 1, 0]], dtype=bool)
     folder = _write_video(tmp_path, frames, {2}, roi)
     (tmp_path / "results" / "c" / "cat" / "vid" / "bin000002.png").unlink()
@@ -267,7 +276,13 @@ def test_annotated_frames_lists_ground_truth_files_only(tmp_path: Path) -> None:
     video = load_video(folder, require_groundtruth=False)
     assert annotated_frames(video) == set()  # no groundtruth/ folder at all
     (folder / "groundtruth").mkdir()
-    for name in ("gt000003.png", "gt000010.png", "gt000004.png.bak", "gt12.png",
-                 "bin000005.png", "gt000006.jpg"):
+    for name in (
+        "gt000003.png",
+        "gt000010.png",
+        "gt000004.png.bak",
+        "gt12.png",
+        "bin000005.png",
+        "gt000006.jpg",
+    ):
         (folder / "groundtruth" / name).write_bytes(b"")  # listed, never decoded
     assert annotated_frames(video) == {3, 10}

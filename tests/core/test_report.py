@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import cv2
@@ -12,6 +12,7 @@ import lxml.html
 import numpy as np
 import pytest
 from pypdf import PdfReader
+
 from referee.core.cli import main
 from referee.core.demo import DemoLayout
 from referee.core.errors import CancelledError
@@ -25,7 +26,7 @@ from referee.core.report.options import ReportOptions
 from referee.core.report.pdf import write_pdf
 from referee.core.report.tables_out import report_to_dict
 
-CREATED = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+CREATED = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +38,13 @@ def report(demo: DemoLayout) -> Report:
 def html_tables(report: Report) -> dict[str, list[list[lxml.html.HtmlElement]]]:
     """Table key → rows of <td> elements, parsed from the HTML report."""
     document = lxml.html.fromstring(render_html(report))
-    return {table.get("id").removeprefix("table-"): [row.findall("td") for row in
-                                                     table.iter("tr") if row.findall("td")]
-            for table in document.iter("table") if table.get("id", "").startswith("table-")}
+    return {
+        table.get("id").removeprefix("table-"): [
+            row.findall("td") for row in table.iter("tr") if row.findall("td")
+        ]
+        for table in document.iter("table")
+        if table.get("id", "").startswith("table-")
+    }
 
 
 def _hand_counts(demo: DemoLayout, method: str, category: str, video: str) -> tuple[int, ...]:
@@ -50,35 +55,49 @@ def _hand_counts(demo: DemoLayout, method: str, category: str, video: str) -> tu
     totals = np.zeros(4, dtype=np.int64)
     for i in range(first, last + 1):
         gt = cv2.imread(str(folder / "groundtruth" / f"gt{i:06d}.png"), cv2.IMREAD_GRAYSCALE)
-        mask = cv2.imread(str(demo.results[method] / category / video / f"bin{i:06d}.png"),
-                          cv2.IMREAD_GRAYSCALE) == 255
+        mask = (
+            cv2.imread(
+                str(demo.results[method] / category / video / f"bin{i:06d}.png"),
+                cv2.IMREAD_GRAYSCALE,
+            )
+            == 255
+        )
         evaluated = roi & np.isin(gt, (0, 50, 255))
         positive = gt == 255
-        totals += [np.sum(evaluated & positive & mask), np.sum(evaluated & ~positive & mask),
-                   np.sum(evaluated & positive & ~mask), np.sum(evaluated & ~positive & ~mask)]
+        totals += [
+            np.sum(evaluated & positive & mask),
+            np.sum(evaluated & ~positive & mask),
+            np.sum(evaluated & positive & ~mask),
+            np.sum(evaluated & ~positive & ~mask),
+        ]
     return tuple(int(v) for v in totals)
 
 
 def _row(rows: list, *leading: str) -> list:
     for row in rows:
-        if [td.text_content() for td in row[:len(leading)]] == list(leading):
+        if [td.text_content() for td in row[: len(leading)]] == list(leading):
             return row
     raise AssertionError(f"no row starting with {leading}")
 
 
-def test_per_video_counts_equal_counts_made_from_the_images(demo: DemoLayout,
-                                                            html_tables: dict) -> None:
+def test_per_video_counts_equal_counts_made_from_the_images(
+    demo: DemoLayout, html_tables: dict
+) -> None:
     row = _row(html_tables["per-video-counts"], "knn", "shadow/corridor")
     shown = tuple(int(td.get("data-value").removesuffix(".0")) for td in row[3:7])
     assert shown == _hand_counts(demo, "knn", "shadow", "corridor")
 
 
-def test_summarized_f1_is_the_f1_of_the_category_weighted_blend(demo: DemoLayout,
-                                                                 html_tables: dict) -> None:
+def test_summarized_f1_is_the_f1_of_the_category_weighted_blend(
+    demo: DemoLayout, html_tables: dict
+) -> None:
     # Two categories: baseline (plaza, street) weighs 1/2 split over its two videos,
     # shadow (corridor) weighs 1/2 (SPEC §2, auto = category weights).
-    weights = {("baseline", "plaza"): 0.25, ("baseline", "street"): 0.25,
-               ("shadow", "corridor"): 0.5}
+    weights = {
+        ("baseline", "plaza"): 0.25,
+        ("baseline", "street"): 0.25,
+        ("shadow", "corridor"): 0.5,
+    }
     blend = np.zeros(4)
     for (category, video), weight in weights.items():
         counts = np.array(_hand_counts(demo, "mog2", category, video), dtype=float)
@@ -91,8 +110,7 @@ def test_summarized_f1_is_the_f1_of_the_category_weighted_blend(demo: DemoLayout
     assert cell.text_content() == f"{expected:.4f}"
 
 
-def test_cdnet_f_measure_is_the_mean_of_category_means(demo: DemoLayout,
-                                                       html_tables: dict) -> None:
+def test_cdnet_f_measure_is_the_mean_of_category_means(demo: DemoLayout, html_tables: dict) -> None:
     def f_measure(category: str, video: str) -> float:
         tp, fp, fn, _ = _hand_counts(demo, "cnt", category, video)
         precision, recall = tp / (tp + fp), tp / (tp + fn)
@@ -122,8 +140,18 @@ def test_html_is_self_contained_and_has_every_part(report: Report) -> None:
     links = [e.get(a) for e in document.iter() for a in ("src", "href") if e.get(a)]
     assert links and all(link.startswith(("data:image/png;base64,", "#")) for link in links)
     section_ids = {e.get("id") for e in document.iter() if e.get("id")}
-    for key in ("evaluated", "per-video", "summary", "roc-pr", "actions", "counts", "pseudo",
-                "annotate", "significance", "definitions"):
+    for key in (
+        "evaluated",
+        "per-video",
+        "summary",
+        "roc-pr",
+        "actions",
+        "counts",
+        "pseudo",
+        "annotate",
+        "significance",
+        "definitions",
+    ):
         assert key in section_ids
     text = document.text_content()
     assert "Referee version" in text and "2026-11-23T12:00:00+00:00" in text
@@ -131,8 +159,9 @@ def test_html_is_self_contained_and_has_every_part(report: Report) -> None:
     assert len([i for i in document.iter("img")]) >= 8  # ROC/PR, LIRIS ×2, counts ×3, heatmaps
 
 
-def test_pdf_has_the_same_numbers_as_the_html(report: Report, html_tables: dict,
-                                              tmp_path: Path) -> None:
+def test_pdf_has_the_same_numbers_as_the_html(
+    report: Report, html_tables: dict, tmp_path: Path
+) -> None:
     pages = write_pdf(report, tmp_path / "report.pdf")
     reader = PdfReader(tmp_path / "report.pdf")
     assert len(reader.pages) == pages >= 6
@@ -140,8 +169,7 @@ def test_pdf_has_the_same_numbers_as_the_html(report: Report, html_tables: dict,
     assert "Referee report — Referee demo" in text
     assert f"page {pages} of {pages}" in text
     f1 = _row(html_tables["summary-blended"], "knn")[7].text_content()
-    verdict = next(b for s in report.sections if s.key == "significance"
-                   for b in s.blocks).text
+    verdict = next(b for s in report.sections if s.key == "significance" for b in s.blocks).text
     assert f1 in text
     assert " ".join(verdict.split()[:4]) in " ".join(text.split())
 
@@ -157,8 +185,9 @@ def test_json_keeps_every_digit_of_the_html_values(report: Report, html_tables: 
 
 
 def test_parts_the_project_lacks_are_listed_with_the_reason(demo: DemoLayout) -> None:
-    project = Project(name="masks only", dataset=demo.dataset,
-                      detectors=demo_project(demo).detectors[:1])
+    project = Project(
+        name="masks only", dataset=demo.dataset, detectors=demo_project(demo).detectors[:1]
+    )
     report = build_report(project, ReportOptions(heatmap_frames=0), created=CREATED)
     reasons = {row[0]: row[1] for row in report.table("not-evaluated").rows}
     assert reasons["actions"] == "the project has no ground-truth actions"
@@ -167,11 +196,13 @@ def test_parts_the_project_lacks_are_listed_with_the_reason(demo: DemoLayout) ->
 
 
 def test_progress_rises_to_the_end_and_cancel_stops(demo: DemoLayout) -> None:
-    project = Project(name="two", dataset=demo.dataset,
-                      detectors=demo_project(demo).detectors[:2])
+    project = Project(name="two", dataset=demo.dataset, detectors=demo_project(demo).detectors[:2])
     seen: list[int] = []
-    compute_results(project, ReportOptions(heatmap_frames=0),
-                    progress=lambda done, total: seen.append(done * 1000 // total))
+    compute_results(
+        project,
+        ReportOptions(heatmap_frames=0),
+        progress=lambda done, total: seen.append(done * 1000 // total),
+    )
     assert seen == sorted(seen) and seen[-1] == 1000
     token = CancelToken()
     token.cancel()
@@ -180,10 +211,22 @@ def test_progress_rises_to_the_end_and_cancel_stops(demo: DemoLayout) -> None:
 
 
 def test_cli_writes_every_format_and_never_overwrites_without_force(
-        demo: DemoLayout, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    demo: DemoLayout, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     html, pdf, tables = tmp_path / "r.html", tmp_path / "r.pdf", tmp_path / "tables"
-    arguments = ["report", str(demo.dataset), "--html", str(html), "--pdf", str(pdf),
-                 "--csv", str(tables), "--quiet", "--top", "5"]
+    arguments = [
+        "report",
+        str(demo.dataset),
+        "--html",
+        str(html),
+        "--pdf",
+        str(pdf),
+        "--csv",
+        str(tables),
+        "--quiet",
+        "--top",
+        "5",
+    ]
     assert main(arguments) == 0
     assert html.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert pdf.read_bytes().startswith(b"%PDF")
@@ -194,10 +237,8 @@ def test_cli_writes_every_format_and_never_overwrites_without_force(
     assert "already exists" in capsys.readouterr().err and html.stat().st_mtime_ns == before
 
 
-def test_cli_names_a_bad_project_and_exits_2(tmp_path: Path,
-                                             capsys: pytest.CaptureFixture) -> None:
+def test_cli_names_a_bad_project_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     missing = tmp_path / "nowhere"
     assert main(["report", str(missing), "--html", str(tmp_path / "r.html")]) == 2
     error = capsys.readouterr().err
     assert str(missing) in error and "Traceback" not in error
-

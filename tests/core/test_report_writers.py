@@ -13,6 +13,7 @@ import lxml.html
 import numpy as np
 import pytest
 from pypdf import PdfReader
+
 from referee.core.errors import RefereeError
 from referee.core.indicators import IndicatorValue, undefined
 from referee.core.report.document import (
@@ -44,9 +45,11 @@ SCORES = Table(
     key="scores",
     title="Scores per method",
     columns=("method", "frames", "precision", "recall"),
-    rows=(("mog2", 1200, 0.123456, IndicatorValue(0.5)),
-          ("knn", 35, 2.0, undefined(NO_POSITIVES)),
-          ("Kendall τ ≥ 0", 0, 1e-5, IndicatorValue(0.987654321))),
+    rows=(
+        ("mog2", 1200, 0.123456, IndicatorValue(0.5)),
+        ("knn", 35, 2.0, undefined(NO_POSITIVES)),
+        ("Kendall τ ≥ 0", 0, 1e-5, IndicatorValue(0.987654321)),
+    ),
     notes=("Recall is undefined when the ground truth has no positive pixel.",),
 )
 
@@ -59,20 +62,27 @@ def _report() -> Report:
         facts=(("project", "demo.referee"), ("videos", "highway (frames 1–1700)")),
         sections=(
             Section("results", "Results", (Paragraph("Two methods were compared."), SCORES)),
-            Section("errors", "Where methods err",
-                    (Figure("error-map", "Error map", PNG, "Red: false positives."),)),
-            Section("definitions", "Definitions",
-                    (Definitions((("precision", "TP / (TP + FP)"),
-                                  ("recall", "TP / (TP + FN)"))),)),
+            Section(
+                "errors",
+                "Where methods err",
+                (Figure("error-map", "Error map", PNG, "Red: false positives."),),
+            ),
+            Section(
+                "definitions",
+                "Definitions",
+                (Definitions((("precision", "TP / (TP + FP)"), ("recall", "TP / (TP + FN)"))),),
+            ),
         ),
     )
 
 
 # Numbers and texts as worked out by hand from SCORES.
 EXPECTED_VALUES = [[1200.0, 0.123456, 0.5], [35.0, 2.0, math.nan], [0.0, 1e-5, 0.987654321]]
-EXPECTED_TEXT = [["mog2", "1200", "0.1235", "0.5000"],
-                 ["knn", "35", "2.0000", NO_POSITIVES],
-                 ["Kendall τ ≥ 0", "0", "1.000e-05", "0.9877"]]
+EXPECTED_TEXT = [
+    ["mog2", "1200", "0.1235", "0.5000"],
+    ["knn", "35", "2.0000", NO_POSITIVES],
+    ["Kendall τ ≥ 0", "0", "1.000e-05", "0.9877"],
+]
 
 
 def _same(a: float, b: float) -> bool:
@@ -80,6 +90,7 @@ def _same(a: float, b: float) -> bool:
 
 
 # --- HTML -------------------------------------------------------------------------
+
 
 def test_html_is_self_contained() -> None:
     tree = lxml.html.fromstring(render_html(_report()))
@@ -100,8 +111,10 @@ def test_html_header_and_facts() -> None:
     assert tree.xpath("string(//h1)") == "Evaluation of highway"
     meta = tree.xpath("string(//header//p)")
     assert "1.2.3" in meta and "2024-05-01T10:20:30" in meta
-    facts = [[c.text_content() for c in tr.xpath("th|td")]
-             for tr in tree.xpath("//table[@id='facts']//tr")]
+    facts = [
+        [c.text_content() for c in tr.xpath("th|td")]
+        for tr in tree.xpath("//table[@id='facts']//tr")
+    ]
     assert facts == [["project", "demo.referee"], ["videos", "highway (frames 1–1700)"]]
 
 
@@ -126,8 +139,18 @@ def test_html_table_values_and_text() -> None:
 
 
 def test_html_escapes_text() -> None:
-    report = Report("a <b> & c", "now", "1", (("x", "<script>",),),
-                    (Section("s", "S", (Paragraph("1 < 2 & 3 > 2"),)),))
+    report = Report(
+        "a <b> & c",
+        "now",
+        "1",
+        (
+            (
+                "x",
+                "<script>",
+            ),
+        ),
+        (Section("s", "S", (Paragraph("1 < 2 & 3 > 2"),)),),
+    )
     tree = lxml.html.fromstring(render_html(report))
     assert tree.xpath("string(//h1)") == "a <b> & c"
     assert not tree.xpath("//script | //b")
@@ -141,12 +164,13 @@ def test_html_figure_is_embedded(tmp_path) -> None:
     (img,) = tree.xpath("//figure[@id='figure-error-map']/img")
     prefix = "data:image/png;base64,"
     assert img.get("src").startswith(prefix)
-    assert base64.b64decode(img.get("src")[len(prefix):]) == PNG
+    assert base64.b64decode(img.get("src")[len(prefix) :]) == PNG
     assert img.get("alt") == "Error map"
     assert "Red: false positives." in tree.xpath("string(//figcaption)")
 
 
 # --- PDF --------------------------------------------------------------------------
+
 
 def _pdf_pages(path) -> list[str]:
     return [page.extract_text() for page in PdfReader(path).pages]
@@ -159,9 +183,17 @@ def test_pdf_text_and_page_count(tmp_path) -> None:
     texts = _pdf_pages(path)
     assert len(texts) == pages
     text = "\n".join(texts)
-    for expected in ("Evaluation of highway", "Where methods err", NO_POSITIVES, "0.1235",
-                     "1.000e-05", "Kendall τ ≥ 0", "frames 1–1700", "TP / (TP + FP)",
-                     f"Referee 1.2.3 — page 1 of {pages}"):
+    for expected in (
+        "Evaluation of highway",
+        "Where methods err",
+        NO_POSITIVES,
+        "0.1235",
+        "1.000e-05",
+        "Kendall τ ≥ 0",
+        "frames 1–1700",
+        "TP / (TP + FP)",
+        f"Referee 1.2.3 — page 1 of {pages}",
+    ):
         assert expected in text, expected
     assert calls == [(1, 3), (2, 3), (3, 3)]
 
@@ -192,6 +224,7 @@ def test_pdf_wide_table_fits(tmp_path) -> None:
 
 # --- CSV --------------------------------------------------------------------------
 
+
 def _read_csv(path) -> list[list[str]]:
     return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
 
@@ -199,8 +232,13 @@ def _read_csv(path) -> list[list[str]]:
 def test_csv_tables(tmp_path) -> None:
     folder = tmp_path / "out" / "tables"
     figureless = Table("counts", "Counts", ("video", "frames"), (("a", 3), ("b", None)))
-    report = Report("r", "now", "1", (),
-                    (Section("one", "One", (SCORES,)), Section("two", "Two", (figureless,))))
+    report = Report(
+        "r",
+        "now",
+        "1",
+        (),
+        (Section("one", "One", (SCORES,)), Section("two", "Two", (figureless,))),
+    )
     paths = write_csv_tables(report, folder)
     assert paths == [folder / "scores.csv", folder / "counts.csv"]
     header, *rows = _read_csv(paths[0])
@@ -224,6 +262,7 @@ def test_csv_folder_under_a_file(tmp_path) -> None:
 
 # --- JSON -------------------------------------------------------------------------
 
+
 def test_json(tmp_path) -> None:
     path = tmp_path / "report.json"
     write_json(_report(), path)
@@ -245,12 +284,16 @@ def test_json(tmp_path) -> None:
         ["Kendall τ ≥ 0", 0, 1e-5, 0.987654321],
     ]
     (figure,) = data["sections"][1]["blocks"]
-    assert figure == {"figure": "error-map", "title": "Error map",
-                      "caption": "Red: false positives."}
+    assert figure == {
+        "figure": "error-map",
+        "title": "Error map",
+        "caption": "Red: false positives.",
+    }
     assert report_to_dict(_report()) == data
 
 
 # --- errors -----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("write", [write_html, write_pdf, write_json])
 def test_unwritable_path_is_named(tmp_path, write) -> None:

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
+
 from referee.core.actions import match_actions
 from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.boxes import boxes_from_rows, evaluate_boxes
@@ -25,14 +27,53 @@ from referee.core.significance import (
     scores_table,
     threshold_grid,
 )
-from scipy import stats
 
 # Hand example: 6 cases where A is clearly better (d 0.20–0.30), 6 cases of mixed sign
 # with d 0.08–0.10 that drown the signal, 6 near-ties (d <= 0.02).
-B = np.array([0.40, 0.50, 0.45, 0.55, 0.35, 0.60, 0.70, 0.65, 0.50, 0.60, 0.55, 0.45,
-              0.80, 0.75, 0.90, 0.85, 0.70, 0.95])
-A = np.array([0.60, 0.72, 0.68, 0.80, 0.63, 0.90, 0.615, 0.555, 0.58, 0.50, 0.45, 0.355,
-              0.79, 0.76, 0.88, 0.85, 0.72, 0.94])
+B = np.array(
+    [
+        0.40,
+        0.50,
+        0.45,
+        0.55,
+        0.35,
+        0.60,
+        0.70,
+        0.65,
+        0.50,
+        0.60,
+        0.55,
+        0.45,
+        0.80,
+        0.75,
+        0.90,
+        0.85,
+        0.70,
+        0.95,
+    ]
+)
+A = np.array(
+    [
+        0.60,
+        0.72,
+        0.68,
+        0.80,
+        0.63,
+        0.90,
+        0.615,
+        0.555,
+        0.58,
+        0.50,
+        0.45,
+        0.355,
+        0.79,
+        0.76,
+        0.88,
+        0.85,
+        0.72,
+        0.94,
+    ]
+)
 
 
 def _reduced(a: np.ndarray, b: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
@@ -50,8 +91,7 @@ def test_default_grid_starts_at_zero_and_excludes_max_d() -> None:
     np.testing.assert_allclose(threshold_grid(1.0, 4), [0, 0.25, 0.5, 0.75])
     np.testing.assert_array_equal(threshold_grid(0.0), [0.0])
     # Normalized t_k = k / (0 + 1 + ... + 19) = k / 190, whatever max d.
-    np.testing.assert_allclose(normalized_thresholds(threshold_grid(0.37)),
-                               np.arange(20) / 190)
+    np.testing.assert_allclose(normalized_thresholds(threshold_grid(0.37)), np.arange(20) / 190)
     with pytest.raises(InvalidOptionError):
         threshold_grid(1.0, 0)
 
@@ -89,9 +129,11 @@ def test_hand_example_differs_once_the_mixed_cases_are_removed() -> None:
 
 
 def test_p_values_equal_scipy_on_the_reduced_sets() -> None:
-    for test, call in (("t", stats.ttest_rel),
-                       ("wilcoxon", stats.wilcoxon),
-                       ("welch", lambda a, b: stats.ttest_ind(a, b, equal_var=False))):
+    for test, call in (
+        ("t", stats.ttest_rel),
+        ("wilcoxon", stats.wilcoxon),
+        ("welch", lambda a, b: stats.ttest_ind(a, b, equal_var=False)),
+    ):
         result = compare_pair(A, B, test=test)
         checked = 0
         for row in result.rows:
@@ -108,12 +150,14 @@ def test_p_values_equal_scipy_on_the_reduced_sets() -> None:
 
 
 def test_the_options_give_different_p_values() -> None:
-    t, wilcoxon, welch = (compare_pair(A, B, test=name).rows[0].p.value
-                          for name in ("t", "wilcoxon", "welch"))
+    t, wilcoxon, welch = (
+        compare_pair(A, B, test=name).rows[0].p.value for name in ("t", "wilcoxon", "welch")
+    )
     assert len({round(t, 6), round(wilcoxon, 6), round(welch, 6)}) == 3
     # Welch ignores the pairing: on the six clear cases it is far weaker than the paired test.
-    assert compare_pair(A, B, test="welch").rows[7].p.value > 100 * \
-        compare_pair(A, B).rows[7].p.value
+    assert (
+        compare_pair(A, B, test="welch").rows[7].p.value > 100 * compare_pair(A, B).rows[7].p.value
+    )
 
 
 def test_normalized_threshold_above_tau_means_no_difference() -> None:
@@ -122,9 +166,11 @@ def test_normalized_threshold_above_tau_means_no_difference() -> None:
     assert [r.normalized for r in result.rows] == pytest.approx([0, 0.1, 0.2, 0.3, 0.4])
     assert not result.differ
     assert result.t0_index == 2
-    assert result.verdict == ("no significant difference: p < α = 0.05 from t = 0.12 on, but "
-                              "its normalized threshold 0.2 > τ = 0.1 (67% of the cases "
-                              "removed)")
+    assert result.verdict == (
+        "no significant difference: p < α = 0.05 from t = 0.12 on, but "
+        "its normalized threshold 0.2 > τ = 0.1 (67% of the cases "
+        "removed)"
+    )
     # The cases that would have to go are still reported, with the means on the rest.
     assert result.removed == tuple(range(6, 18))
     # A looser τ accepts the same t_0.
@@ -132,13 +178,15 @@ def test_normalized_threshold_above_tau_means_no_difference() -> None:
 
 
 def test_p_never_below_alpha() -> None:
-    diff = np.array([0.02, 0.03, 0.025, 0.035, 0.03, 0.02, 0.04, 0.03, 0.025, 0.03,
-                     0.3, -0.25, 0.2, -0.3])
+    diff = np.array(
+        [0.02, 0.03, 0.025, 0.035, 0.03, 0.02, 0.04, 0.03, 0.025, 0.03, 0.3, -0.25, 0.2, -0.3]
+    )
     b = np.full(len(diff), 0.5)
     result = compare_pair(b + diff, b)
     assert not result.differ and result.t0_index is None
-    assert result.verdict.startswith("no significant difference: p never below α = 0.05 "
-                                      "(smallest p = 0.6794 at t = 0)")
+    assert result.verdict.startswith(
+        "no significant difference: p never below α = 0.05 (smallest p = 0.6794 at t = 0)"
+    )
     assert result.removed == () and result.means == pytest.approx((np.mean(b + diff), 0.5))
 
 
@@ -149,8 +197,9 @@ def test_p_rising_above_alpha_again() -> None:
     ps = [r.p for r in result.rows]
     assert ps[0].value < 0.05 <= ps[1].value and not ps[2].defined
     assert not result.differ
-    assert result.verdict.startswith("no significant difference: p < α = 0.05 first at t = 0 "
-                                     "but rises above α again at t = 0.05")
+    assert result.verdict.startswith(
+        "no significant difference: p < α = 0.05 first at t = 0 but rises above α again at t = 0.05"
+    )
 
 
 def test_fewer_than_three_cases_is_undefined() -> None:
@@ -193,10 +242,7 @@ def test_lower_is_better_and_options_are_checked() -> None:
 
 # --- more than two methods -----------------------------------------------------------------------
 
-TABLE = np.array([[2.0, 4, 6],
-                  [3, 5, 7],
-                  [1, 4, 4],
-                  [2, 3, 7]])
+TABLE = np.array([[2.0, 4, 6], [3, 5, 7], [1, 4, 4], [2, 3, 7]])
 
 
 def test_repeated_measures_anova_by_hand() -> None:
@@ -212,13 +258,13 @@ def test_repeated_measures_anova_by_hand() -> None:
     x = TABLE
     residual = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
     ms_methods = x.shape[0] * np.sum((x.mean(axis=0) - x.mean()) ** 2) / 2
-    assert result.f == pytest.approx(ms_methods / (np.sum(residual ** 2) / 6))
+    assert result.f == pytest.approx(ms_methods / (np.sum(residual**2) / 6))
 
 
 def test_anova_of_two_methods_is_the_squared_paired_t() -> None:
     result = repeated_measures_anova(np.column_stack([A, B]))
     paired = stats.ttest_rel(A, B)
-    assert result.f == pytest.approx(paired.statistic ** 2)
+    assert result.f == pytest.approx(paired.statistic**2)
     assert result.p.value == pytest.approx(paired.pvalue)
 
 
@@ -256,8 +302,7 @@ def test_friedman_equals_scipy_on_the_reduced_sets() -> None:
     tied = compare_several(np.ones((5, 3)), ("a", "b", "c"), test="friedman")
     assert not tied.rows[0].p.defined
     with pytest.raises(InvalidOptionError, match="at least three methods"):
-        compare_cases(CaseScores("s", ("a", "b"), ("1", "2", "3"), np.ones((3, 2))),
-                      "friedman")
+        compare_cases(CaseScores("s", ("a", "b"), ("1", "2", "3"), np.ones((3, 2))), "friedman")
     with pytest.raises(InvalidOptionError):
         compare_several(scores, ("a", "b", "c", "d"), test="t")
 
@@ -271,8 +316,10 @@ def _evaluation(rows: list[tuple[int, int, int, int]], video: str = "vid") -> Vi
 
 
 def test_frame_f1_pairs_frames_and_drops_undefined_ones() -> None:
-    a = [_evaluation([(1, 10, 0, 0), (2, 5, 5, 0), (3, 0, 0, 0), (4, 0, 4, 0)]),
-         _evaluation([(1, 1, 1, 1)], video="only-in-a")]
+    a = [
+        _evaluation([(1, 10, 0, 0), (2, 5, 5, 0), (3, 0, 0, 0), (4, 0, 4, 0)]),
+        _evaluation([(1, 1, 1, 1)], video="only-in-a"),
+    ]
     b = [_evaluation([(1, 8, 2, 2), (2, 0, 0, 10), (3, 0, 3, 0), (4, 6, 2, 2), (5, 1, 0, 0)])]
     cases = frame_f1_cases({"A": a, "B": b})
     assert cases.methods == ("A", "B")
@@ -283,9 +330,13 @@ def test_frame_f1_pairs_frames_and_drops_undefined_ones() -> None:
 
 
 def test_pseudo_f1_from_pseudo_counts() -> None:
-    cases = pseudo_f1_cases({"A": np.array([[2.0, 1, 1, 6], [0, 0, 0, 10], [1, 0, 1, 8]]),
-                             "B": np.array([[1.0, 0, 2, 7], [1, 0, 0, 9], [0, 2, 2, 6]])},
-                            ["f1", "f2", "f3"])
+    cases = pseudo_f1_cases(
+        {
+            "A": np.array([[2.0, 1, 1, 6], [0, 0, 0, 10], [1, 0, 1, 8]]),
+            "B": np.array([[1.0, 0, 2, 7], [1, 0, 0, 9], [0, 2, 2, 6]]),
+        },
+        ["f1", "f2", "f3"],
+    )
     assert cases.labels == ("f1", "f3") and cases.dropped == 1
     np.testing.assert_allclose(cases.scores, [[4 / 6, 2 / 4], [2 / 3, 0.0]])
     with pytest.raises(InvalidOptionError):
@@ -303,12 +354,12 @@ def test_box_fda_per_frame() -> None:
     np.testing.assert_allclose(cases.scores, [[1.0, 0.0], [1 / 3, 1.0]])
     other_gt = boxes_from_rows("v", [1, 1], [[0, 0, 10, 10], [20, 20, 5, 5]])
     with pytest.raises(InvalidOptionError, match="same ground truth"):
-        box_fda_cases({"A": evaluate_boxes(gt, det_a),
-                       "B": evaluate_boxes(other_gt, det_b)})
+        box_fda_cases({"A": evaluate_boxes(gt, det_a), "B": evaluate_boxes(other_gt, det_b)})
 
 
-def _action(number: int, action_class: int, first: int, box: tuple[int, int, int, int],
-            frames: int = 2) -> Action:
+def _action(
+    number: int, action_class: int, first: int, box: tuple[int, int, int, int], frames: int = 2
+) -> Action:
     return Action.from_boxes(number, action_class, {first + k: box for k in range(frames)})
 
 
@@ -326,14 +377,18 @@ def test_action_dice_per_ground_truth_action() -> None:
     assert cases.labels == ("v:1", "v:2") and cases.dropped == 0
     np.testing.assert_allclose(cases.scores, [[1.0, 0.5], [0.0, 0.0]])
     with pytest.raises(InvalidOptionError, match="different ground truths"):
-        action_dice_cases({"A": match_actions(gt, det_a),
-                           "B": match_actions(_annotations(_action(1, 4, 1, (0, 0, 9, 9))),
-                                              det_b)})
+        action_dice_cases(
+            {
+                "A": match_actions(gt, det_a),
+                "B": match_actions(_annotations(_action(1, 4, 1, (0, 0, 9, 9))), det_b),
+            }
+        )
 
 
 def test_scores_table_drops_nan_rows_and_select_keeps_order() -> None:
-    cases = scores_table("s", ["a", "b", "c"], {"X": [1, math.nan, 3], "Y": [4, 5, 6],
-                                                "Z": [7, 8, 9]}, "empty cell")
+    cases = scores_table(
+        "s", ["a", "b", "c"], {"X": [1, math.nan, 3], "Y": [4, 5, 6], "Z": [7, 8, 9]}, "empty cell"
+    )
     assert cases.labels == ("a", "c") and cases.dropped == 1
     picked = cases.select(["Z", "X"])
     np.testing.assert_array_equal(picked.scores, [[7, 1], [9, 3]])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from referee.core.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.stats_txt import (
@@ -74,14 +75,18 @@ def test_six_categories_need_no_note_and_short_names_are_kept() -> None:
     text = format_stats_txt(cdnet_procedure(videos))
     assert "You need all 6 categories" not in text
     # every statistic of (1,1,1,1) is .5 except PBC = 50
-    assert text.endswith("Overall :\t0.5000000000\t0.5000000000\t0.5000000000\t0.5000000000"
-                         "\t50.0000000000\t0.5000000000\t0.5000000000")
+    assert text.endswith(
+        "Overall :\t0.5000000000\t0.5000000000\t0.5000000000\t0.5000000000"
+        "\t50.0000000000\t0.5000000000\t0.5000000000"
+    )
     assert "\ncat5 :\t" in text
 
 
 def test_eight_characters_are_not_truncated() -> None:
-    videos = [VideoConfusion("abcdefgh", "v", ConfusionMatrix(1, 1, 1, 1), 0),
-              VideoConfusion("abcdefghi", "v", ConfusionMatrix(1, 1, 1, 1), 0)]
+    videos = [
+        VideoConfusion("abcdefgh", "v", ConfusionMatrix(1, 1, 1, 1), 0),
+        VideoConfusion("abcdefghi", "v", ConfusionMatrix(1, 1, 1, 1), 0),
+    ]
     text = format_stats_txt(cdnet_procedure(videos))
     assert "\nabcdefgh :\t" in text
     assert "\nabcdefg :\t" in text
@@ -105,20 +110,28 @@ def test_reading_back_the_written_file(tmp_path: Path) -> None:
 
 
 def test_reading_a_per_category_file_with_slashes() -> None:
-    text = ("#comment\n\ncm video baseline highway 10 2 3 85 0/\n"
-            "cm category baseline 10 2 3 85 0\n\nRecall\n0.7692307692\n")
+    text = (
+        "#comment\n\ncm video baseline highway 10 2 3 85 0/\n"
+        "cm category baseline 10 2 3 85 0\n\nRecall\n0.7692307692\n"
+    )
     assert parse_stats_txt(text) == [
-        VideoConfusion("baseline", "highway", ConfusionMatrix(10, 2, 3, 85), 0)]
+        VideoConfusion("baseline", "highway", ConfusionMatrix(10, 2, 3, 85), 0)
+    ]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("cm video baseline highway 10 2 x 85 0\n", r"line 1: FN is 'x'"),
-    ("#c\ncm video baseline highway 10 2 3\n", r"line 2: expected 'cm video"),
-    ("cm video a b 1 1 1 1 0\ncm video a b 1 1 1 1 0\n",
-     r"line 2: video a/b appears twice \(first on line 1\)"),
-    ("cm video a b 1 -1 1 1 0\n", r"line 1: FP is -1"),
-    ("#nothing here\ncm overall 1 2 3 4 5\n", r"no 'cm video' line"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cm video baseline highway 10 2 x 85 0\n", r"line 1: FN is 'x'"),
+        ("#c\ncm video baseline highway 10 2 3\n", r"line 2: expected 'cm video"),
+        (
+            "cm video a b 1 1 1 1 0\ncm video a b 1 1 1 1 0\n",
+            r"line 2: video a/b appears twice \(first on line 1\)",
+        ),
+        ("cm video a b 1 -1 1 1 0\n", r"line 1: FP is -1"),
+        ("#nothing here\ncm overall 1 2 3 4 5\n", r"no 'cm video' line"),
+    ],
+)
 def test_reader_errors_name_file_and_line(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "stats.txt"
     path.write_text(text, encoding="utf-8")

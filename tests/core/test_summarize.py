@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+
 from referee.core.confusion import ConfusionMatrix, VideoConfusion, pooled
 from referee.core.errors import RefereeError
 from referee.core.formats.summary_io import (
@@ -41,6 +42,7 @@ VIDEOS = [A1, A2, B1]
 
 # --- weights -------------------------------------------------------------------------
 
+
 def test_weights_of_each_scheme_by_hand() -> None:
     assert video_weights(VIDEOS, "video") == pytest.approx([1 / 3, 1 / 3, 1 / 3])
     # 2 categories: 1/2 each, baseline split over its 2 videos
@@ -53,9 +55,11 @@ def test_weights_of_each_scheme_by_hand() -> None:
 
 def test_auto_is_category_with_categories_else_video() -> None:
     assert resolve_scheme(VIDEOS, "auto") == "category"
-    plain = [VideoConfusion("", "x", ConfusionMatrix(1, 1, 1, 1)),
-             VideoConfusion("", "y", ConfusionMatrix(1, 1, 1, 5)),
-             VideoConfusion("", "z", ConfusionMatrix(1, 0, 1, 2))]
+    plain = [
+        VideoConfusion("", "x", ConfusionMatrix(1, 1, 1, 1)),
+        VideoConfusion("", "y", ConfusionMatrix(1, 1, 1, 5)),
+        VideoConfusion("", "z", ConfusionMatrix(1, 0, 1, 2)),
+    ]
     assert resolve_scheme(plain, "auto") == "video"
     assert summarize(plain).scheme == "video"
     # a video without category is a category of its own: 3 categories of 1 video
@@ -107,27 +111,29 @@ def test_category_summary_by_hand() -> None:
     assert summary.scheme == "category"
     assert summary.weights == pytest.approx({A1.key: 0.25, A2.key: 0.25, B1.key: 0.5})
     assert [summary.cm.tp, summary.cm.fp, summary.cm.fn, summary.cm.tn] == pytest.approx(
-        [0.09, 0.035, 0.06, 0.815])
-    assert summary.values["recall"].value == pytest.approx(0.6)          # .09/.15
-    assert summary.values["precision"].value == pytest.approx(0.72)      # .09/.125
-    assert summary.values["f1"].value == pytest.approx(0.18 / 0.275)     # 0.6545…
-    assert summary.values["pwc"].value == pytest.approx(9.5)             # 100·.095
+        [0.09, 0.035, 0.06, 0.815]
+    )
+    assert summary.values["recall"].value == pytest.approx(0.6)  # .09/.15
+    assert summary.values["precision"].value == pytest.approx(0.72)  # .09/.125
+    assert summary.values["f1"].value == pytest.approx(0.18 / 0.275)  # 0.6545…
+    assert summary.values["pwc"].value == pytest.approx(9.5)  # 100·.095
 
 
 # --- the CDnet procedure ---------------------------------------------------------------
+
 
 def test_cdnet_procedure_by_hand() -> None:
     cdnet = cdnet_procedure(VIDEOS)
     assert cdnet.categories == {"baseline": (A1.key, A2.key), "dynamicBackground": (B1.key,)}
     baseline = cdnet.statistics_per_category["baseline"]
-    assert baseline["recall"].value == pytest.approx(0.5)          # (.75 + .25)/2
-    assert baseline["precision"].value == pytest.approx(0.625)     # (.75 + .5)/2
+    assert baseline["recall"].value == pytest.approx(0.5)  # (.75 + .25)/2
+    assert baseline["precision"].value == pytest.approx(0.625)  # (.75 + .5)/2
     assert baseline["fmeasure"].value == pytest.approx((0.75 + 1 / 3) / 2)
     overall = cdnet.statistics_overall
-    assert overall["recall"].value == pytest.approx(0.65)          # (.5 + .8)/2
+    assert overall["recall"].value == pytest.approx(0.65)  # (.5 + .8)/2
     assert overall["specificity"].value == pytest.approx((0.9375 + 88 / 90) / 2)
-    assert overall["pwc"].value == pytest.approx(9.5)              # (15 + 4)/2
-    assert overall["precision"].value == pytest.approx(0.7125)     # (.625 + .8)/2
+    assert overall["pwc"].value == pytest.approx(9.5)  # (15 + 4)/2
+    assert overall["precision"].value == pytest.approx(0.7125)  # (.625 + .8)/2
     assert overall["fmeasure"].value == pytest.approx(0.6708333333, abs=1e-10)
     # registry indicators averaged the same way
     assert cdnet.indicators_overall["recall"] == overall["recall"]
@@ -138,8 +144,11 @@ def test_two_procedures_differ_on_recall_precision_f_but_not_pwc() -> None:
     # Hand values above: CDnet R .65, P .7125, F .67083; FPR (.0625 + 2/90)/2 = .042361
     # blend (category): R .6, P .72, F .65455, FPR .035/.85 = .041176; PWC 9.5 for both.
     summary, cdnet = summarize(VIDEOS, "category"), cdnet_procedure(VIDEOS)
-    for key, blended, averaged in [("recall", 0.6, 0.65), ("precision", 0.72, 0.7125),
-                                   ("fpr", 0.035 / 0.85, (0.0625 + 2 / 90) / 2)]:
+    for key, blended, averaged in [
+        ("recall", 0.6, 0.65),
+        ("precision", 0.72, 0.7125),
+        ("fpr", 0.035 / 0.85, (0.0625 + 2 / 90) / 2),
+    ]:
         assert summary.values[key].value == pytest.approx(blended)
         assert cdnet.statistics_overall[key].value == pytest.approx(averaged)
     assert summary.values["f1"].value == pytest.approx(0.18 / 0.275)
@@ -153,8 +162,10 @@ def test_seed_situation_mean_of_f_differs_from_f_of_mean_p_and_r() -> None:
     # CDnet: mean F = 2/3, mean P = mean R = .75, so F(mean P, mean R) = .75 ≠ 2/3.
     # The blend (.5 each): tp .15 fp .1 fn .05 → P .6, R .75, F1 = .3/.45 = 2/3, which
     # is the harmonic mean of the blended P and R, and not F(mean P, mean R).
-    videos = [VideoConfusion("c", "v1", ConfusionMatrix(1, 0, 1, 8)),
-              VideoConfusion("c", "v2", ConfusionMatrix(2, 2, 0, 6))]
+    videos = [
+        VideoConfusion("c", "v1", ConfusionMatrix(1, 0, 1, 8)),
+        VideoConfusion("c", "v2", ConfusionMatrix(2, 2, 0, 6)),
+    ]
     cdnet = cdnet_procedure(videos).statistics_overall
     mean_f = cdnet["fmeasure"].value
     p, r = cdnet["precision"].value, cdnet["recall"].value
@@ -204,14 +215,17 @@ def video_sets(draw: st.DrawFn) -> list[VideoConfusion]:
     n = draw(st.integers(min_value=1, max_value=6))
     matrices = draw(st.lists(video_matrix, min_size=n, max_size=n))
     categories = draw(st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=n, max_size=n))
-    return [VideoConfusion(c, f"v{i}", ConfusionMatrix(*m))
-            for i, (c, m) in enumerate(zip(categories, matrices))]
+    return [
+        VideoConfusion(c, f"v{i}", ConfusionMatrix(*m))
+        for i, (c, m) in enumerate(zip(categories, matrices))
+    ]
 
 
 @settings(max_examples=60, deadline=None)
 @given(video_sets(), st.lists(st.floats(0.1, 10.0), min_size=6, max_size=6))
 def test_summarized_f1_is_harmonic_mean_of_summarized_p_and_r(
-        videos: list[VideoConfusion], raw_weights: list[float]) -> None:
+    videos: list[VideoConfusion], raw_weights: list[float]
+) -> None:
     custom = {v.key: w for v, w in zip(videos, raw_weights)}
     for scheme in ("video", "category", "pixels", "custom"):
         summary = summarize(videos, scheme, custom if scheme == "custom" else None)
@@ -224,7 +238,8 @@ def test_summarized_f1_is_harmonic_mean_of_summarized_p_and_r(
 @settings(max_examples=60, deadline=None)
 @given(video_sets())
 def test_roc_and_pr_points_of_a_summary_come_from_the_same_matrix(
-        videos: list[VideoConfusion]) -> None:
+    videos: list[VideoConfusion],
+) -> None:
     summary = summarize(videos, "category")
     p = summary.cm
     assert p.total == pytest.approx(1.0)
@@ -241,14 +256,15 @@ def test_roc_and_pr_points_of_a_summary_come_from_the_same_matrix(
 
 @settings(max_examples=100, deadline=None)
 @given(video_sets())
-def test_cdnet_average_pwc_equals_category_weighted_summary(
-        videos: list[VideoConfusion]) -> None:
+def test_cdnet_average_pwc_equals_category_weighted_summary(videos: list[VideoConfusion]) -> None:
     summary = summarize(videos, "category")
     cdnet = cdnet_procedure(videos)
     assert cdnet.statistics_overall["pwc"].value == pytest.approx(
-        summary.values["pwc"].value, rel=1e-12, abs=1e-12)
+        summary.values["pwc"].value, rel=1e-12, abs=1e-12
+    )
     assert cdnet.indicators_overall["accuracy"].value == pytest.approx(
-        summary.values["accuracy"].value, rel=1e-12, abs=1e-12)
+        summary.values["accuracy"].value, rel=1e-12, abs=1e-12
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -261,6 +277,7 @@ def test_weights_sum_to_one(videos: list[VideoConfusion]) -> None:
 
 
 # --- rankings -------------------------------------------------------------------------
+
 
 def test_rank_methods_puts_nan_last_and_breaks_ties_by_name() -> None:
     values = {"C": math.nan, "A": 0.5, "B": 0.7, "D": 0.5}
@@ -275,12 +292,18 @@ def test_rank_methods_puts_nan_last_and_breaks_ties_by_name() -> None:
 #    blend tp .205 fp .095 fn .05                               → F1 .41/.555 = .7387
 # Z: perfect on both                                            → F 1 both ways
 METHODS = {
-    "X": [VideoConfusion("c", "v1", ConfusionMatrix(1, 0, 0, 99)),
-          VideoConfusion("c", "v2", ConfusionMatrix(10, 40, 40, 10))],
-    "Y": [VideoConfusion("c", "v1", ConfusionMatrix(1, 9, 0, 90)),
-          VideoConfusion("c", "v2", ConfusionMatrix(40, 10, 10, 40))],
-    "Z": [VideoConfusion("c", "v1", ConfusionMatrix(1, 0, 0, 99)),
-          VideoConfusion("c", "v2", ConfusionMatrix(50, 0, 0, 50))],
+    "X": [
+        VideoConfusion("c", "v1", ConfusionMatrix(1, 0, 0, 99)),
+        VideoConfusion("c", "v2", ConfusionMatrix(10, 40, 40, 10)),
+    ],
+    "Y": [
+        VideoConfusion("c", "v1", ConfusionMatrix(1, 9, 0, 90)),
+        VideoConfusion("c", "v2", ConfusionMatrix(40, 10, 10, 40)),
+    ],
+    "Z": [
+        VideoConfusion("c", "v1", ConfusionMatrix(1, 0, 0, 99)),
+        VideoConfusion("c", "v2", ConfusionMatrix(50, 0, 0, 50)),
+    ],
 }
 
 
@@ -302,8 +325,9 @@ def test_compare_rankings_of_the_two_procedures(key: str) -> None:
 
 
 def test_compare_rankings_needs_two_methods_and_the_same_methods() -> None:
-    one = compare_rankings({"X": summarize(METHODS["X"])},
-                           {"X": cdnet_procedure(METHODS["X"])}, "recall")
+    one = compare_rankings(
+        {"X": summarize(METHODS["X"])}, {"X": cdnet_procedure(METHODS["X"])}, "recall"
+    )
     assert math.isnan(one.kendall_tau.value)
     assert one.kendall_tau.reason == "undefined: fewer than 2 methods to rank"
     with pytest.raises(RefereeError):
@@ -312,12 +336,14 @@ def test_compare_rankings_needs_two_methods_and_the_same_methods() -> None:
 
 # --- results export (summary_io) ----------------------------------------------------------
 
+
 def test_results_json_is_strict_and_keeps_reasons() -> None:
     quiet = VideoConfusion("c", "quiet", ConfusionMatrix(0, 0, 4, 96))
     busy = VideoConfusion("c", "busy", ConfusionMatrix(6, 2, 2, 90), 1)
     results = [summarize_method("M", [quiet, busy]), summarize_method("N", VIDEOS)]
-    ranking = compare_rankings({r.method: r.summary for r in results},
-                               {r.method: r.cdnet for r in results}, "precision")
+    ranking = compare_rankings(
+        {r.method: r.summary for r in results}, {r.method: r.cdnet for r in results}, "precision"
+    )
     text = format_results_json(results, [ranking], {"weights": "category"})
     assert "NaN" not in text
     data = json.loads(text)
@@ -326,17 +352,21 @@ def test_results_json_is_strict_and_keeps_reasons() -> None:
     m = data["methods"][0]
     assert m["videos"][0]["counts"] == {"tp": 0, "fp": 0, "fn": 4, "tn": 96, "se": None}
     assert m["videos"][0]["indicators"]["precision"] == {
-        "value": None, "reason": "undefined: no detected pixels"}
+        "value": None,
+        "reason": "undefined: no detected pixels",
+    }
     assert m["summary"]["scheme"] == "category"
     assert m["summary"]["indicators"]["precision"]["value"] == pytest.approx(0.75)
-    assert m["summary"]["weights"] == [{"category": "c", "video": "quiet", "weight": 0.5},
-                                       {"category": "c", "video": "busy", "weight": 0.5}]
+    assert m["summary"]["weights"] == [
+        {"category": "c", "video": "quiet", "weight": 0.5},
+        {"category": "c", "video": "busy", "weight": 0.5},
+    ]
     overall = m["cdnet_procedure"]["overall"]["statistics"]["precision"]
     assert overall["value"] is None and "c/quiet" in overall["reason"]
     n = data["methods"][1]["cdnet_procedure"]["overall"]["statistics"]
     assert n["fmeasure"]["value"] == pytest.approx(0.6708333333)
     assert data["rankings"][0]["indicator"] == "precision"
-    assert data["rankings"][0]["methods"]["M"]["summary_rank"] == 1   # .75 > .72
+    assert data["rankings"][0]["methods"]["M"]["summary_rank"] == 1  # .75 > .72
 
 
 def test_results_csv_rows() -> None:
@@ -345,8 +375,13 @@ def test_results_csv_rows() -> None:
     rows = list(reader)
     assert reader.fieldnames == csv_columns()
     assert len(rows) == 3 + 2
-    assert [r["row"] for r in rows] == ["video", "video", "video", "summary:category",
-                                        "cdnet-procedure"]
+    assert [r["row"] for r in rows] == [
+        "video",
+        "video",
+        "video",
+        "summary:category",
+        "cdnet-procedure",
+    ]
     assert (rows[0]["TP"], rows[0]["FP"], rows[0]["FN"], rows[0]["TN"]) == ("3", "1", "1", "15")
     assert rows[0]["weight"] == "0.25" and rows[2]["SE"] == ""
     assert float(rows[3]["recall"]) == pytest.approx(0.6)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from referee.core.errors import InvalidOptionError
 from referee.core.tracking import TrackerParams, box_iou, classify_track, track_masks
 
@@ -14,7 +15,7 @@ PARAMS = TrackerParams(min_length=5)
 def _mask(*boxes: tuple[int, int, int, int]) -> np.ndarray:
     mask = np.zeros((H, W), np.uint8)
     for x, y, w, h in boxes:
-        mask[y:y + h, x:x + w] = 255
+        mask[y : y + h, x : x + w] = 255
     return mask
 
 
@@ -75,12 +76,13 @@ def test_fragments_of_one_object_are_joined() -> None:
 
 
 def test_classes_come_from_shape_and_motion() -> None:
-    params = TrackerParams(min_length=5, still_frames=10, still_class=7, person_class=4,
-                           vehicle_class=5)
+    params = TrackerParams(
+        min_length=5, still_frames=10, still_class=7, person_class=4, vehicle_class=5
+    )
     frames = range(1, 21)
     person = {f: (5 + f, 5, 6, 14) for f in frames}
     car = {f: (80 - 3 * f, 40, 16, 7) for f in frames}
-    parked = {f: (40, 25, 14, 7) for f in frames}
+    parked = dict.fromkeys(frames, (40, 25, 14, 7))
     actions = track_masks(((f, _mask(person[f], car[f], parked[f])) for f in frames), params)
     classes = {tuple(a.boxes[0].tolist()): a.action_class for a in actions}
     assert classes == {person[1]: 4, car[1]: 5, parked[1]: 7}

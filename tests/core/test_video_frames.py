@@ -7,13 +7,14 @@ import pickle
 import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import av
 import numpy as np
 import pytest
 from av.video.frame import PictureType
+
 from referee.core.errors import InputFileError, MissingFrameError, RefereeError
 from referee.core.video_frames import (
     FrameCache,
@@ -117,7 +118,10 @@ def test_source_reports_rate_shape_and_iterates(video: Path) -> None:
         assert source.frame_count == 60 and source.fps == pytest.approx(25.0)
         assert source.shape == (HEIGHT, WIDTH, 3)
         assert [(i, number_shown(image)) for i, image in source.iter_frames([3, 9, 40])] == [
-            (3, 3), (9, 9), (40, 40)]
+            (3, 3),
+            (9, 9),
+            (40, 40),
+        ]
         assert "numbered.mp4" in str(source.path_of(5))
 
 
@@ -208,9 +212,13 @@ def test_prefetcher_delivers_the_newest_request_and_reads_ahead(video: Path) -> 
     source = VideoFileSource(video)
     delivered: list[tuple[int, int]] = []
     errors: list[tuple[int, Exception]] = []
-    prefetcher = FramePrefetcher(source, source.cache,
-                                 lambda i, image: delivered.append((i, number_shown(image))),
-                                 ahead=8, on_error=lambda i, e: errors.append((i, e)))
+    prefetcher = FramePrefetcher(
+        source,
+        source.cache,
+        lambda i, image: delivered.append((i, number_shown(image))),
+        ahead=8,
+        on_error=lambda i, e: errors.append((i, e)),
+    )
     prefetcher.request(10)
     prefetcher.request(40)
     assert wait_for(lambda: delivered[-1:] == [(40, 40)])
@@ -250,8 +258,9 @@ class BlockingSource:
 def test_prefetcher_drops_stale_requests_unread() -> None:
     source = BlockingSource(block_on=1)
     delivered: list[int] = []
-    prefetcher = FramePrefetcher(source, FrameCache(1000), lambda i, _: delivered.append(i),
-                                 ahead=2)
+    prefetcher = FramePrefetcher(
+        source, FrameCache(1000), lambda i, _: delivered.append(i), ahead=2
+    )
     prefetcher.request(1)
     assert source.reading.wait(3)
     prefetcher.request(2)
@@ -268,8 +277,13 @@ def test_prefetcher_passes_read_errors_on_and_keeps_serving() -> None:
     source = BlockingSource(block_on=-1, fail_on=7)
     delivered: list[int] = []
     errors: list[tuple[int, Exception]] = []
-    prefetcher = FramePrefetcher(source, FrameCache(1000), lambda i, _: delivered.append(i),
-                                 ahead=0, on_error=lambda i, e: errors.append((i, e)))
+    prefetcher = FramePrefetcher(
+        source,
+        FrameCache(1000),
+        lambda i, _: delivered.append(i),
+        ahead=0,
+        on_error=lambda i, e: errors.append((i, e)),
+    )
     prefetcher.request(7)
     assert wait_for(lambda: len(errors) == 1)
     prefetcher.request(8)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from referee.core.actions import evaluate_actions, pair_table
 from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.demo import TRACKED_METHODS
@@ -14,7 +15,7 @@ SQUARE = (10, 10, 20, 20)
 
 
 def _action(number: int, action_class: int, first: int, last: int, box) -> Action:
-    return Action.from_boxes(number, action_class, {f: box for f in range(first, last + 1)})
+    return Action.from_boxes(number, action_class, dict.fromkeys(range(first, last + 1), box))
 
 
 @pytest.fixture(scope="module")
@@ -22,16 +23,30 @@ def crafted():
     """One video: a pair vetoed on temporal recall (frames 19 and 20 of 20 in common:
     2/20 = 0.1, not > ε = 0.1),
     an accepted pair, a miss and a false alarm."""
-    gt = AnnotationSet.from_videos([VideoAnnotation("v", (
-        _action(1, 4, 1, 20, SQUARE),
-        _action(2, 5, 1, 10, (100, 10, 10, 10)),
-        _action(3, 7, 1, 10, (50, 50, 10, 10)),
-    ))])
-    det = AnnotationSet.from_videos([VideoAnnotation("v", (
-        _action(11, 4, 19, 25, SQUARE),
-        _action(12, 5, 1, 5, (60, 80, 10, 10)),
-        _action(13, 7, 1, 10, (50, 50, 10, 10)),
-    ))])
+    gt = AnnotationSet.from_videos(
+        [
+            VideoAnnotation(
+                "v",
+                (
+                    _action(1, 4, 1, 20, SQUARE),
+                    _action(2, 5, 1, 10, (100, 10, 10, 10)),
+                    _action(3, 7, 1, 10, (50, 50, 10, 10)),
+                ),
+            )
+        ]
+    )
+    det = AnnotationSet.from_videos(
+        [
+            VideoAnnotation(
+                "v",
+                (
+                    _action(11, 4, 19, 25, SQUARE),
+                    _action(12, 5, 1, 5, (60, 80, 10, 10)),
+                    _action(13, 7, 1, 10, (50, 50, 10, 10)),
+                ),
+            )
+        ]
+    )
     return evaluate_actions(gt, det)
 
 
@@ -82,8 +97,7 @@ def test_pair_boxes_share_a_colour_and_vetoes_are_dashed(crafted) -> None:
     accepted_gt, accepted_det = at_5["GT UB"], at_5["det UB"]
     assert accepted_gt.colour == accepted_det.colour
     assert not accepted_gt.dashed and accepted_gt.marker is None
-    assert (accepted_gt.x, accepted_gt.y, accepted_gt.width, accepted_gt.height) == \
-        (50, 50, 10, 10)
+    assert (accepted_gt.x, accepted_gt.y, accepted_gt.width, accepted_gt.height) == (50, 50, 10, 10)
     assert at_5["GT ET"].marker == "miss"
     assert at_5["det ET"].marker == "false alarm"
     at_19 = {d.label: d for d in boxes_for_frame(crafted, "v", 19)}

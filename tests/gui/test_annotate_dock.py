@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QPushButton
+
 from referee.core.evaluate import result_sources
 from referee.core.formats.cdnet import discover_videos
 from referee.core.ranking import DEFAULT_GAP, mask_scores, rank_frames

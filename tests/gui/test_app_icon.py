@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
+
 from referee.gui.app import application
 
 #: Fill of the icon's rounded square: Okabe–Ito blue.

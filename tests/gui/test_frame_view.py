@@ -6,6 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPointF, Qt
+
 from referee.gui.frame_view import (
     COMPARISON,
     CONSENSUS,
@@ -20,8 +21,8 @@ from referee.gui.layers_panel import LayersPanel
 from referee.gui.palette import OKABE_ITO, BoxDrawing
 
 FRAME_RGB = (40, 80, 120)
-TP_CENTRE = (4, 5)     # (row, column) inside the true-positive block
-FP_CENTRE = (13, 20)   # inside the false-positive block
+TP_CENTRE = (4, 5)  # (row, column) inside the true-positive block
+FP_CENTRE = (13, 20)  # inside the false-positive block
 TOLERANCE = 3
 
 
@@ -51,8 +52,9 @@ def view(qtbot) -> FrameView:
 
 
 def _assert_colour(pixel: np.ndarray, expected) -> None:
-    assert np.all(np.abs(pixel.astype(int) - np.asarray(expected, dtype=float)) <= TOLERANCE), \
+    assert np.all(np.abs(pixel.astype(int) - np.asarray(expected, dtype=float)) <= TOLERANCE), (
         f"{tuple(pixel)} is not {tuple(expected)}"
+    )
 
 
 def test_comparison_layer_draws_true_and_false_positives_in_palette_colours(view) -> None:
@@ -105,11 +107,22 @@ def test_colour_bar_is_visible_only_with_its_layer(view) -> None:
 
 
 def test_boxes_have_their_pen_style_width_and_tooltip(view) -> None:
-    view.set_boxes([
-        BoxDrawing(2, 2, 10, 6, "person", OKABE_ITO["orange"], dashed=True,
-                   tooltip="vetoed pair", marker="false alarm"),
-        BoxDrawing(14, 9, 12, 8, "car", OKABE_ITO["blue"], highlighted=True),
-    ])
+    view.set_boxes(
+        [
+            BoxDrawing(
+                2,
+                2,
+                10,
+                6,
+                "person",
+                OKABE_ITO["orange"],
+                dashed=True,
+                tooltip="vetoed pair",
+                marker="false alarm",
+            ),
+            BoxDrawing(14, 9, 12, 8, "car", OKABE_ITO["blue"], highlighted=True),
+        ]
+    )
     dashed, highlighted = view.box_items()
     assert dashed.pen().style() == Qt.PenStyle.DashLine
     assert dashed.toolTip() == "vetoed pair"

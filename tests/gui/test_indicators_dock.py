@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
+
 from referee.core.evaluate import VideoEvaluation, evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.gui.docks.indicators import IndicatorsDock
@@ -62,8 +63,13 @@ def test_video_row_holds_counts_and_recall(dock, evaluations):
     e = next(v for v in evaluations["knn"] if v.video == "street")
     row = row_of(dock, "knn", "baseline/street")
     cm = e.total
-    for header, count in (("TP", cm.tp), ("FP", cm.fp), ("FN", cm.fn), ("TN", cm.tn),
-                          ("Shadow errors", e.shadow_errors)):
+    for header, count in (
+        ("TP", cm.tp),
+        ("FP", cm.fp),
+        ("FN", cm.fn),
+        ("TN", cm.tn),
+        ("Shadow errors", e.shadow_errors),
+    ):
         assert dock.table.item(row, column(dock, header)).text() == f"{int(count):,}"
         assert int(dock.table.item(row, column(dock, header)).data(EXPORT)) == count
     recall = cm.tp / (cm.tp + cm.fn)
@@ -91,8 +97,9 @@ def test_summary_rows_follow_the_scheme(dock, evaluations, qtbot):
     uniform = p.mean(axis=0)
     row = row_of(dock, "mog2", "summarized (video)")
     assert value(dock, row, "F1") == pytest.approx(f1_of(*uniform[:3]), abs=1e-12)
-    assert value(dock, row, "TPR") == pytest.approx(uniform[0] / (uniform[0] + uniform[2]),
-                                                    abs=1e-12)
+    assert value(dock, row, "TPR") == pytest.approx(
+        uniform[0] / (uniform[0] + uniform[2]), abs=1e-12
+    )
 
     dock.set_scheme("category")  # demo: baseline/plaza, baseline/street, shadow/corridor
     weights = np.array([1 / 4, 1 / 4, 1 / 2])
@@ -109,8 +116,10 @@ def test_cdnet_row_and_highlighted_cells(dock, evaluations):
     pwc = [100 * (e.total.fp + e.total.fn) / e.total.total for e in videos]
     cdnet_f1 = ((f1[0] + f1[1]) / 2 + f1[2]) / 2
     cdnet_pwc = ((pwc[0] + pwc[1]) / 2 + pwc[2]) / 2
-    summary, cdnet = (row_of(dock, "mog2", "summarized (category)"),
-                      row_of(dock, "mog2", "CDnet procedure"))
+    summary, cdnet = (
+        row_of(dock, "mog2", "summarized (category)"),
+        row_of(dock, "mog2", "CDnet procedure"),
+    )
     assert value(dock, cdnet, "F1") == pytest.approx(cdnet_f1, abs=1e-12)
     assert value(dock, cdnet, "PWC") == pytest.approx(cdnet_pwc, abs=1e-12)
     # SPEC §2: average PWC equals the category-weighted summary; F does not.
@@ -143,8 +152,10 @@ def test_undefined_value_shows_a_dash_with_the_reason(qtbot):
 
 
 def test_header_tooltips_give_formulas(dock):
-    tips = {dock.table.horizontalHeaderItem(c).text(): dock.table.horizontalHeaderItem(c).toolTip()
-            for c in range(dock.table.columnCount())}
+    tips = {
+        dock.table.horizontalHeaderItem(c).text(): dock.table.horizontalHeaderItem(c).toolTip()
+        for c in range(dock.table.columnCount())
+    }
     assert "tp / (tp + fn)" in tips["TPR"]
     assert "2·tp / (2·tp + fp + fn)" in tips["F1"]
     assert "100 · (fp + fn) / n" in tips["PWC"]

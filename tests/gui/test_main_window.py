@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
+
 from referee.core.project import demo_project
 from referee.gui.app import dispose
 from referee.gui.frame_view import COMPARISON, LAYERS
@@ -34,8 +35,10 @@ def window(qtbot, demo) -> MainWindow:
 
 
 def _wait_frame(qtbot, window: MainWindow, frame: int) -> None:
-    qtbot.waitUntil(lambda: window.viewer.layers is not None
-                    and window.viewer.layers.frame == frame, timeout=10000)
+    qtbot.waitUntil(
+        lambda: window.viewer.layers is not None and window.viewer.layers.frame == frame,
+        timeout=10000,
+    )
 
 
 def test_opening_the_demo_evaluates_every_detector(window, demo) -> None:

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QListWidget, QPushButton
+from scipy import stats
+
 from referee.core.evaluate import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.pseudo import (
@@ -15,7 +17,6 @@ from referee.core.pseudo import (
     summarize_pseudo,
 )
 from referee.gui.docks.pseudo import PseudoDock, PseudoRequest
-from scipy import stats
 
 METHODS = ("mog2", "knn", "cnt")
 
@@ -70,8 +71,10 @@ def test_true_values_and_correlations(qtbot, evaluated) -> None:
     true_f1 = {m: _f1(true[m][0].total) for m in METHODS}
     pseudo_f1 = {m: _f1(result.videos[0].totals[m]) for m in METHODS}
     for method in METHODS:
-        assert table.item(_row(table, method), _column(table, "F1 (true)")).text() == \
-            f"{true_f1[method]:.4f}"
+        assert (
+            table.item(_row(table, method), _column(table, "F1 (true)")).text()
+            == f"{true_f1[method]:.4f}"
+        )
     correlations = dock.correlation_table
     assert correlations.isVisibleTo(dock)
     assert correlations.rowCount() == len(truth.summary)
@@ -106,9 +109,9 @@ def test_run_carries_checked_methods_and_options(qtbot) -> None:
     run = next(b for b in dock.findChildren(QPushButton) if b.text() == "Run")
     with qtbot.waitSignal(dock.run_requested) as signal:
         qtbot.mouseClick(run, Qt.MouseButton.LeftButton)
-    assert signal.args == [PseudoRequest(("mog2", "cnt"),
-                                         CommitteeOptions(include_trivial=False,
-                                                          leave_one_out=True))]
+    assert signal.args == [
+        PseudoRequest(("mog2", "cnt"), CommitteeOptions(include_trivial=False, leave_one_out=True))
+    ]
 
 
 def test_heatmap_shows_the_frame_on_a_fixed_scale(qtbot) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
+
 from referee.core.project import Project, demo_project
 from referee.core.pseudo import CommitteeOptions
 from referee.core.report.document import Figure, Paragraph, Report, Section, Table
@@ -39,13 +40,28 @@ def _report() -> Report:
     image[:] = MAGENTA[::-1]  # OpenCV writes BGR
     ok, png = cv2.imencode(".png", image)
     assert ok
-    table = Table("per-video", "Per-video indicators", ("video", "F1", "frames"),
-                  (("baseline/plaza", 0.8125, 1234), ("baseline/street", 0.5, 77)))
-    section = Section("results", "Results",
-                      (Paragraph("Every detector was evaluated on every frame."), table,
-                       Figure("swatch", "Colour swatch", png.tobytes(), "A magenta block.")))
-    return Report("Hand-built report", "2024-05-01 10:00", "0.0-test",
-                  (("Project", "Test project"),), (section,))
+    table = Table(
+        "per-video",
+        "Per-video indicators",
+        ("video", "F1", "frames"),
+        (("baseline/plaza", 0.8125, 1234), ("baseline/street", 0.5, 77)),
+    )
+    section = Section(
+        "results",
+        "Results",
+        (
+            Paragraph("Every detector was evaluated on every frame."),
+            table,
+            Figure("swatch", "Colour swatch", png.tobytes(), "A magenta block."),
+        ),
+    )
+    return Report(
+        "Hand-built report",
+        "2024-05-01 10:00",
+        "0.0-test",
+        (("Project", "Test project"),),
+        (section,),
+    )
 
 
 def _build_returning(report: Report):
@@ -65,8 +81,9 @@ def dialog(qtbot, project) -> ReportDialog:
     dialog = ReportDialog(JobRunner(), project, build=_build_returning(report))
     qtbot.addWidget(dialog)
     dialog.show()
-    qtbot.waitUntil(lambda: dialog.report is report and dialog.export_button.isEnabled(),
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: dialog.report is report and dialog.export_button.isEnabled(), timeout=10000
+    )
     return dialog
 
 
@@ -90,27 +107,38 @@ def _export(qtbot, dialog: ReportDialog, confirm=None) -> list[Path]:
 
 def _magenta_pixels(dialog: ReportDialog) -> int:
     image = dialog.preview.viewport().grab().toImage()
-    rgb = np.array([[image.pixelColor(x, y).getRgb()[:3] for x in range(0, image.width(), 2)]
-                    for y in range(0, image.height(), 2)])
+    rgb = np.array(
+        [
+            [image.pixelColor(x, y).getRgb()[:3] for x in range(0, image.width(), 2)]
+            for y in range(0, image.height(), 2)
+        ]
+    )
     return int(np.all(rgb == MAGENTA, axis=2).sum()) * 4
 
 
 def test_default_paths_sit_next_to_the_project_file(tmp_path) -> None:
     paths = default_paths(Project(name="My project", file=tmp_path / "p.referee.json"))
-    assert paths == {"html": tmp_path / "My project-report.html",
-                     "pdf": tmp_path / "My project-report.pdf",
-                     "csv": tmp_path / "My project-report-tables",
-                     "json": tmp_path / "My project-report.json"}
+    assert paths == {
+        "html": tmp_path / "My project-report.html",
+        "pdf": tmp_path / "My project-report.pdf",
+        "csv": tmp_path / "My project-report-tables",
+        "json": tmp_path / "My project-report.json",
+    }
     assert default_paths(Project(name="x"))["json"] == Path.home() / "x-report.json"
 
 
 def test_options_follow_the_session_last_requests() -> None:
     committee = CommitteeOptions(include_trivial=False, leave_one_out=True)
-    session = SimpleNamespace(_ranking_request=("pairwise-dice", 7, 3, ("a", "b")),
-                              _pseudo_request=(("a", "b"), committee))
+    session = SimpleNamespace(
+        _ranking_request=("pairwise-dice", 7, 3, ("a", "b")),
+        _pseudo_request=(("a", "b"), committee),
+    )
     options = session_report_options(session, "video")
     assert (options.ranking_criterion, options.ranking_top, options.ranking_gap) == (
-        "pairwise-dice", 7, 3)
+        "pairwise-dice",
+        7,
+        3,
+    )
     assert options.committee == committee and options.weights == "video"
     session = SimpleNamespace(_ranking_request=("classes", 20, 10, None), _pseudo_request=None)
     assert session_report_options(session, "auto") == ReportOptions()
@@ -139,8 +167,12 @@ def test_set_report_replaces_the_preview(qtbot, dialog) -> None:
 
 
 def test_export_writes_every_format_and_asks_before_replacing(qtbot, dialog, tmp_path) -> None:
-    paths = {"html": tmp_path / "r.html", "pdf": tmp_path / "r.pdf",
-             "csv": tmp_path / "tables", "json": tmp_path / "r.json"}
+    paths = {
+        "html": tmp_path / "r.html",
+        "pdf": tmp_path / "r.pdf",
+        "csv": tmp_path / "tables",
+        "json": tmp_path / "r.json",
+    }
     _choose(dialog, paths)
     written = _export(qtbot, dialog)
     csv_file = paths["csv"] / "per-video.csv"
@@ -164,11 +196,13 @@ def test_export_writes_every_format_and_asks_before_replacing(qtbot, dialog, tmp
     assert all(_stamp(path) != before[path] for path in written)
 
 
-def test_an_unwritable_path_shows_an_error_and_loses_nothing(qtbot, dialog, tmp_path,
-                                                              monkeypatch) -> None:
+def test_an_unwritable_path_shows_an_error_and_loses_nothing(
+    qtbot, dialog, tmp_path, monkeypatch
+) -> None:
     messages: list[str] = []
-    monkeypatch.setattr(QMessageBox, "critical",
-                        lambda parent, title, text, *args: messages.append(text))
+    monkeypatch.setattr(
+        QMessageBox, "critical", lambda parent, title, text, *args: messages.append(text)
+    )
     blocker = tmp_path / "a-file.txt"
     blocker.write_text("keep me", encoding="utf-8")
     bad = blocker / "r.html"
@@ -183,8 +217,9 @@ def test_an_unwritable_path_shows_an_error_and_loses_nothing(qtbot, dialog, tmp_
 
 def test_a_failing_writer_shows_its_error(qtbot, dialog, tmp_path, monkeypatch) -> None:
     messages: list[str] = []
-    monkeypatch.setattr(QMessageBox, "critical",
-                        lambda parent, title, text, *args: messages.append(text))
+    monkeypatch.setattr(
+        QMessageBox, "critical", lambda parent, title, text, *args: messages.append(text)
+    )
     folder_in_the_way = tmp_path / "r.pdf"
     folder_in_the_way.mkdir()
     _choose(dialog, {"pdf": folder_in_the_way})
@@ -242,7 +277,11 @@ def test_export_action_builds_the_demo_report(qtbot, demo) -> None:
 
 
 def test_preview_scales_wide_images_down_keeping_their_shape() -> None:
-    html = ('<img src="data:a" alt="wide" width="1100" height="506">'
-            '<img src="data:b" alt="small" width="300" height="200">')
-    assert fitted_html(html, 550) == ('<img src="data:a" alt="wide" width="550" height="253">'
-                                      '<img src="data:b" alt="small" width="300" height="200">')
+    html = (
+        '<img src="data:a" alt="wide" width="1100" height="506">'
+        '<img src="data:b" alt="small" width="300" height="200">'
+    )
+    assert fitted_html(html, 550) == (
+        '<img src="data:a" alt="wide" width="550" height="253">'
+        '<img src="data:b" alt="small" width="300" height="200">'
+    )

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QListWidget, QPushButton
+from scipy import stats
+
 from referee.core.evaluate import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.significance import DEFAULT_ALPHA, compare_cases, frame_f1_cases
 from referee.gui.docks.significance import SignificanceDock, SignificanceRequest
-from scipy import stats
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +58,7 @@ def test_verdict_is_shown_in_words(dock, cases) -> None:
 
 
 def test_run_sends_methods_kind_test_and_alpha(qtbot, dock) -> None:
-    assert dock.request() == SignificanceRequest(("mog2", "knn"), "frames", "auto",
-                                                 DEFAULT_ALPHA)
+    assert dock.request() == SignificanceRequest(("mog2", "knn"), "frames", "auto", DEFAULT_ALPHA)
     dock.findChild(QListWidget).item(2).setCheckState(Qt.CheckState.Checked)
     kind, test = dock.findChildren(QComboBox)[:2]
     assert kind.itemText(1) == "pseudo (per-frame pseudo-F1)"
@@ -67,5 +67,6 @@ def test_run_sends_methods_kind_test_and_alpha(qtbot, dock) -> None:
     run = next(b for b in dock.findChildren(QPushButton) if b.text() == "Run")
     with qtbot.waitSignal(dock.run_requested) as signal:
         qtbot.mouseClick(run, Qt.MouseButton.LeftButton)
-    assert signal.args == [SignificanceRequest(("mog2", "knn", "cnt"), "pseudo", "friedman",
-                                               DEFAULT_ALPHA)]
+    assert signal.args == [
+        SignificanceRequest(("mog2", "knn", "cnt"), "pseudo", "friedman", DEFAULT_ALPHA)
+    ]

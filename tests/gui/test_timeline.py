@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QSpinBox
+
 from referee.gui.timeline import TimelineWidget, frame_runs
 
 
@@ -77,8 +78,9 @@ def test_clicking_the_strip_jumps_to_the_frame_under_the_mouse(timeline, qtbot) 
     middle_y = box.viewRange()[1][0] + (box.viewRange()[1][1] - box.viewRange()[1][0]) / 2
     scene_point = box.mapViewToScene(QPointF(64, middle_y))
     with qtbot.waitSignal(timeline.frame_changed) as signal:
-        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
-                         pos=view.mapFromScene(scene_point))
+        qtbot.mouseClick(
+            view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(scene_point)
+        )
     assert signal.args == [64]
 
 

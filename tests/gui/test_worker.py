@@ -6,6 +6,7 @@ import threading
 import time
 
 from PySide6.QtCore import QTimer
+
 from referee.core.errors import InputFileError
 from referee.core.evaluate import evaluate_method
 from referee.core.formats.cdnet import discover_videos
@@ -27,8 +28,10 @@ def test_full_demo_evaluation_runs_while_the_event_loop_keeps_ticking(qtbot, dem
 
     def evaluate_all(progress, cancel):
         threads.append(threading.get_ident())
-        return {name: evaluate_method(videos, root, progress=progress, cancel=cancel)
-                for name, root in demo.results.items()}
+        return {
+            name: evaluate_method(videos, root, progress=progress, cancel=cancel)
+            for name, root in demo.results.items()
+        }
 
     ticks: list[float] = []
     timer = QTimer()
@@ -51,8 +54,12 @@ def test_full_demo_evaluation_runs_while_the_event_loop_keeps_ticking(qtbot, dem
 def test_cancel_stops_the_job_and_drops_its_result(qtbot) -> None:
     runner = JobRunner()
     results: list[int] = []
-    job = runner.run("count", "Counting", lambda progress, cancel: _slow_count(500, progress, cancel),
-                     on_done=results.append)
+    job = runner.run(
+        "count",
+        "Counting",
+        lambda progress, cancel: _slow_count(500, progress, cancel),
+        on_done=results.append,
+    )
     qtbot.waitUntil(lambda: job.done > 0, timeout=5000)
     with qtbot.waitSignal(job.cancelled, timeout=5000):
         job.cancel()
@@ -63,12 +70,24 @@ def test_cancel_stops_the_job_and_drops_its_result(qtbot) -> None:
 def test_a_newer_job_of_the_same_kind_cancels_the_older(qtbot) -> None:
     runner = JobRunner()
     done: list[int] = []
-    first = runner.run("count", "first", lambda progress, cancel: _slow_count(500, progress, cancel),
-                       on_done=done.append)
-    other = runner.run("other", "other kind", lambda progress, cancel: _slow_count(50, progress, cancel),
-                       on_done=done.append)
-    runner.run("count", "second", lambda progress, cancel: _slow_count(3, progress, cancel),
-               on_done=done.append)
+    first = runner.run(
+        "count",
+        "first",
+        lambda progress, cancel: _slow_count(500, progress, cancel),
+        on_done=done.append,
+    )
+    other = runner.run(
+        "other",
+        "other kind",
+        lambda progress, cancel: _slow_count(50, progress, cancel),
+        on_done=done.append,
+    )
+    runner.run(
+        "count",
+        "second",
+        lambda progress, cancel: _slow_count(3, progress, cancel),
+        on_done=done.append,
+    )
     qtbot.waitUntil(lambda: len(done) == 2 and first.state == first.CANCELLED, timeout=10000)
     assert sorted(done) == [3, 50] and other.state == other.DONE
 

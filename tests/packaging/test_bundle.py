@@ -15,6 +15,7 @@ import cv2
 import pytest
 from lxml import etree
 from pypdf import PdfReader
+
 from referee.core import __version__
 from referee.resources import icon_path
 
@@ -73,26 +74,51 @@ def test_icon_is_a_self_contained_svg_shipped_as_package_data() -> None:
 
 @pytest.mark.slow
 def test_frozen_bundle_prints_its_version_renders_the_window_and_reports(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "PyInstaller", str(PACKAGING / "referee.spec"),
-                    "--distpath", str(tmp_path / "dist"), "--workpath", str(tmp_path / "work"),
-                    "--noconfirm", "--log-level", "WARN"],
-                   check=True, cwd=tmp_path, timeout=1200)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            str(PACKAGING / "referee.spec"),
+            "--distpath",
+            str(tmp_path / "dist"),
+            "--workpath",
+            str(tmp_path / "work"),
+            "--noconfirm",
+            "--log-level",
+            "WARN",
+        ],
+        check=True,
+        cwd=tmp_path,
+        timeout=1200,
+    )
     bundle = tmp_path / "dist" / "referee"
     program = bundle / "referee"
     resources = bundle / "_internal" / "referee" / "resources"
     assert (resources / "liris_harl.xsd").is_file() and (resources / "referee.svg").is_file()
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
-           "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
 
-    version = subprocess.run([str(program), "--version"], env=env, capture_output=True,
-                             text=True, timeout=120)
+    version = subprocess.run(
+        [str(program), "--version"], env=env, capture_output=True, text=True, timeout=120
+    )
     assert version.returncode == 0, version.stderr
     assert version.stdout.strip() == f"referee {__version__}"
 
     shot = tmp_path / "shot.png"
-    gui = subprocess.run([str(program), "gui", "--screenshot", str(shot)], env=env,
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    gui = subprocess.run(
+        [str(program), "gui", "--screenshot", str(shot)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert gui.returncode == 0, gui.stderr
     assert (tmp_path / "data" / "referee" / "demo").is_dir()  # the demo went to XDG_DATA_HOME
     image = cv2.imread(str(shot))
@@ -103,9 +129,14 @@ def test_frozen_bundle_prints_its_version_renders_the_window_and_reports(tmp_pat
 
     # Reports use matplotlib and fpdf2 (with matplotlib's DejaVu fonts): both must be frozen.
     html, pdf = tmp_path / "demo.html", tmp_path / "demo.pdf"
-    report = subprocess.run([str(program), "report", "demo", "--html", str(html), "--pdf",
-                             str(pdf), "--quiet"], env=env, capture_output=True, text=True,
-                            timeout=600, cwd=tmp_path)
+    report = subprocess.run(
+        [str(program), "report", "demo", "--html", str(html), "--pdf", str(pdf), "--quiet"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert report.returncode == 0, report.stderr
     assert "data:image/png;base64," in html.read_text(encoding="utf-8")
     assert len(PdfReader(pdf).pages) >= 6
