@@ -24,14 +24,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from referee.core.actions import (
-    LirisParameters,
-    evaluate_actions,
-    match_actions,
-    operating_point,
-    score_matching,
-)
-from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
+from referee.core.measures.action_matching import LirisParameters, match_actions
+from referee.core.measures.action_scores import evaluate_actions, operating_point, score_matching
+from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 
 N_VIDEOS, N_ACTIONS, N_FRAMES = 200, 20, 300
 WIDTH, HEIGHT = 640, 480

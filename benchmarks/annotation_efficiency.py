@@ -29,17 +29,15 @@ import numpy as np
 from highway_detectors import HIGHWAY, highway_results
 from scipy.stats import kendalltau
 
-from referee.core.demo import ensure_demo
-from referee.core.evaluate import evaluate_method, result_sources
+from referee.core.demo.dataset import ensure_demo
+from referee.core.evaluation.masks import evaluate_method
 from referee.core.formats.cdnet import discover_videos
-from referee.core.ranking import (
-    PAIRWISE_DICE,
-    PSEUDO_GAP,
-    VOTE_ENTROPY,
-    mask_scores,
-    rank_frames,
-)
-from referee.core.significance import compare_pair, f1_from_counts
+from referee.core.frames.results import result_sources
+from referee.core.ranking.criteria import PAIRWISE_DICE, PSEUDO_GAP, VOTE_ENTROPY
+from referee.core.ranking.order import rank_frames
+from referee.core.ranking.scores import mask_scores
+from referee.core.significance.cases import f1_from_counts
+from referee.core.significance.sweep import compare_pair
 
 CRITERIA = (VOTE_ENTROPY, PAIRWISE_DICE, PSEUDO_GAP)
 

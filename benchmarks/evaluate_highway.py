@@ -27,9 +27,9 @@ from pathlib import Path
 import cv2
 from highway_detectors import DEFAULT_CACHE, HIGHWAY, highway_results
 
-from referee.core.evaluate import evaluate_method, evaluate_video
+from referee.core.evaluation.masks import evaluate_method, evaluate_video
 from referee.core.formats.cdnet import load_video
-from referee.core.frames import CdnetResultSource
+from referee.core.frames.sources import CdnetResultSource
 
 
 def decode_only(video, result_folder: Path) -> float:

@@ -22,7 +22,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QElapsedTimer, QTimer
 
-from referee.core.project import ensure_demo_project, open_path
+from referee.core.demo.project import ensure_demo_project
+from referee.core.workflow.projects import open_path
 from referee.gui.app import application
 from referee.gui.main_window import MainWindow
 

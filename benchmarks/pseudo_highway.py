@@ -28,8 +28,9 @@ from pathlib import Path
 import cv2
 
 from referee.core.formats.cdnet import load_video
-from referee.core.frames import CdnetResultSource
-from referee.core.pseudo import pseudo_evaluate, pseudo_evaluate_video
+from referee.core.frames.sources import CdnetResultSource
+from referee.core.pseudo.dataset import pseudo_evaluate
+from referee.core.pseudo.video import pseudo_evaluate_video
 
 HIGHWAY = Path(__file__).resolve().parents[1].parent / "shared/data/cdnet2014/baseline/highway"
 

@@ -20,8 +20,9 @@ from pathlib import Path
 
 from highway_detectors import HIGHWAY, highway_results
 
-from referee.core.demo import ensure_demo
-from referee.core.project import DetectorSource, Project, demo_project
+from referee.core.demo.dataset import ensure_demo
+from referee.core.demo.project import demo_project
+from referee.core.model.project import DetectorSource, Project
 from referee.core.report.build import assemble_report
 from referee.core.report.compute import compute_results
 from referee.core.report.html import write_html

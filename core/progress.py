@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from .errors import CancelledError
+from referee.core.errors import CancelledError
 
 ProgressCallback = Callable[[int, int], None]
 

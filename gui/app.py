@@ -10,8 +10,8 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from referee.core import __version__
+from referee.core.demo.project import ensure_demo_project
 from referee.core.errors import RefereeError
-from referee.core.project import ensure_demo_project
 from referee.gui.main_window import MainWindow
 from referee.resources import icon_path
 

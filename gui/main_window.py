@@ -26,15 +26,10 @@ from PySide6.QtWidgets import (
 from referee.core import __version__
 from referee.core.errors import RefereeError
 from referee.core.formats.project_json import write_project
-from referee.core.project import (
-    DetectorSource,
-    Project,
-    open_path,
-    source_status,
-    with_detector,
-    without_detector,
-)
-from referee.core.significance import CASE_KINDS
+from referee.core.model.project import DetectorSource, Project, with_detector, without_detector
+from referee.core.significance.cases import CASE_KINDS
+from referee.core.workflow.projects import open_path
+from referee.core.workflow.sources import source_status
 from referee.gui.docks.actions import ActionsDock
 from referee.gui.docks.annotate import AnnotateDock
 from referee.gui.docks.data import DataDock
@@ -43,12 +38,12 @@ from referee.gui.docks.jobs import JobsDock, JobsStatusWidget
 from referee.gui.docks.plots import PlotsDock, per_frame_f
 from referee.gui.docks.pseudo import PseudoDock
 from referee.gui.docks.significance import SignificanceDock
-from referee.gui.frame_view import LAYER_TITLES, LAYERS
-from referee.gui.layers_panel import LayersPanel
 from referee.gui.report_dialog import ReportDialog, session_report_options
 from referee.gui.session import ProjectSession
-from referee.gui.theme import apply_theme
-from referee.gui.viewer import ViewerPanel
+from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
+from referee.gui.viewer.layers_panel import LayersPanel
+from referee.gui.viewer.panel import ViewerPanel
+from referee.gui.widgets.theme import apply_theme
 from referee.gui.worker import JobRunner
 
 RECENT_LIMIT = 8

@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.errors import InvalidOptionError, RefereeError
-from referee.core.project import Project
-from referee.core.ranking import MASK_CRITERIA
+from referee.core.model.project import Project
+from referee.core.ranking.criteria import MASK_CRITERIA
 from referee.core.report.build import build_report
 from referee.core.report.document import Report
 from referee.core.report.html import render_html

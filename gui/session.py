@@ -16,34 +16,25 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from referee.core.actions import ActionEvaluation, evaluate_actions
 from referee.core.errors import InvalidOptionError, RefereeError
-from referee.core.evaluate import VideoEvaluation, evaluate_methods, result_sources
+from referee.core.evaluation.masks import VideoEvaluation, evaluate_methods
 from referee.core.formats.annotated import annotated_frames
-from referee.core.formats.cdnet import VideoSpec
 from referee.core.formats.liris_xml import read_liris
-from referee.core.project import Project, project_videos
-from referee.core.pseudo import (
-    CommitteeOptions,
-    PseudoResult,
-    TruthComparison,
-    compare_with_truth,
-    pseudo_evaluate,
-)
-from referee.core.ranking import (
-    DEFAULT_GAP,
-    VOTE_ENTROPY,
-    RankedFrame,
-    mask_scores,
-    rank_frames,
-)
-from referee.core.ranking import video_label as ranking_label
-from referee.core.significance import (
-    CaseScores,
-    DiscriminativeResult,
-    cases_of_kind,
-    compare_cases,
-)
+from referee.core.frames.results import result_sources
+from referee.core.measures.action_scores import ActionEvaluation, evaluate_actions
+from referee.core.model.case_scores import CaseScores
+from referee.core.model.project import Project
+from referee.core.model.videos import VideoSpec
+from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.dataset import PseudoResult, pseudo_evaluate
+from referee.core.pseudo.truth import TruthComparison, compare_with_truth
+from referee.core.ranking.criteria import VOTE_ENTROPY
+from referee.core.ranking.order import DEFAULT_GAP, RankedFrame, rank_frames
+from referee.core.ranking.scores import mask_scores
+from referee.core.ranking.scores import video_label as ranking_label
+from referee.core.significance.cases import cases_of_kind
+from referee.core.significance.sweep import DiscriminativeResult, compare_cases
+from referee.core.workflow.projects import project_videos
 from referee.gui.worker import Job, JobRunner
 
 

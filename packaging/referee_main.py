@@ -1,5 +1,5 @@
 """Entry script of the frozen ``referee`` program (PyInstaller runs this file)."""
 
-from referee.core.cli import main
+from referee.core.cli.main import main
 
 raise SystemExit(main())

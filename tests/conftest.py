@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.core.demo import DemoLayout, write_demo
+from referee.core.demo.dataset import DemoLayout, write_demo
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 HIGHWAY = REPOSITORY.parent / "shared" / "data" / "cdnet2014" / "baseline" / "highway"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import re
 
-from ..errors import InputFileError
-from .cdnet import GROUNDTRUTH_DIR, VideoSpec
+from referee.core.errors import InputFileError
+from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
 
 _GT_NAME = re.compile(r"gt(\d{6})\.png")
 

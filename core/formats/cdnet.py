@@ -10,74 +10,29 @@ A method's results are ``<results>/<category>/<video>/bin%06d.png`` (also
 accepted when the category level is absent, and for a one-video dataset the
 results root may be the video's result folder itself.
 
-Reading only: no measure is computed here.
-"""
+Reading only: no measure is computed here."""
 
 from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from ..errors import InputFileError, MissingFrameError
+from referee.core.errors import InputFileError, MissingFrameError
+from referee.core.model.videos import (
+    GROUNDTRUTH_DIR,
+    INPUT_DIR,
+    ROI_FILE,
+    TEMPORAL_ROI_FILE,
+    VideoSpec,
+)
 
-INPUT_DIR = "input"
-GROUNDTRUTH_DIR = "groundtruth"
-ROI_FILE = "ROI.bmp"
-TEMPORAL_ROI_FILE = "temporalROI.txt"
 RESULT_PREFIX = "bin"
 RESULT_EXTENSIONS: tuple[str, ...] = (".png", ".jpg", ".jpeg", ".bmp", ".ppm")
 """Extensions of result frames, in the order they are probed."""
-
-
-@dataclass(frozen=True)
-class VideoSpec:
-    """One CDnet video: where its files are and which frames are evaluated.
-
-    ``first`` and ``last`` are the 1-based, inclusive frame numbers of the
-    temporal ROI (SPEC §1).
-    """
-
-    category: str
-    name: str
-    folder: Path
-    first: int
-    last: int
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """``(category, name)``, unique within a dataset."""
-        return (self.category, self.name)
-
-    @property
-    def frames(self) -> range:
-        """The evaluated frame numbers, ``first..last``."""
-        return range(self.first, self.last + 1)
-
-    @property
-    def n_frames(self) -> int:
-        """Number of evaluated frames."""
-        return self.last - self.first + 1
-
-    @property
-    def roi_path(self) -> Path:
-        return self.folder / ROI_FILE
-
-    @property
-    def temporal_roi_path(self) -> Path:
-        return self.folder / TEMPORAL_ROI_FILE
-
-    def gt_path(self, i: int) -> Path:
-        """Ground-truth file of frame ``i`` (1-based)."""
-        return self.folder / GROUNDTRUTH_DIR / f"gt{i:06d}.png"
-
-    def input_path(self, i: int) -> Path:
-        """Input image of frame ``i`` (1-based)."""
-        return self.folder / INPUT_DIR / f"in{i:06d}.jpg"
 
 
 # ---------------------------------------------------------------------------

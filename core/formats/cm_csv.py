@@ -16,9 +16,9 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..confusion import ConfusionMatrix, VideoConfusion
-from ..errors import InputFileError, RefereeError
-from .text_files import numbered_csv_rows, parse_count, read_text, write_text
+from referee.core.errors import InputFileError, RefereeError
+from referee.core.formats.text_files import numbered_csv_rows, parse_count, read_text, write_text
+from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("category", "video", "tp", "fp", "fn", "tn")
 HEADER: tuple[str, ...] = ("category", "video", "TP", "FP", "FN", "TN", "SE")

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputFileError, RefereeError
-from .text_files import numbered_csv_rows, parse_count, read_text, write_text
+from referee.core.errors import InputFileError, RefereeError
+from referee.core.formats.text_files import numbered_csv_rows, parse_count, read_text, write_text
 
 HEADER: tuple[str, str] = ("frame", "count")
 _EXPECTED = "a header 'frame,count' and one row per frame"

@@ -22,8 +22,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..errors import InputFileError, InvalidOptionError
-from .text_files import write_bytes
+from referee.core.errors import InputFileError, InvalidOptionError
+from referee.core.formats.text_files import write_bytes
 
 COLORMAPS: dict[str, int] = {
     "viridis": cv2.COLORMAP_VIRIDIS,

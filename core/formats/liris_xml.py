@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from ..annotations import ACTION_CLASSES, Action, AnnotationSet, VideoAnnotation
-from ..errors import InputFileError, InvalidOptionError
-from .text_files import write_bytes
+from referee.core.errors import InputFileError, InvalidOptionError
+from referee.core.formats.text_files import write_bytes
+from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet, VideoAnnotation
 
 #: Largest LIRIS file Referee reads, in bytes (256 MiB).
 MAX_FILE_BYTES: int = 256 * 2**20

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..boxes import VideoBoxes, boxes_from_rows
-from ..errors import InputFileError
-from .text_files import numbered_csv_rows, read_text
+from referee.core.errors import InputFileError
+from referee.core.formats.text_files import numbered_csv_rows, read_text
+from referee.core.measures.boxes import VideoBoxes, boxes_from_rows
 
 COLUMNS: tuple[str, ...] = ("frame", "id", "x", "y", "w", "h", "conf")
 _EXPECTED = "frame,id,x,y,w,h,conf,…"

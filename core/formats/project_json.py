@@ -29,9 +29,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .. import project as model
-from ..errors import InputFileError
-from .text_files import read_text, write_text
+from referee.core.errors import InputFileError
+from referee.core.formats.text_files import read_text, write_text
+from referee.core.model import project as model
 
 FORMAT_NAME = "referee-project"
 FORMAT_VERSION = 1

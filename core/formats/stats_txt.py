@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..confusion import ConfusionMatrix, VideoConfusion
-from ..errors import InputFileError, RefereeError
-from ..indicators import IndicatorValue
-from ..summarize import CDNET_STATISTICS, CdnetSummary
-from .text_files import parse_count, read_text, write_text
+from referee.core.errors import InputFileError, RefereeError
+from referee.core.formats.text_files import parse_count, read_text, write_text
+from referee.core.measures.indicators import IndicatorValue
+from referee.core.measures.summarize import CDNET_STATISTICS, CdnetSummary
+from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 
 _COMMENT = (
     "#This is the statistical file we use to compare each method.\n"

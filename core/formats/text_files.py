@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..errors import InputFileError
+from referee.core.errors import InputFileError
 
 
 def read_text(path: str | Path) -> str:

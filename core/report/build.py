@@ -11,17 +11,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from .. import __version__
-from ..indicators import get_indicator
-from ..progress import CancelToken, ProgressCallback
-from ..project import Project
-from ..ranking import video_label
-from ..significance import DEFAULT_THRESHOLDS
-from .compute import ProjectResults, compute_results
-from .definitions import definitions_section
-from .document import SHOWN_DIGITS, Paragraph, Report, Section, Table
-from .options import ReportOptions
-from .sections_more import (
+from referee.core import __version__
+from referee.core.measures.indicators import get_indicator
+from referee.core.model.project import Project
+from referee.core.progress import CancelToken, ProgressCallback
+from referee.core.ranking.scores import video_label
+from referee.core.report.compute import ProjectResults, compute_results
+from referee.core.report.definitions import definitions_section
+from referee.core.report.document import SHOWN_DIGITS, Paragraph, Report, Section, Table
+from referee.core.report.options import ReportOptions
+from referee.core.report.sections_more import (
     PSEUDO_INDICATORS,
     actions_section,
     annotate_section,
@@ -29,12 +28,13 @@ from .sections_more import (
     pseudo_section,
     significance_section,
 )
-from .sections_pixels import (
+from referee.core.report.sections_pixels import (
     TABLE_INDICATORS,
     per_video_section,
     roc_pr_section,
     summary_section,
 )
+from referee.core.significance.sweep import DEFAULT_THRESHOLDS
 
 #: What each skipped part is called in the report.
 PART_NAMES: dict[str, str] = {

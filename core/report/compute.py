@@ -15,37 +15,38 @@ from pathlib import Path
 
 import numpy as np
 
-from ..actions import ActionEvaluation, evaluate_actions
-from ..counting import CountingResult, evaluate_counts
-from ..errors import InvalidOptionError, RefereeError
-from ..evaluate import (
+from referee.core.errors import InvalidOptionError, RefereeError
+from referee.core.evaluation.masks import (
     VideoEvaluation,
     VideoHistograms,
     evaluate_methods,
-    result_sources,
     score_histograms_method,
 )
-from ..formats.annotated import annotated_frames
-from ..formats.cdnet import VideoSpec
-from ..formats.counts_csv import CountSeries, read_counts_pair
-from ..formats.liris_xml import read_liris
-from ..progress import CancelToken, ProgressCallback, check, report
-from ..project import Project, project_videos
-from ..pseudo import (
-    PseudoResult,
-    TruthComparison,
-    compare_with_truth,
-    consensus_map,
-    pseudo_evaluate,
+from referee.core.formats.annotated import annotated_frames
+from referee.core.formats.counts_csv import CountSeries, read_counts_pair
+from referee.core.formats.liris_xml import read_liris
+from referee.core.frames.results import result_sources
+from referee.core.measures.action_scores import ActionEvaluation, evaluate_actions
+from referee.core.measures.counting import CountingResult, evaluate_counts
+from referee.core.measures.summarize import (
+    MethodResult,
+    RankComparison,
+    compare_rankings,
+    summarize_method,
 )
-from ..ranking import RankedFrame, mask_scores, rank_frames
-from ..ranking import video_label as ranking_label
-from ..significance import DiscriminativeResult, cases_of_kind, compare_cases
-from ..summarize import MethodResult, RankComparison, compare_rankings, summarize_method
-from .options import ReportOptions
-
-#: Name of the ground-truth counts file in each ``<category>_<video>`` folder (SPEC §6).
-COUNTS_GROUNDTRUTH = "groundtruth"
+from referee.core.model.project import GROUND_TRUTH, Project
+from referee.core.model.videos import VideoSpec
+from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.pseudo.dataset import PseudoResult, pseudo_evaluate
+from referee.core.pseudo.truth import TruthComparison, compare_with_truth
+from referee.core.pseudo.video import consensus_map
+from referee.core.ranking.order import RankedFrame, rank_frames
+from referee.core.ranking.scores import mask_scores
+from referee.core.ranking.scores import video_label as ranking_label
+from referee.core.report.options import ReportOptions
+from referee.core.significance.cases import cases_of_kind
+from referee.core.significance.sweep import DiscriminativeResult, compare_cases
+from referee.core.workflow.projects import project_videos
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def _counts(
 ) -> None:
     root = project.counts
     folders = (
-        sorted(p.parent for p in root.glob(f"*/{COUNTS_GROUNDTRUTH}.csv"))
+        sorted(p.parent for p in root.glob(f"*/{GROUND_TRUTH}.csv"))
         if root is not None and root.is_dir()
         else []
     )
@@ -182,7 +183,7 @@ def _counts(
         for detector in project.detectors:
             path = folder / f"{detector.name}.csv"
             if path.is_file():
-                gt, estimate = read_counts_pair(folder / f"{COUNTS_GROUNDTRUTH}.csv", path)
+                gt, estimate = read_counts_pair(folder / f"{GROUND_TRUTH}.csv", path)
                 result = evaluate_counts(gt.counts, estimate.counts, options.count_window)
                 results.counts.append(CountRow(folder.name, detector.name, gt, estimate, result))
         check(cancel)

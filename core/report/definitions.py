@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..indicators import Indicator, get_indicator
-from .document import Definitions, Paragraph, Section
+from referee.core.measures.indicators import Indicator, get_indicator
+from referee.core.report.document import Definitions, Paragraph, Section
 
 #: Measures that are not registry indicators, with what they mean (SPEC §2, §4, §6, §7, §9).
 OTHER_MEASURES: tuple[tuple[str, str], ...] = (

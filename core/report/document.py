@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
-from ..indicators import IndicatorValue
+from referee.core.measures.indicators import IndicatorValue
 
 Cell = Union[int, float, str, None, IndicatorValue]
 

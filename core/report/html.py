@@ -12,8 +12,8 @@ import math
 from html import escape
 from pathlib import Path
 
-from ..formats.text_files import write_text
-from .document import (
+from referee.core.formats.text_files import write_text
+from referee.core.report.document import (
     Block,
     Cell,
     Definitions,

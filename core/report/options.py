@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..actions import LirisParameters
-from ..errors import InvalidOptionError
-from ..pseudo import CommitteeOptions
-from ..ranking import DEFAULT_GAP, MASK_CRITERIA, VOTE_ENTROPY
-from ..significance import (
-    CASE_KINDS,
-    DEFAULT_ALPHA,
-    DEFAULT_TAU,
-    PAIR_TESTS,
-    SEVERAL_TESTS,
-)
-from ..summarize import WEIGHT_SCHEMES
+from referee.core.errors import InvalidOptionError
+from referee.core.measures.action_matching import LirisParameters
+from referee.core.measures.summarize import WEIGHT_SCHEMES
+from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.ranking.criteria import MASK_CRITERIA, VOTE_ENTROPY
+from referee.core.ranking.order import DEFAULT_GAP
+from referee.core.significance.cases import CASE_KINDS
+from referee.core.significance.hypothesis_tests import PAIR_TESTS, SEVERAL_TESTS
+from referee.core.significance.sweep import DEFAULT_ALPHA, DEFAULT_TAU
 
 #: Test-case kinds a report's significance section can compare.
 SIGNIFICANCE_CASES: tuple[str, ...] = tuple(CASE_KINDS)

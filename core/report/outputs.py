@@ -10,12 +10,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputFileError
-from ..progress import CancelToken, ProgressCallback, check, report
-from .document import Report
-from .html import write_html
-from .pdf import write_pdf
-from .tables_out import csv_paths, write_csv_tables, write_json
+from referee.core.errors import InputFileError
+from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.report.document import Report
+from referee.core.report.html import write_html
+from referee.core.report.pdf import write_pdf
+from referee.core.report.tables_out import csv_paths, write_csv_tables, write_json
 
 
 def _file_writer(write: Callable[[Report, Path], object]) -> Callable[[Report, Path], list[Path]]:

@@ -16,10 +16,10 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 from fpdf.fonts import FontFace
 
-from ..formats.text_files import write_bytes
-from ..progress import ProgressCallback
-from ..progress import report as report_progress
-from .document import (
+from referee.core.formats.text_files import write_bytes
+from referee.core.progress import ProgressCallback
+from referee.core.progress import report as report_progress
+from referee.core.report.document import (
     Block,
     Cell,
     Definitions,

@@ -15,11 +15,12 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..actions import CRITERIA, THRESHOLD_KEYS, ActionEvaluation, ClassConfusion
-from ..annotations import ACTION_CLASSES
-from ..colours import OKABE_ITO, series_colour
-from ..curves import ISO_F_LEVELS, Curves, iso_f1_curve
-from ..significance import DiscriminativeResult
+from referee.core.colours import OKABE_ITO, series_colour
+from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
+from referee.core.measures.action_scores import ActionEvaluation, ClassConfusion
+from referee.core.measures.curves import ISO_F_LEVELS, Curves, iso_f1_curve
+from referee.core.model.annotations import ACTION_CLASSES
+from referee.core.significance.sweep import DiscriminativeResult
 
 #: Resolution of every figure, in dots per inch (figure sizes are in inches).
 DPI = 110

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..actions import THRESHOLD_KEYS
-from ..formats.actions_io import INTEGRAL_SYMBOLS
-from ..indicators import get_indicator
-from ..pseudo import TruthComparison
-from ..ranking import describe
-from .compute import ProjectResults
-from .document import Figure, Paragraph, Section, Table
-from .options import ReportOptions
-from .plots import (
+from referee.core.exports.actions import INTEGRAL_SYMBOLS
+from referee.core.measures.action_matching import THRESHOLD_KEYS
+from referee.core.measures.indicators import get_indicator
+from referee.core.pseudo.truth import TruthComparison
+from referee.core.ranking.criteria import describe
+from referee.core.report.compute import ProjectResults
+from referee.core.report.document import Figure, Paragraph, Section, Table
+from referee.core.report.options import ReportOptions
+from referee.core.report.plots import (
     class_confusion_figure,
     counts_figure,
     heatmaps_figure,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..confusion import ConfusionMatrix
-from ..curves import Curves, best_f1_threshold
-from ..evaluate import summarized_histogram_curves
-from ..indicators import IndicatorValue, evaluate_all, get_indicator
-from ..summarize import video_label
-from .compute import ProjectResults
-from .document import Figure, Paragraph, Section, Table
-from .plots import roc_pr_figure
+from referee.core.evaluation.masks import summarized_histogram_curves
+from referee.core.measures.curves import Curves, best_f1_threshold
+from referee.core.measures.indicators import IndicatorValue, evaluate_all, get_indicator
+from referee.core.measures.summarize import video_label
+from referee.core.model.confusion import ConfusionMatrix
+from referee.core.report.compute import ProjectResults
+from referee.core.report.document import Figure, Paragraph, Section, Table
+from referee.core.report.plots import roc_pr_figure
 
 #: Indicators of the per-video and summary tables (CDnet's seven, F as the registry's F1, and MCC).
 TABLE_INDICATORS: tuple[str, ...] = (

@@ -16,10 +16,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError
-from ..formats.summary_io import csv_cell, json_number
-from ..formats.text_files import write_text
-from .document import (
+from referee.core.errors import InputFileError
+from referee.core.exports.summary import csv_cell, json_number
+from referee.core.formats.text_files import write_text
+from referee.core.report.document import (
     Block,
     Cell,
     Definitions,

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.actions import ActionEvaluation, PairRow
-from referee.gui.action_boxes import OUTCOME_RGB, class_name, first_frame, pair_tooltip
-from referee.gui.tables import number_item, read_only_table, text_item
+from referee.core.measures.action_scores import ActionEvaluation, PairRow
+from referee.gui.viewer.action_boxes import OUTCOME_RGB, class_name, first_frame, pair_tooltip
+from referee.gui.widgets.tables import number_item, read_only_table, text_item
 
 _HEADERS = (
     "video",

@@ -26,14 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.ranking import (
-    DEFAULT_GAP,
-    MASK_CRITERIA,
-    PAIR_CRITERIA,
-    RankedFrame,
-    describe,
-)
-from referee.gui.tables import number_item, read_only_table, text_item
+from referee.core.ranking.criteria import MASK_CRITERIA, PAIR_CRITERIA, describe
+from referee.core.ranking.order import DEFAULT_GAP, RankedFrame
+from referee.gui.widgets.tables import number_item, read_only_table, text_item
 
 #: Entries asked for by default.
 DEFAULT_COUNT = 20

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.project import DetectorSource, SourceStatus
-from referee.gui.palette import OKABE_ITO
+from referee.core.model.project import DetectorSource
+from referee.core.workflow.sources import SourceStatus
+from referee.gui.widgets.palette import OKABE_ITO
 
 #: Colour and symbol of each source state.
 STATE_STYLE: dict[str, tuple[tuple[int, int, int], str]] = {

@@ -40,16 +40,11 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.errors import RefereeError
-from referee.core.evaluate import VideoEvaluation
-from referee.core.indicators import INDICATORS, IndicatorValue, evaluate_all
-from referee.core.summarize import (
-    WEIGHT_SCHEMES,
-    cdnet_procedure,
-    summarize,
-    video_label,
-)
-from referee.gui.palette import OKABE_ITO
-from referee.gui.tables import UNDEFINED_TEXT
+from referee.core.evaluation.masks import VideoEvaluation
+from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluate_all
+from referee.core.measures.summarize import WEIGHT_SCHEMES, cdnet_procedure, summarize, video_label
+from referee.gui.widgets.palette import OKABE_ITO
+from referee.gui.widgets.tables import UNDEFINED_TEXT
 
 #: Weight schemes offered; ``custom`` needs a table of weights the dock does not hold.
 OFFERED_SCHEMES: tuple[str, ...] = tuple(s for s in WEIGHT_SCHEMES if s != "custom")

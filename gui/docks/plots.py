@@ -15,14 +15,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from referee.core.actions import CRITERIA, THRESHOLD_KEYS, ActionEvaluation
-from referee.core.curves import ISO_F_LEVELS, iso_f1_curve
 from referee.core.errors import RefereeError
-from referee.core.evaluate import VideoEvaluation
-from referee.core.indicators import evaluate_all
-from referee.core.significance import f1_from_counts
-from referee.core.summarize import summarize, video_label
-from referee.gui.palette import OKABE_ITO, series_colour
+from referee.core.evaluation.masks import VideoEvaluation
+from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
+from referee.core.measures.action_scores import ActionEvaluation
+from referee.core.measures.curves import ISO_F_LEVELS, iso_f1_curve
+from referee.core.measures.indicators import evaluate_all
+from referee.core.measures.summarize import summarize, video_label
+from referee.core.significance.cases import f1_from_counts
+from referee.gui.widgets.palette import OKABE_ITO, series_colour
 
 FAINT_RGBA = (*OKABE_ITO["grey"], 120)
 CURRENT_FRAME_RGB = OKABE_ITO["vermillion"]

@@ -27,16 +27,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.formats.pseudo_io import TABLE_COLUMNS
-from referee.core.indicators import INDICATORS
-from referee.core.pseudo import (
-    CommitteeOptions,
-    Correlation,
-    PseudoResult,
-    TruthComparison,
-)
-from referee.gui.check_list import CheckList
-from referee.gui.tables import number_item, read_only_table, text_item
+from referee.core.exports.pseudo import TABLE_COLUMNS
+from referee.core.measures.indicators import INDICATORS
+from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.dataset import PseudoResult
+from referee.core.pseudo.truth import Correlation, TruthComparison
+from referee.gui.widgets.check_list import CheckList
+from referee.gui.widgets.tables import number_item, read_only_table, text_item
 
 #: Colour map of the consensus heatmap (the CLI's too).
 HEATMAP_COLORMAP = "viridis"

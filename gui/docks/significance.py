@@ -30,16 +30,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.significance import (
-    DEFAULT_ALPHA,
-    PAIR_TESTS,
-    SEVERAL_TESTS,
-    TEST_NAMES,
-    DiscriminativeResult,
-)
-from referee.gui.check_list import CheckList
-from referee.gui.palette import OKABE_ITO, series_colour
-from referee.gui.tables import number_item, read_only_table, text_item
+from referee.core.significance.hypothesis_tests import PAIR_TESTS, SEVERAL_TESTS, TEST_NAMES
+from referee.core.significance.sweep import DEFAULT_ALPHA, DiscriminativeResult
+from referee.gui.widgets.check_list import CheckList
+from referee.gui.widgets.palette import OKABE_ITO, series_colour
+from referee.gui.widgets.tables import number_item, read_only_table, text_item
 
 #: Let core choose the test: paired t-test for two methods, ANOVA for more.
 AUTO_TEST = "auto"

@@ -10,18 +10,18 @@ import math
 import numpy as np
 import pytest
 
-from referee.core import cli, cli_actions
-from referee.core.actions import (
+from referee.core.cli import actions as cli_actions
+from referee.core.cli import main as cli
+from referee.core.errors import CancelledError, InvalidOptionError
+from referee.core.measures.action_matching import (
     DEFAULT_GRID,
     LirisParameters,
-    evaluate_actions,
     greedy_match,
     match_actions,
-    operating_point,
     pair_statistics,
 )
-from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
-from referee.core.errors import CancelledError, InvalidOptionError
+from referee.core.measures.action_scores import evaluate_actions, operating_point
+from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.progress import CancelToken
 
 
@@ -88,7 +88,7 @@ def test_pair_statistics_equal_a_frame_by_frame_count(seed):
 
 
 def test_intersections_are_the_same_when_computed_in_small_blocks(monkeypatch):
-    from referee.core import actions
+    from referee.core.measures import action_matching as actions
 
     rng = np.random.default_rng(7)
     gt = [_random_action(rng, k) for k in range(5)]

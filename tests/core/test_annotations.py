@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee.core.annotations import (
+from referee.core.errors import InvalidOptionError, RefereeError
+from referee.core.model.annotations import (
     ACTION_CLASSES,
     Action,
     AnnotationSet,
     VideoAnnotation,
     interpolate_action,
 )
-from referee.core.errors import InvalidOptionError, RefereeError
 
 
 def test_interpolation_hand_example() -> None:

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
-from referee.core.boxes import (
+from referee.core.errors import CancelledError, InvalidOptionError
+from referee.core.measures.boxes import (
     FrameBoxes,
     VideoBoxes,
     boxes_from_annotations,
@@ -18,7 +18,7 @@ from referee.core.boxes import (
     iou_matrix,
     map_boxes,
 )
-from referee.core.errors import CancelledError, InvalidOptionError
+from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.progress import CancelToken
 
 

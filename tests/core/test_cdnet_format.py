@@ -12,7 +12,6 @@ import pytest
 from referee.core.errors import InputFileError, MissingFrameError
 from referee.core.formats.cdnet import (
     RESULT_EXTENSIONS,
-    VideoSpec,
     discover_videos,
     find_result_file,
     find_result_folder,
@@ -24,6 +23,7 @@ from referee.core.formats.cdnet import (
     read_temporal_roi,
     result_extension,
 )
+from referee.core.model.videos import VideoSpec
 from tests.conftest import HIGHWAY
 
 

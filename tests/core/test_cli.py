@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.core.cli import EXIT_USER_ERROR, main
+from referee.core.cli.main import EXIT_USER_ERROR, main
 
 
 def run_referee(*args: str | Path) -> subprocess.CompletedProcess:

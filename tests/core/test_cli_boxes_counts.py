@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from referee.core import cli_boxes_counts
+from referee.core.cli import boxes, counts
 from referee.core.errors import RefereeError
 
 
 def _run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="referee")
-    cli_boxes_counts.add_commands(parser.add_subparsers())
+    commands = parser.add_subparsers()
+    boxes.add_commands(commands)
+    counts.add_commands(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 

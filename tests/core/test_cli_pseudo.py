@@ -12,13 +12,14 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.core import cli
-from referee.core.cli import EXIT_USER_ERROR
-from referee.core.demo import HEIGHT, WIDTH, DemoLayout
+from referee.core.cli import main as cli
+from referee.core.cli.main import EXIT_USER_ERROR
+from referee.core.demo.dataset import DemoLayout
+from referee.core.demo.scenes import HEIGHT, WIDTH
 from referee.core.formats.cdnet import discover_videos
 from referee.core.formats.heatmap_png import read_heatmap_grey16_png
-from referee.core.frames import CdnetResultSource
-from referee.core.pseudo import consensus_map
+from referee.core.frames.sources import CdnetResultSource
+from referee.core.pseudo.video import consensus_map
 
 METHODS = ("mog2", "knn", "cnt")
 

@@ -9,12 +9,12 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.core import cli_rank
-from referee.core.boxes import boxes_from_annotations, evaluate_boxes
-from referee.core.demo import DemoLayout
+from referee.core.cli import rank as cli_rank
+from referee.core.demo.dataset import DemoLayout
 from referee.core.errors import RefereeError
+from referee.core.exports.ranking_csv import read_ranking_csv
 from referee.core.formats.liris_xml import read_liris
-from referee.core.formats.ranking_csv import read_ranking_csv
+from referee.core.measures.boxes import boxes_from_annotations, evaluate_boxes
 
 
 def _run(argv: list[str]) -> int:

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from referee.core import cli_significance
-from referee.core.demo import DemoLayout
+from referee.core.cli import significance as cli_significance
+from referee.core.demo.dataset import DemoLayout
 from referee.core.errors import RefereeError
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.core.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.cm_csv import format_cm_csv, read_cm_csv, write_cm_csv
+from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 
 
 def _write(tmp_path: Path, text: str, name: str = "cm.csv") -> Path:

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from referee.core.counting import evaluate_counts, match_change, window_offsets
 from referee.core.errors import InvalidOptionError, RefereeError
+from referee.core.measures.counting import evaluate_counts, match_change, window_offsets
 
 
 def _counts_from_changes(changes: dict[int, int], n_changes: int, start: int = 3) -> list[int]:

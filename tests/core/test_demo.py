@@ -10,9 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.core.annotations import ACTION_CLASSES, Action, AnnotationSet
-from referee.core.demo import (
-    _SCENES,
+from referee.core.demo.dataset import (
     BINARY_METHODS,
     GROUND_TRUTH,
     MARKER_NAME,
@@ -22,8 +20,10 @@ from referee.core.demo import (
     count_inside,
     write_demo,
 )
+from referee.core.demo.scenes import _SCENES
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.formats.counts_csv import read_counts_csv
+from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet
 from referee.core.progress import CancelToken
 
 CDNET_LEVELS = {0, 50, 85, 170, 255}
@@ -272,7 +272,7 @@ def test_negative_seed_is_refused(tmp_path: Path) -> None:
 
 
 def test_ensure_demo_reuses_a_complete_demo_and_rewrites_an_interrupted_one(tmp_path):
-    from referee.core.demo import MARKER_NAME, ensure_demo
+    from referee.core.demo.dataset import MARKER_NAME, ensure_demo
 
     root = tmp_path / "demo"
     first = ensure_demo(root)

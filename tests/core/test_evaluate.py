@@ -8,14 +8,6 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.core.confusion import ConfusionMatrix, VideoConfusion, blend
-from referee.core.curves import (
-    blend_confusions,
-    curves_from_confusions,
-    iso_f1_curve,
-    roc_pr_curves,
-    summarized_curves,
-)
 from referee.core.errors import (
     CancelledError,
     InputFileError,
@@ -24,19 +16,28 @@ from referee.core.errors import (
     RefereeError,
     SizeMismatchError,
 )
-from referee.core.evaluate import (
+from referee.core.evaluation.masks import (
     PER_FRAME_COLUMNS,
     VideoEvaluation,
     evaluate_method,
     evaluate_video,
     evaluate_videos,
-    frame_chunks,
     score_histograms_method,
     score_histograms_video,
 )
-from referee.core.formats.cdnet import VideoSpec, discover_videos
-from referee.core.frames import CdnetResultSource, MaskVideoSource, PatternFolderSource
-from referee.core.pixel import threshold_confusions
+from referee.core.formats.cdnet import discover_videos
+from referee.core.frames.sources import CdnetResultSource, MaskVideoSource, PatternFolderSource
+from referee.core.measures.curves import (
+    blend_confusions,
+    curves_from_confusions,
+    iso_f1_curve,
+    roc_pr_curves,
+    summarized_curves,
+)
+from referee.core.measures.pixel import threshold_confusions
+from referee.core.model.confusion import ConfusionMatrix, VideoConfusion, blend
+from referee.core.model.videos import VideoSpec
+from referee.core.parallel import frame_chunks
 from referee.core.progress import CancelToken
 from tests.conftest import HIGHWAY
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from referee.core.errors import RefereeError
-from referee.core.evaluate import evaluate_method
+from referee.core.evaluation.masks import evaluate_method
 from referee.core.formats.cdnet import discover_videos
-from referee.core.frame_layers import CdnetInputSource, FrameLayerReader
-from referee.core.frames import CdnetResultSource
+from referee.core.frames.sources import CdnetResultSource
+from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayerReader
 
 
 @pytest.fixture(scope="module")

@@ -10,16 +10,16 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.core import frames as frames_module
 from referee.core.errors import InputFileError, InvalidOptionError, MissingFrameError
-from referee.core.formats.cdnet import VideoSpec
-from referee.core.frames import (
+from referee.core.frames import sources as frames_module
+from referee.core.frames.sources import (
     CdnetResultSource,
     FrameSource,
     MaskVideoSource,
     PatternFolderSource,
 )
-from referee.core.pixel import detection_mask
+from referee.core.measures.pixel import detection_mask
+from referee.core.model.videos import VideoSpec
 
 SHAPE = (48, 64)  # rows, columns: 3 x 4 blocks of 16 x 16 pixels
 N_BITS = 12

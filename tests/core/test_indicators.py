@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.core.confusion import ConfusionMatrix
 from referee.core.errors import RefereeError
-from referee.core.indicators import (
+from referee.core.measures.indicators import (
     INDICATORS,
     Indicator,
     IndicatorValue,
@@ -18,6 +17,7 @@ from referee.core.indicators import (
     evaluate_all,
     f_beta,
 )
+from referee.core.model.confusion import ConfusionMatrix
 
 # tp=20, fp=5, fn=10, tn=65; n=100. Positives 30, negatives 70, detected 25,
 # detected as negative 75.

@@ -14,12 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from referee.core.annotations import (
-    Action,
-    AnnotationSet,
-    VideoAnnotation,
-    interpolate_action,
-)
 from referee.core.errors import InputFileError, InvalidOptionError, RefereeError
 from referee.core.formats import liris_xml
 from referee.core.formats.liris_xml import (
@@ -30,6 +24,12 @@ from referee.core.formats.liris_xml import (
     read_liris,
     write_liris,
     write_liris_folder,
+)
+from referee.core.model.annotations import (
+    Action,
+    AnnotationSet,
+    VideoAnnotation,
+    interpolate_action,
 )
 
 REPOSITORY = Path(__file__).resolve().parents[2]

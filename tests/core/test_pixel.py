@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee.core import pixel
 from referee.core.errors import InvalidOptionError
-from referee.core.pixel import (
+from referee.core.measures import pixel
+from referee.core.measures.pixel import (
     FrameCounter,
     check_threshold,
     comparison_labels,

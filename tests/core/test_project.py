@@ -12,26 +12,19 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.core.demo import (
+from referee.core.demo.dataset import (
     BINARY_METHODS,
     SOFT_METHODS,
     TRACKED_METHODS,
     DemoLayout,
     ensure_demo,
 )
+from referee.core.demo.project import demo_project, ensure_demo_project
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.project_json import read_project, write_project
-from referee.core.project import (
-    DetectorSource,
-    Project,
-    demo_project,
-    ensure_demo_project,
-    open_path,
-    project_videos,
-    source_status,
-    with_detector,
-    without_detector,
-)
+from referee.core.model.project import DetectorSource, Project, with_detector, without_detector
+from referee.core.workflow.projects import open_path, project_videos
+from referee.core.workflow.sources import source_status
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from referee.core.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.errors import (
     CancelledError,
     InputFileError,
@@ -19,27 +18,23 @@ from referee.core.errors import (
     RefereeError,
     SizeMismatchError,
 )
-from referee.core.evaluate import evaluate_method
+from referee.core.evaluation.masks import evaluate_method
 from referee.core.formats.cdnet import discover_videos, load_video
-from referee.core.frames import CdnetResultSource
-from referee.core.indicators import NO_DETECTED
+from referee.core.frames.sources import CdnetResultSource
+from referee.core.measures.indicators import NO_DETECTED
+from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.progress import CancelToken
-from referee.core.pseudo import (
+from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.consensus import (
     CONSTANT_MASK,
-    CORRELATED,
     S_EQUALS_P,
-    CommitteeOptions,
-    PseudoResult,
     binary_entropy,
-    compare_with_truth,
     consensus,
-    consensus_map,
-    correlation,
     pseudo_confusion,
-    pseudo_evaluate,
-    pseudo_evaluate_arrays,
-    summarize_pseudo,
 )
+from referee.core.pseudo.dataset import PseudoResult, pseudo_evaluate, summarize_pseudo
+from referee.core.pseudo.truth import CORRELATED, compare_with_truth, correlation
+from referee.core.pseudo.video import consensus_map, pseudo_evaluate_arrays
 
 # --- the seed's worked table (SPEC §7) ----------------------------------------------------
 

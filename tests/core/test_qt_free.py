@@ -20,7 +20,7 @@ def _core_module_names() -> list[str]:
 
 def test_core_has_modules_to_check() -> None:
     names = _core_module_names()
-    assert "referee.core.confusion" in names
+    assert "referee.core.model.confusion" in names
     assert "referee.core.formats" in names
 
 

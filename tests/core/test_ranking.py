@@ -9,32 +9,34 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
-from referee.core.boxes import FrameBoxes, boxes_from_rows
 from referee.core.errors import CancelledError, InvalidOptionError, MissingFrameError
 from referee.core.formats.annotated import annotated_frames
 from referee.core.formats.cdnet import load_video
-from referee.core.frames import CdnetResultSource
+from referee.core.frames.sources import CdnetResultSource
+from referee.core.measures.boxes import FrameBoxes, boxes_from_rows
+from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.progress import CancelToken
-from referee.core.ranking import (
+from referee.core.ranking.criteria import (
     CLASSES,
     PAIRWISE_DICE,
     PAIRWISE_FDA,
     PSEUDO_GAP,
     VOTE_ENTROPY,
     FrameScores,
-    box_frame_scores,
-    box_scores,
     class_disagreement,
-    class_frame_scores,
-    class_scores,
     dice_disagreement,
     fda_disagreement,
-    mask_frame_scores,
     pseudo_f1_gap,
-    rank_frames,
     score_mask_frames,
     vote_entropy,
+)
+from referee.core.ranking.order import rank_frames
+from referee.core.ranking.scores import (
+    box_frame_scores,
+    box_scores,
+    class_frame_scores,
+    class_scores,
+    mask_frame_scores,
 )
 
 H_THIRD = -(1 / 3 * math.log2(1 / 3) + 2 / 3 * math.log2(2 / 3))  # 0.9183 bits

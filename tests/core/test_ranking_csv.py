@@ -7,14 +7,15 @@ from pathlib import Path
 import pytest
 
 from referee.core.errors import InputFileError
-from referee.core.formats.ranking_csv import (
+from referee.core.exports.ranking_csv import (
     HEADER,
     format_ranking_csv,
     parse_ranking_csv,
     read_ranking_csv,
     write_ranking_csv,
 )
-from referee.core.ranking import FrameScores, RankedFrame, rank_frames
+from referee.core.ranking.criteria import FrameScores
+from referee.core.ranking.order import RankedFrame, rank_frames
 
 
 def test_round_trip_keeps_every_field_exactly(tmp_path: Path) -> None:

@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 from pypdf import PdfReader
 
-from referee.core.cli import main
-from referee.core.demo import DemoLayout
+from referee.core.cli.main import main
+from referee.core.demo.dataset import DemoLayout
+from referee.core.demo.project import demo_project
 from referee.core.errors import CancelledError
+from referee.core.model.project import Project
 from referee.core.progress import CancelToken
-from referee.core.project import Project, demo_project
 from referee.core.report.build import build_report
 from referee.core.report.compute import compute_results
 from referee.core.report.document import Report

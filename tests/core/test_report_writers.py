@@ -15,7 +15,7 @@ import pytest
 from pypdf import PdfReader
 
 from referee.core.errors import RefereeError
-from referee.core.indicators import IndicatorValue, undefined
+from referee.core.measures.indicators import IndicatorValue, undefined
 from referee.core.report.document import (
     Definitions,
     Figure,

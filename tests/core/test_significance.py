@@ -8,23 +8,24 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from referee.core.actions import match_actions
-from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
-from referee.core.boxes import boxes_from_rows, evaluate_boxes
 from referee.core.errors import InvalidOptionError
-from referee.core.evaluate import VideoEvaluation
-from referee.core.significance import (
-    CaseScores,
+from referee.core.evaluation.masks import VideoEvaluation
+from referee.core.measures.action_matching import match_actions
+from referee.core.measures.boxes import boxes_from_rows, evaluate_boxes
+from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
+from referee.core.model.case_scores import CaseScores, scores_table
+from referee.core.significance.cases import (
     action_dice_cases,
     box_fda_cases,
+    frame_f1_cases,
+    pseudo_f1_cases,
+)
+from referee.core.significance.hypothesis_tests import repeated_measures_anova
+from referee.core.significance.sweep import (
     compare_cases,
     compare_pair,
     compare_several,
-    frame_f1_cases,
     normalized_thresholds,
-    pseudo_f1_cases,
-    repeated_measures_anova,
-    scores_table,
     threshold_grid,
 )
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from referee.core.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.stats_txt import (
     format_stats_txt,
@@ -14,7 +13,8 @@ from referee.core.formats.stats_txt import (
     read_stats_txt,
     write_stats_txt,
 )
-from referee.core.summarize import cdnet_procedure
+from referee.core.measures.summarize import cdnet_procedure
+from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 
 # Two categories, three videos (SE of b1 unknown, written 0):
 #   baseline/a1: tp 3 fp 1 fn 1 tn 15 → R .75 Sp 15/16 FPR 1/16 FNR .25 PBC 10 P .75 F .75

@@ -12,15 +12,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from referee.core.confusion import ConfusionMatrix, VideoConfusion, pooled
 from referee.core.errors import RefereeError
-from referee.core.formats.summary_io import (
-    csv_columns,
-    format_results_csv,
-    format_results_json,
-)
-from referee.core.indicators import INDICATORS, evaluate, evaluate_all
-from referee.core.summarize import (
+from referee.core.exports.summary import csv_columns, format_results_csv, format_results_json
+from referee.core.measures.indicators import INDICATORS, evaluate, evaluate_all
+from referee.core.measures.summarize import (
     cdnet_procedure,
     compare_rankings,
     rank_methods,
@@ -29,6 +24,7 @@ from referee.core.summarize import (
     summarize_method,
     video_weights,
 )
+from referee.core.model.confusion import ConfusionMatrix, VideoConfusion, pooled
 
 # The example also used for stats.txt:
 #   baseline/a1           tp=3 fp=1 fn=1 tn=15   (20 pixels)  P=.75 R=.75 F=.75

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from referee.core.demo.tracking import TrackerParams, box_iou, classify_track, track_masks
 from referee.core.errors import InvalidOptionError
-from referee.core.tracking import TrackerParams, box_iou, classify_track, track_masks
 
 H, W = 60, 100
 PARAMS = TrackerParams(min_length=5)

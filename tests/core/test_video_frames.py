@@ -16,7 +16,7 @@ import pytest
 from av.video.frame import PictureType
 
 from referee.core.errors import InputFileError, MissingFrameError, RefereeError
-from referee.core.video_frames import (
+from referee.core.frames.video_files import (
     FrameCache,
     FramePrefetcher,
     VideoFileSource,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from referee.core.actions import evaluate_actions, pair_table
-from referee.core.annotations import Action, AnnotationSet, VideoAnnotation
-from referee.core.demo import TRACKED_METHODS
+from referee.core.demo.dataset import TRACKED_METHODS
 from referee.core.formats.liris_xml import read_liris
-from referee.gui.action_boxes import OUTCOME_RGB, boxes_for_frame
+from referee.core.measures.action_scores import evaluate_actions, pair_table
+from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.gui.docks.actions import ActionsDock
+from referee.gui.viewer.action_boxes import OUTCOME_RGB, boxes_for_frame
 
 SQUARE = (10, 10, 20, 20)
 

@@ -6,9 +6,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QPushButton
 
-from referee.core.evaluate import result_sources
 from referee.core.formats.cdnet import discover_videos
-from referee.core.ranking import DEFAULT_GAP, mask_scores, rank_frames
+from referee.core.frames.results import result_sources
+from referee.core.ranking.order import DEFAULT_GAP, rank_frames
+from referee.core.ranking.scores import mask_scores
 from referee.gui.docks.annotate import AnnotateDock, RankingRequest
 
 METHODS = ("mog2", "knn", "cnt")

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from referee.gui.frame_view import (
+from referee.gui.viewer.frame_view import (
     COMPARISON,
     CONSENSUS,
     DETECTOR,
@@ -17,8 +17,8 @@ from referee.gui.frame_view import (
     FrameGrid,
     FrameView,
 )
-from referee.gui.layers_panel import LayersPanel
-from referee.gui.palette import OKABE_ITO, BoxDrawing
+from referee.gui.viewer.layers_panel import LayersPanel
+from referee.gui.widgets.palette import OKABE_ITO, BoxDrawing
 
 FRAME_RGB = (40, 80, 120)
 TP_CENTRE = (4, 5)  # (row, column) inside the true-positive block

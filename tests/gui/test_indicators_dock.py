@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from referee.core.evaluate import VideoEvaluation, evaluate_method
+from referee.core.evaluation.masks import VideoEvaluation, evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.gui.docks.indicators import IndicatorsDock
 

@@ -7,11 +7,11 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from referee.core.project import demo_project
+from referee.core.demo.project import demo_project
 from referee.gui.app import dispose
-from referee.gui.frame_view import COMPARISON, LAYERS
 from referee.gui.main_window import MainWindow
-from referee.gui.palette import COMPARISON_RGBA
+from referee.gui.viewer.frame_view import COMPARISON, LAYERS
+from referee.gui.widgets.palette import COMPARISON_RGBA
 
 
 def _ready(window: MainWindow) -> bool:

@@ -9,11 +9,11 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 
-from referee.core.actions import ActionEvaluation, evaluate_actions, operating_point
-from referee.core.curves import ISO_F_LEVELS
-from referee.core.evaluate import VideoEvaluation, evaluate_method
+from referee.core.evaluation.masks import VideoEvaluation, evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.formats.liris_xml import read_liris
+from referee.core.measures.action_scores import ActionEvaluation, evaluate_actions, operating_point
+from referee.core.measures.curves import ISO_F_LEVELS
 from referee.gui.docks.plots import PlotsDock, per_frame_f
 
 DETECTORS = ("mog2", "knn", "cnt")

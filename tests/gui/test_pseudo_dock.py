@@ -8,14 +8,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QListWidget, QPushButton
 from scipy import stats
 
-from referee.core.evaluate import evaluate_method
+from referee.core.evaluation.masks import evaluate_method
 from referee.core.formats.cdnet import discover_videos
-from referee.core.pseudo import (
-    CommitteeOptions,
-    compare_with_truth,
-    pseudo_evaluate,
-    summarize_pseudo,
-)
+from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.dataset import pseudo_evaluate, summarize_pseudo
+from referee.core.pseudo.truth import compare_with_truth
 from referee.gui.docks.pseudo import PseudoDock, PseudoRequest
 
 METHODS = ("mog2", "knn", "cnt")

@@ -15,8 +15,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from referee.core.project import Project, demo_project
-from referee.core.pseudo import CommitteeOptions
+from referee.core.demo.project import demo_project
+from referee.core.model.project import Project
+from referee.core.pseudo.committee import CommitteeOptions
 from referee.core.report.document import Figure, Paragraph, Report, Section, Table
 from referee.core.report.options import ReportOptions
 from referee.gui.app import dispose

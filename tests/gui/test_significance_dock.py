@@ -8,9 +8,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QListWidget, QPushButton
 from scipy import stats
 
-from referee.core.evaluate import evaluate_method
+from referee.core.evaluation.masks import evaluate_method
 from referee.core.formats.cdnet import discover_videos
-from referee.core.significance import DEFAULT_ALPHA, compare_cases, frame_f1_cases
+from referee.core.significance.cases import frame_f1_cases
+from referee.core.significance.sweep import DEFAULT_ALPHA, compare_cases
 from referee.gui.docks.significance import SignificanceDock, SignificanceRequest
 
 

@@ -1,0 +1,1 @@
+"""What the commands write from results: text tables, JSON and CSV files."""

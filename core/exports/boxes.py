@@ -1,0 +1,198 @@
+"""Per-frame box results as text, JSON and CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from referee.core.exports.text_table import grid
+from referee.core.measures.boxes import (
+    BoxEvaluation,
+    BoxTotals,
+    FrameBoxResult,
+    VideoBoxResult,
+)
+from referee.core.measures.indicators import IndicatorValue
+
+BOXES_FORMAT = "referee-boxes"
+FORMAT_VERSION = 1
+
+
+def _number(value: IndicatorValue | float) -> str:
+    v = value.value if isinstance(value, IndicatorValue) else value
+    return "undef." if math.isnan(v) else f"{v:.4f}"
+
+
+def _totals_row(label: str, t: BoxTotals) -> list[str]:
+    return [
+        label,
+        str(t.frames),
+        str(t.n_gt),
+        str(t.n_det),
+        str(t.tp),
+        str(t.false_positives),
+        str(t.misses),
+        _number(t.sfda),
+        _number(t.moda),
+        _number(t.n_modp),
+    ]
+
+
+def _video_label(video: VideoBoxResult) -> str:
+    if not video.in_det:
+        return f"{video.name} (no detections)"
+    if not video.in_gt:
+        return f"{video.name} (no ground truth)"
+    return video.name
+
+
+def format_boxes_table(result: BoxEvaluation) -> str:
+    """The terminal report of ``referee boxes``: one row per video, then all videos."""
+    classes = "classes must match" if result.class_aware else "classes ignored"
+    title = (
+        f"Per-frame boxes (SPEC §5): mapping {result.mapping}, TP iff IoU >= "
+        f"{result.iou_threshold:g}, {classes}; frames = frames with a box"
+    )
+    header = ["video", "frames", "GT", "det", "TP", "FP", "misses", "SFDA", "MODA", "N-MODP"]
+    rows = [_totals_row(_video_label(v), v.totals) for v in result.videos]
+    rows.append(_totals_row("all videos (frames pooled)", result.overall))
+    notes = [
+        f"{name} undefined: {value.reason.removeprefix('undefined: ')}"
+        for name, value in (
+            ("SFDA", result.overall.sfda),
+            ("MODA", result.overall.moda),
+            ("N-MODP", result.overall.n_modp),
+        )
+        if not value.defined
+    ]
+    return "\n".join([title, grid(header, rows), *notes])
+
+
+def _value(value: IndicatorValue) -> dict[str, Any]:
+    return {"value": None if math.isnan(value.value) else value.value, "reason": value.reason}
+
+
+def _totals_dict(t: BoxTotals) -> dict[str, Any]:
+    return {
+        "frames": t.frames,
+        "gt_boxes": t.n_gt,
+        "det_boxes": t.n_det,
+        "tp": t.tp,
+        "fp": t.false_positives,
+        "misses": t.misses,
+        "sfda": _value(t.sfda),
+        "moda": _value(t.moda),
+        "n_modp": _value(t.n_modp),
+    }
+
+
+def _frame_dict(f: FrameBoxResult) -> dict[str, Any]:
+    return {
+        "frame": f.frame,
+        "gt_boxes": f.n_gt,
+        "det_boxes": f.n_det,
+        "fda": f.fda,
+        "mapped": [list(p) for p in f.mapped],
+        "tp": [list(p) for p in f.tp],
+        "misses": list(f.misses),
+        "false_positives": list(f.false_positives),
+    }
+
+
+def boxes_to_dict(result: BoxEvaluation, parameters: dict[str, Any]) -> dict[str, Any]:
+    """Everything ``referee boxes`` computed, JSON-ready; undefined values are ``null``.
+
+    Per frame, ``mapped`` and ``tp`` list ``[gt index, det index, IoU]``; box
+    indices follow the order of the boxes of that frame in the input.
+    """
+    return {
+        "format": BOXES_FORMAT,
+        "version": FORMAT_VERSION,
+        "parameters": parameters,
+        "overall": _totals_dict(result.overall),
+        "videos": [
+            {
+                "name": v.name,
+                "in_gt": v.in_gt,
+                "in_det": v.in_det,
+                "totals": _totals_dict(v.totals),
+                "frames": [_frame_dict(f) for f in v.frames],
+            }
+            for v in result.videos
+        ],
+    }
+
+
+def _cell(value: IndicatorValue) -> str:
+    return "" if math.isnan(value.value) else repr(value.value)
+
+
+def _csv_text(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def format_boxes_csv(result: BoxEvaluation) -> str:
+    """CSV, one row per video then ``all videos``; undefined values empty, reason given."""
+    header = [
+        "video",
+        "frames",
+        "gt_boxes",
+        "det_boxes",
+        "tp",
+        "fp",
+        "misses",
+        "sfda",
+        "moda",
+        "n_modp",
+        "undefined",
+    ]
+    rows = []
+    for label, t in [*((v.name, v.totals) for v in result.videos), ("all videos", result.overall)]:
+        reasons = "; ".join(
+            f"{n}: {v.reason}"
+            for n, v in (("sfda", t.sfda), ("moda", t.moda), ("n_modp", t.n_modp))
+            if not v.defined
+        )
+        rows.append(
+            [
+                label,
+                t.frames,
+                t.n_gt,
+                t.n_det,
+                t.tp,
+                t.false_positives,
+                t.misses,
+                _cell(t.sfda),
+                _cell(t.moda),
+                _cell(t.n_modp),
+                reasons,
+            ]
+        )
+    return _csv_text(header, rows)
+
+
+def format_frames_csv(result: BoxEvaluation) -> str:
+    """CSV, one row per frame with a box: counts and FDA (inputs for SPEC §9)."""
+    header = ["video", "frame", "gt_boxes", "det_boxes", "tp", "fp", "misses", "fda"]
+    rows = [
+        [
+            v.name,
+            f.frame,
+            f.n_gt,
+            f.n_det,
+            len(f.tp),
+            len(f.false_positives),
+            len(f.misses),
+            repr(f.fda),
+        ]
+        for v in result.videos
+        for f in v.frames
+    ]
+    return _csv_text(header, rows)

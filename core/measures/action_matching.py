@@ -1,0 +1,428 @@
+"""LIRIS HARL action matching (docs/measures.md §4)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from referee.core.errors import InvalidOptionError
+from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet
+from referee.core.progress import CancelToken, ProgressCallback, check, report
+
+#: Keys of the four quality thresholds, in the order used by every array here.
+THRESHOLD_KEYS: tuple[str, ...] = ("sr", "sp", "tr", "tp")
+#: What each threshold constrains (SPEC §4), also the veto reasons of the pair table.
+CRITERIA: dict[str, str] = {
+    "sr": "spatial recall",
+    "sp": "spatial precision",
+    "tr": "temporal recall",
+    "tp": "temporal precision",
+}
+#: Veto reason when the classes differ.
+CLASS_CRITERION = "class"
+#: Classes, in the row and column order of the class confusion matrix.
+CLASSES: tuple[int, ...] = tuple(sorted(ACTION_CLASSES))
+
+DEFAULT_EPSILON = 0.1
+DEFAULT_GRID: tuple[float, ...] = tuple(i / 10 for i in range(11))
+
+# Upper bound on the (pair, common frame) elements gathered at once for intersections.
+_BLOCK_ELEMENTS = 2_000_000
+
+
+# --- parameters ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LirisParameters:
+    """Thresholds of the LIRIS metric (SPEC §4).
+
+    Attributes
+    ----------
+    epsilon
+        The fixed operating point: all four thresholds equal ε (default 0.1);
+        also the value of the three thresholds that are not varied.
+    grid
+        Values of the varied threshold for the integrated measures and the
+        curves (default ``i/10`` for ``i = 0..10``).
+    """
+
+    epsilon: float = DEFAULT_EPSILON
+    grid: tuple[float, ...] = DEFAULT_GRID
+
+    def __post_init__(self) -> None:
+        grid = tuple(float(t) for t in self.grid)
+        if not grid:
+            raise InvalidOptionError("the threshold grid is empty; give at least one value")
+        for name, value in (("epsilon", self.epsilon), *(("grid value", t) for t in grid)):
+            if not (isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0):
+                raise InvalidOptionError(f"{name} {value!r} is not a threshold between 0 and 1")
+        object.__setattr__(self, "epsilon", float(self.epsilon))
+        object.__setattr__(self, "grid", grid)
+
+    def point_thresholds(self) -> np.ndarray:
+        """``(1 + 4·G, 4)`` thresholds: row 0 is ε; then, per varied threshold
+        (``THRESHOLD_KEYS`` order), one row per grid value, the others at ε."""
+        g = len(self.grid)
+        rows = np.full((1 + 4 * g, 4), self.epsilon)
+        for k in range(4):
+            rows[1 + k * g : 1 + (k + 1) * g, k] = self.grid
+        return rows
+
+
+# --- stage 1: pair statistics and matching ---------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class VideoPairs:
+    """Areas and frame counts of every (ground truth, detection) pair of one video.
+
+    Row ``i`` is the video's ``i``-th ground-truth action, column ``j`` its
+    ``j``-th detection (positions in the action lists). Areas in pixels
+    summed over frames, all ``int64``.
+
+    Attributes
+    ----------
+    area_gt, area_det
+        ``Area(g)``, ``Area(d)``: ``(n_gt,)``, ``(n_det,)``.
+    frames_gt, frames_det
+        Number of frames of each action.
+    classes_gt, classes_det
+        Action classes.
+    intersection
+        ``Area(g∩d)``: framewise intersections summed over common frames.
+    area_gt_on_common, area_det_on_common
+        ``Area(g|d)`` and ``Area(d|g)``: each action's area on the frames
+        the other one also has.
+    common_frames
+        ``frames(g∩d)``.
+    """
+
+    area_gt: np.ndarray
+    area_det: np.ndarray
+    frames_gt: np.ndarray
+    frames_det: np.ndarray
+    classes_gt: np.ndarray
+    classes_det: np.ndarray
+    intersection: np.ndarray
+    area_gt_on_common: np.ndarray
+    area_det_on_common: np.ndarray
+    common_frames: np.ndarray
+
+    def overlap(self, class_aware: bool = True) -> np.ndarray:
+        """Dice overlap ``O`` of every pair, ``(n_gt, n_det)`` float.
+
+        ``2·Area(g∩d) / (Area(g)+Area(d))``; 0 when both areas are 0 and, if
+        ``class_aware``, 0 when the classes differ (SPEC §4).
+        """
+        total = self.area_gt[:, None] + self.area_det[None, :]
+        dice = np.divide(2 * self.intersection, total, out=np.zeros(total.shape), where=total > 0)
+        if class_aware:
+            dice[self.classes_gt[:, None] != self.classes_det[None, :]] = 0.0
+        return dice
+
+    def ratios(self, gt: np.ndarray, det: np.ndarray) -> np.ndarray:
+        """``(k, 4)`` ratios of the pairs ``(gt[m], det[m])`` in ``THRESHOLD_KEYS`` order.
+
+        ``Area(g∩d)/Area(g|d)``, ``Area(g∩d)/Area(d|g)``, ``frames(g∩d)/frames(g)``,
+        ``frames(g∩d)/frames(d)``; a zero denominator gives 0.
+        """
+        inter = self.intersection[gt, det]
+        common = self.common_frames[gt, det]
+        pairs = (
+            (inter, self.area_gt_on_common[gt, det]),
+            (inter, self.area_det_on_common[gt, det]),
+            (common, self.frames_gt[gt]),
+            (common, self.frames_det[det]),
+        )
+        out = np.zeros((len(gt), 4))
+        for k, (num, den) in enumerate(pairs):
+            np.divide(num, den, out=out[:, k], where=den > 0)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class _Boxes:
+    """The boxes of several actions, concatenated in action order."""
+
+    first: np.ndarray  # (n,) first frame of each action
+    last: np.ndarray  # (n,) last frame
+    offset: np.ndarray  # (n,) row of each action's first box in the flat arrays
+    corners: np.ndarray  # (4, N) x1, y1, x2, y2 (half-open) of every box
+    cumulative: np.ndarray  # (N + 1,) running sum of box areas, starting at 0
+    bounds: np.ndarray  # (4, n) x1, y1, x2, y2 of the union of each action's boxes
+
+
+def _boxes(actions: Sequence[Action]) -> _Boxes:
+    lengths = np.array([len(a) for a in actions], dtype=np.int64)
+    boxes = (
+        np.concatenate([a.boxes for a in actions]) if actions else np.zeros((0, 4), dtype=np.int64)
+    )
+    corners = np.concatenate([boxes[:, :2], boxes[:, :2] + boxes[:, 2:]], axis=1).T
+    cumulative = np.zeros(len(boxes) + 1, dtype=np.int64)
+    np.cumsum(boxes[:, 2] * boxes[:, 3], out=cumulative[1:])
+    offset = np.cumsum(lengths) - lengths
+    if actions:
+        bounds = np.concatenate(
+            [
+                np.minimum.reduceat(corners[:2], offset, axis=1),
+                np.maximum.reduceat(corners[2:], offset, axis=1),
+            ]
+        )
+    else:
+        bounds = np.zeros((4, 0), dtype=np.int64)
+    return _Boxes(
+        np.array([a.first for a in actions], dtype=np.int64),
+        np.array([a.last for a in actions], dtype=np.int64),
+        offset,
+        corners,
+        cumulative,
+        bounds,
+    )
+
+
+def _framewise_intersections(
+    g: _Boxes, d: _Boxes, g_rows: np.ndarray, d_rows: np.ndarray, lengths: np.ndarray
+) -> np.ndarray:
+    """Sum over ``lengths[m]`` frames of the intersection of the boxes starting at flat
+    rows ``g_rows[m]`` and ``d_rows[m]``; one value per pair (every length > 0)."""
+    sums = np.zeros(len(lengths), dtype=np.int64)
+    # Pairs are processed in blocks so that at most about _BLOCK_ELEMENTS frames are gathered.
+    ends = np.cumsum(lengths)
+    lo = 0
+    while lo < len(lengths):
+        base = ends[lo - 1] if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + _BLOCK_ELEMENTS, side="right")))
+        n = lengths[lo:hi]
+        starts = np.cumsum(n) - n
+        step = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n)
+        gi = np.repeat(g_rows[lo:hi], n) + step
+        di = np.repeat(d_rows[lo:hi], n) + step
+        gc, dc = g.corners, d.corners
+        width = np.minimum(gc[2, gi], dc[2, di]) - np.maximum(gc[0, gi], dc[0, di])
+        height = np.minimum(gc[3, gi], dc[3, di]) - np.maximum(gc[1, gi], dc[1, di])
+        area = np.maximum(width, 0) * np.maximum(height, 0)
+        sums[lo:hi] = np.add.reduceat(area, starts)
+        lo = hi
+    return sums
+
+
+def pair_statistics(gt: Sequence[Action], det: Sequence[Action]) -> VideoPairs:
+    """Areas, intersections and common frames of all pairs of one video (SPEC §4).
+
+    Frames of an action are consecutive, so common frames and the areas
+    ``Area(g|d)``, ``Area(d|g)`` follow in closed form from each pair's common
+    frame range and running sums of box areas, for all pairs at once. Framewise
+    intersections are gathered, frame by common frame, only for pairs whose
+    frame ranges and whose union boxes overlap (any other pair has none).
+    """
+    g, d = _boxes(gt), _boxes(det)
+    lo = np.maximum(g.first[:, None], d.first[None, :])
+    common = np.maximum(np.minimum(g.last[:, None], d.last[None, :]) + 1 - lo, 0)
+    # Flat rows of each action's box on the pair's first common frame (clipped when none).
+    g_rows = g.offset[:, None] + np.maximum(lo - g.first[:, None], 0)
+    d_rows = d.offset[None, :] + np.maximum(lo - d.first[None, :], 0)
+    g_rows = np.where(common > 0, g_rows, g.offset[:, None])
+    d_rows = np.where(common > 0, d_rows, d.offset[None, :])
+    gt_on = g.cumulative[g_rows + common] - g.cumulative[g_rows]
+    det_on = d.cumulative[d_rows + common] - d.cumulative[d_rows]
+    gb, db = g.bounds[:, :, None], d.bounds[:, None, :]
+    candidate = (common > 0) & (gb[0] < db[2]) & (db[0] < gb[2]) & (gb[1] < db[3]) & (db[1] < gb[3])
+    inter = np.zeros(common.shape, dtype=np.int64)
+    pi, pj = np.nonzero(candidate)
+    if len(pi):
+        inter[pi, pj] = _framewise_intersections(
+            g, d, g_rows[pi, pj], d_rows[pi, pj], common[pi, pj]
+        )
+    return VideoPairs(
+        area_gt=g.cumulative[g.offset + (g.last - g.first + 1)] - g.cumulative[g.offset],
+        area_det=d.cumulative[d.offset + (d.last - d.first + 1)] - d.cumulative[d.offset],
+        frames_gt=g.last - g.first + 1,
+        frames_det=d.last - d.first + 1,
+        classes_gt=np.array([a.action_class for a in gt], dtype=np.int64),
+        classes_det=np.array([a.action_class for a in det], dtype=np.int64),
+        intersection=inter,
+        area_gt_on_common=gt_on,
+        area_det_on_common=det_on,
+        common_frames=common,
+    )
+
+
+def greedy_match(overlap: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """One-to-one greedy matching on an overlap matrix (SPEC §4).
+
+    Repeatedly take the largest overlap, assign that (row, column) pair and
+    remove both, while the largest overlap is > 0. Ties go to the lowest row
+    (ground-truth index), then the lowest column (detection index).
+
+    Returns
+    -------
+    tuple of (row, column)
+        Assigned pairs in the order they were chosen.
+    """
+    remaining = np.array(overlap, dtype=float)
+    if remaining.size == 0:
+        return ()
+    n_cols = remaining.shape[1]
+    chosen = []
+    for _ in range(min(remaining.shape)):
+        # argmax returns the first maximum in row-major order: lowest row, then column.
+        i, j = divmod(int(np.argmax(remaining)), n_cols)
+        if not remaining[i, j] > 0:
+            break
+        chosen.append((i, j))
+        remaining[i, :] = -np.inf
+        remaining[:, j] = -np.inf
+    return tuple(chosen)
+
+
+@dataclass(frozen=True, eq=False)
+class VideoMatching:
+    """The actions, pair statistics and greedy matchings of one video.
+
+    ``assigned`` is the class-aware matching of the metric; ``assigned_any_class``
+    the matching with the class condition removed, used only by the class
+    confusion matrix. Both list ``(gt index, detection index)`` in the order chosen.
+    """
+
+    video: str
+    gt: tuple[Action, ...]
+    det: tuple[Action, ...]
+    pairs: VideoPairs
+    assigned: tuple[tuple[int, int], ...]
+    assigned_any_class: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class AssignedPairs:
+    """Assigned pairs of all videos as flat arrays, grouped by video (in video order).
+
+    Attributes
+    ----------
+    video, gt, det
+        Video index (into :attr:`ActionMatching.videos`) and action indices.
+    gt_class, det_class
+        Classes of the two actions.
+    dice
+        Dice overlap of the pair, computed ignoring class.
+    ratios
+        ``(k, 4)`` spatial recall, spatial precision, temporal recall,
+        temporal precision (``THRESHOLD_KEYS`` order).
+    """
+
+    video: np.ndarray
+    gt: np.ndarray
+    det: np.ndarray
+    gt_class: np.ndarray
+    det_class: np.ndarray
+    dice: np.ndarray
+    ratios: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.video)
+
+    def accepted(self, thresholds: np.ndarray, class_test: bool = True) -> np.ndarray:
+        """``(m, k)`` bool: pair accepted at each row of ``thresholds`` ``(m, 4)``.
+
+        Every ratio must be strictly greater than its threshold and, with
+        ``class_test``, the classes equal (SPEC §4).
+        """
+        limits = np.asarray(thresholds, dtype=float).reshape(-1, 4)
+        ok = np.all(self.ratios[None, :, :] > limits[:, None, :], axis=2)
+        if class_test:
+            ok &= (self.gt_class == self.det_class)[None, :]
+        return ok
+
+    def failed(self, thresholds: Sequence[float]) -> np.ndarray:
+        """``(k, 5)`` bool: which test each pair fails (four ratios, then class)."""
+        ratios_fail = ~(self.ratios > np.asarray(thresholds, dtype=float)[None, :])
+        return np.column_stack([ratios_fail, self.gt_class != self.det_class])
+
+
+def _flatten(videos: Sequence[VideoMatching], any_class: bool) -> AssignedPairs:
+    parts = []
+    for v, video in enumerate(videos):
+        assigned = video.assigned_any_class if any_class else video.assigned
+        gt = np.array([i for i, _ in assigned], dtype=np.int64)
+        det = np.array([j for _, j in assigned], dtype=np.int64)
+        p = video.pairs
+        total = p.area_gt[gt] + p.area_det[det]
+        dice = np.divide(2 * p.intersection[gt, det], total, out=np.zeros(len(gt)), where=total > 0)
+        parts.append(
+            (
+                np.full(len(gt), v, dtype=np.int64),
+                gt,
+                det,
+                p.classes_gt[gt],
+                p.classes_det[det],
+                dice,
+                p.ratios(gt, det),
+            )
+        )
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return AssignedPairs(empty, empty, empty, empty, empty, np.zeros(0), np.zeros((0, 4)))
+    return AssignedPairs(*(np.concatenate(column) for column in zip(*parts)))
+
+
+@dataclass(frozen=True, eq=False)
+class ActionMatching:
+    """The threshold-independent part of the evaluation: every video's matching.
+
+    Videos are the ground truth's in file order, then those only in the
+    detections. ``n_gt`` and ``n_det`` count actions per video.
+    """
+
+    videos: tuple[VideoMatching, ...]
+    n_gt: np.ndarray
+    n_det: np.ndarray
+    pairs: AssignedPairs
+    pairs_any_class: AssignedPairs
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(v.video for v in self.videos)
+
+
+def match_video(name: str, gt: Sequence[Action], det: Sequence[Action]) -> VideoMatching:
+    """Pair statistics and both greedy matchings of one video (SPEC §4)."""
+    pairs = pair_statistics(gt, det)
+    return VideoMatching(
+        name,
+        tuple(gt),
+        tuple(det),
+        pairs,
+        greedy_match(pairs.overlap(class_aware=True)),
+        greedy_match(pairs.overlap(class_aware=False)),
+    )
+
+
+def match_actions(
+    gt: AnnotationSet,
+    det: AnnotationSet,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> ActionMatching:
+    """Match detections to ground truth in every video, once for all thresholds (SPEC §4).
+
+    Videos are paired by name; a video only in ``det`` contributes false
+    alarms, one only in ``gt`` misses. ``progress`` is called with
+    ``(videos done, videos)``.
+    """
+    names = list(gt.videos) + [n for n in det.videos if n not in gt.videos]
+    videos = []
+    for k, name in enumerate(names):
+        check(cancel)
+        g = gt.videos[name].actions if name in gt.videos else ()
+        d = det.videos[name].actions if name in det.videos else ()
+        videos.append(match_video(name, g, d))
+        report(progress, k + 1, len(names))
+    return ActionMatching(
+        videos=tuple(videos),
+        n_gt=np.array([len(v.gt) for v in videos], dtype=np.int64),
+        n_det=np.array([len(v.det) for v in videos], dtype=np.int64),
+        pairs=_flatten(videos, any_class=False),
+        pairs_any_class=_flatten(videos, any_class=True),
+    )

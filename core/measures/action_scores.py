@@ -1,0 +1,388 @@
+"""LIRIS HARL scores of an action matching (docs/measures.md §4)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from referee.core.errors import InvalidOptionError
+from referee.core.measures.action_matching import (
+    CLASS_CRITERION,
+    CLASSES,
+    CRITERIA,
+    DEFAULT_EPSILON,
+    THRESHOLD_KEYS,
+    ActionMatching,
+    LirisParameters,
+    match_actions,
+)
+from referee.core.measures.indicators import IndicatorValue, undefined
+from referee.core.model.annotations import AnnotationSet
+from referee.core.progress import CancelToken, ProgressCallback, check
+
+NO_GT = "undefined: no ground-truth action"
+NO_DETECTION = "undefined: no detected action"
+NO_ACTION = "undefined: no ground-truth and no detected action"
+
+
+# --- stage 2: counting -------------------------------------------------------------------
+
+
+def _per_video(mask: np.ndarray, video: np.ndarray, n_videos: int) -> np.ndarray:
+    """``(m, n_videos)`` counts of True per video; ``video`` is sorted."""
+    bounds = np.searchsorted(video, np.arange(n_videos + 1))
+    cumulative = np.zeros((mask.shape[0], mask.shape[1] + 1), dtype=np.int64)
+    np.cumsum(mask, axis=1, out=cumulative[:, 1:])
+    return cumulative[:, bounds[1:]] - cumulative[:, bounds[:-1]]
+
+
+def _rates(
+    accepted: np.ndarray, n_gt: int, n_det: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Recall, precision and F of accepted counts (NaN where undefined)."""
+    a = np.asarray(accepted, dtype=float)
+    nan = np.full(a.shape, math.nan)
+    recall = a / n_gt if n_gt else nan
+    precision = a / n_det if n_det else nan
+    f = 2 * a / (n_gt + n_det) if n_gt + n_det else nan
+    return recall, precision, f
+
+
+def _value(value: float, reason: str) -> IndicatorValue:
+    return undefined(reason) if math.isnan(value) else IndicatorValue(float(value))
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """Counts, recall, precision and F at one set of thresholds (SPEC §4).
+
+    ``thresholds`` maps ``THRESHOLD_KEYS`` to values. ``assigned`` counts the
+    pairs of the matching, ``accepted`` those that pass every test.
+    """
+
+    thresholds: dict[str, float]
+    n_gt: int
+    n_det: int
+    assigned: int
+    accepted: int
+    recall: IndicatorValue
+    precision: IndicatorValue
+    f: IndicatorValue
+
+    @property
+    def vetoed(self) -> int:
+        """Assigned pairs that fail at least one test."""
+        return self.assigned - self.accepted
+
+    @property
+    def missed(self) -> int:
+        """Ground-truth actions without an accepted detection (unassigned or vetoed)."""
+        return self.n_gt - self.accepted
+
+    @property
+    def false_alarms(self) -> int:
+        """Detections without an accepted ground-truth action (unassigned or vetoed)."""
+        return self.n_det - self.accepted
+
+
+def _operating_point(
+    thresholds: Sequence[float], n_gt: int, n_det: int, assigned: int, accepted: int
+) -> OperatingPoint:
+    r, p, f = (float(x) for x in _rates(np.array(accepted), n_gt, n_det))
+    return OperatingPoint(
+        thresholds=dict(zip(THRESHOLD_KEYS, (float(t) for t in thresholds))),
+        n_gt=n_gt,
+        n_det=n_det,
+        assigned=assigned,
+        accepted=accepted,
+        recall=_value(r, NO_GT),
+        precision=_value(p, NO_DETECTION),
+        f=_value(f, NO_ACTION),
+    )
+
+
+def operating_point(matching: ActionMatching, thresholds: Sequence[float]) -> OperatingPoint:
+    """Overall recall, precision and F at ``(t_sr, t_sp, t_tr, t_tp)`` (SPEC §4)."""
+    limits = np.asarray(thresholds, dtype=float)
+    if limits.shape != (4,):
+        raise InvalidOptionError(
+            f"expected four thresholds (t_sr, t_sp, t_tr, t_tp), got {list(thresholds)}"
+        )
+    accepted = int(matching.pairs.accepted(limits[None, :]).sum())
+    return _operating_point(
+        limits, int(matching.n_gt.sum()), int(matching.n_det.sum()), len(matching.pairs), accepted
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class QualityCurves:
+    """Performance against quality: P, R, F as one threshold varies (SPEC §4).
+
+    Row ``k`` varies threshold ``THRESHOLD_KEYS[k]`` over ``grid``; the other
+    three stay at ε. Arrays are ``(4, len(grid))``; NaN where undefined.
+    """
+
+    grid: np.ndarray
+    accepted: np.ndarray
+    recall: np.ndarray
+    precision: np.ndarray
+    f: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class ActionScores:
+    """Every score of one video, or of all videos pooled (SPEC §4).
+
+    Attributes
+    ----------
+    point
+        Counts, recall, precision and F at the fixed point (all thresholds ε).
+    curves
+        Performance-vs-quality curves.
+    integrals
+        ``I_sr, I_sp, I_tr, I_tp`` by key ``sr, sp, tr, tp``: the mean of F
+        over the grid of the varied threshold.
+    final
+        Mean of the four integrals: the ranking score.
+    """
+
+    point: OperatingPoint
+    curves: QualityCurves
+    integrals: dict[str, IndicatorValue]
+    final: IndicatorValue
+
+
+def _scores(
+    params: LirisParameters, accepted: np.ndarray, n_gt: int, n_det: int, assigned: int
+) -> ActionScores:
+    """Scores from the accepted counts of the ``params.point_thresholds()`` rows."""
+    g = len(params.grid)
+    recall, precision, f = _rates(accepted[1:].reshape(4, g), n_gt, n_det)
+    curves = QualityCurves(
+        np.array(params.grid), accepted[1:].reshape(4, g).copy(), recall, precision, f
+    )
+    integrals = {
+        key: _value(float(np.mean(f[k])), NO_ACTION) for k, key in enumerate(THRESHOLD_KEYS)
+    }
+    final = _value(float(np.mean([v.value for v in integrals.values()])), NO_ACTION)
+    point = _operating_point((params.epsilon,) * 4, n_gt, n_det, assigned, int(accepted[0]))
+    return ActionScores(point, curves, integrals, final)
+
+
+def score_matching(
+    matching: ActionMatching, params: LirisParameters = LirisParameters()
+) -> tuple[ActionScores, dict[str, ActionScores]]:
+    """Scores at all ``1 + 4·G`` operating points, overall and per video (SPEC §4).
+
+    Overall counts pool all videos (accepted pairs / all GT actions, / all
+    detections); each video's scores use only its own actions.
+    """
+    pairs = matching.pairs
+    per_video = _per_video(
+        pairs.accepted(params.point_thresholds()), pairs.video, len(matching.videos)
+    )
+    assigned = np.bincount(pairs.video, minlength=len(matching.videos))
+    overall = _scores(
+        params,
+        per_video.sum(axis=1),
+        int(matching.n_gt.sum()),
+        int(matching.n_det.sum()),
+        len(pairs),
+    )
+    videos = {
+        v.video: _scores(
+            params, per_video[:, k], int(matching.n_gt[k]), int(matching.n_det[k]), int(assigned[k])
+        )
+        for k, v in enumerate(matching.videos)
+    }
+    return overall, videos
+
+
+# --- class confusion matrix ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ClassConfusion:
+    """Class confusion matrix of the class-agnostic matching (SPEC §4).
+
+    Rows are ground-truth classes, columns detected classes, both in
+    :data:`CLASSES` order. Only pairs matched ignoring class and accepted at ε
+    (without the class test) are counted; unmatched and vetoed actions are not.
+    ``percentages`` divides each row by its total (×100); an empty row is NaN.
+    """
+
+    classes: tuple[int, ...]
+    counts: np.ndarray
+    percentages: np.ndarray
+
+
+def _confusion(counts: np.ndarray) -> ClassConfusion:
+    totals = counts.sum(axis=1, keepdims=True)
+    percentages = np.divide(
+        100.0 * counts, totals, out=np.full(counts.shape, math.nan), where=totals > 0
+    )
+    return ClassConfusion(CLASSES, counts, percentages)
+
+
+def class_confusion(
+    matching: ActionMatching, epsilon: float = DEFAULT_EPSILON
+) -> tuple[ClassConfusion, dict[str, ClassConfusion]]:
+    """Class confusion matrix, overall and per video (SPEC §4)."""
+    pairs = matching.pairs_any_class
+    keep = pairs.accepted(np.full((1, 4), float(epsilon)), class_test=False)[0]
+    rows = np.searchsorted(CLASSES, pairs.gt_class[keep])
+    cols = np.searchsorted(CLASSES, pairs.det_class[keep])
+    counts = np.zeros((len(matching.videos), len(CLASSES), len(CLASSES)), dtype=np.int64)
+    np.add.at(counts, (pairs.video[keep], rows, cols), 1)
+    per_video = {v.video: _confusion(counts[k]) for k, v in enumerate(matching.videos)}
+    return _confusion(counts.sum(axis=0)), per_video
+
+
+# --- per-pair explanation --------------------------------------------------------------------
+
+ACCEPTED = "accepted"
+VETOED = "vetoed"
+MISS = "miss"
+FALSE_ALARM = "false alarm"
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """One line of the explanation table (SPEC §4).
+
+    ``outcome`` is ``"accepted"`` or ``"vetoed"`` for an assigned pair (at ε),
+    ``"miss"`` for an unassigned ground-truth action, ``"false alarm"`` for an
+    unassigned detection. ``failed`` lists every failing test of a vetoed
+    pair (:data:`CRITERIA` names, then ``"class"``). Indices are positions in
+    the video's action lists, numbers the files' ``nr``; absent values are
+    ``None`` and absent ratios NaN.
+    """
+
+    video: str
+    outcome: str
+    gt_index: int | None
+    gt_number: int | None
+    gt_class: int | None
+    det_index: int | None
+    det_number: int | None
+    det_class: int | None
+    dice: float = math.nan
+    spatial_recall: float = math.nan
+    spatial_precision: float = math.nan
+    temporal_recall: float = math.nan
+    temporal_precision: float = math.nan
+    failed: tuple[str, ...] = field(default=())
+
+
+def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tuple[PairRow, ...]:
+    """Every assigned pair, miss and false alarm, with why each pair was vetoed (SPEC §4).
+
+    Per video: ground-truth actions in order (their pair, or a miss), then
+    the unassigned detections as false alarms.
+    """
+    pairs = matching.pairs
+    failed = pairs.failed((epsilon,) * 4)
+    names = (*(CRITERIA[k] for k in THRESHOLD_KEYS), CLASS_CRITERION)
+    by_gt = {(int(v), int(i)): m for m, (v, i) in enumerate(zip(pairs.video, pairs.gt))}
+    rows: list[PairRow] = []
+    for v, video in enumerate(matching.videos):
+        for i, g in enumerate(video.gt):
+            m = by_gt.get((v, i))
+            if m is None:
+                rows.append(
+                    PairRow(video.video, MISS, i, g.number, g.action_class, None, None, None)
+                )
+                continue
+            j = int(pairs.det[m])
+            d = video.det[j]
+            reasons = tuple(n for n, bad in zip(names, failed[m]) if bad)
+            rows.append(
+                PairRow(
+                    video.video,
+                    VETOED if reasons else ACCEPTED,
+                    i,
+                    g.number,
+                    g.action_class,
+                    j,
+                    d.number,
+                    d.action_class,
+                    float(pairs.dice[m]),
+                    *(float(r) for r in pairs.ratios[m]),
+                    failed=reasons,
+                )
+            )
+        used = {j for _, j in video.assigned}
+        rows += [
+            PairRow(video.video, FALSE_ALARM, None, None, None, j, d.number, d.action_class)
+            for j, d in enumerate(video.det)
+            if j not in used
+        ]
+    return tuple(rows)
+
+
+# --- everything ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ActionEvaluation:
+    """The complete LIRIS evaluation of one method (SPEC §4).
+
+    Attributes
+    ----------
+    parameters
+        ε and the grid used.
+    matching
+        Pair statistics and greedy matchings of every video.
+    overall, per_video
+        Scores pooled over all videos, and of each video by name.
+    confusion, confusion_per_video
+        Class confusion matrices (class-agnostic matching, accepted at ε).
+    pairs
+        The explanation table at ε.
+    """
+
+    parameters: LirisParameters
+    matching: ActionMatching
+    overall: ActionScores
+    per_video: dict[str, ActionScores]
+    confusion: ClassConfusion
+    confusion_per_video: dict[str, ClassConfusion]
+    pairs: tuple[PairRow, ...]
+
+
+def evaluate_actions(
+    gt: AnnotationSet,
+    det: AnnotationSet,
+    params: LirisParameters = LirisParameters(),
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> ActionEvaluation:
+    """Evaluate detected actions against ground truth with the LIRIS metric (SPEC §4).
+
+    Parameters
+    ----------
+    gt, det
+        Ground truth and one method's detections; videos paired by name.
+    params
+        ε and the grid of the integrated measures.
+    progress
+        Called with ``(videos done, videos)`` during matching.
+    cancel
+        Checked between videos.
+    """
+    matching = match_actions(gt, det, progress, cancel)
+    check(cancel)
+    overall, per_video = score_matching(matching, params)
+    confusion, confusion_per_video = class_confusion(matching, params.epsilon)
+    return ActionEvaluation(
+        params,
+        matching,
+        overall,
+        per_video,
+        confusion,
+        confusion_per_video,
+        pair_table(matching, params.epsilon),
+    )

@@ -1,0 +1,270 @@
+"""Pseudo evaluation of a dataset, summarized over videos (docs/measures.md §2, §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import (
+    TYPE_CHECKING,
+    NamedTuple,
+)
+
+import numpy as np
+
+from referee.core.errors import InvalidOptionError, RefereeError
+from referee.core.frames.results import result_sources
+from referee.core.frames.sources import masks_by_frame
+from referee.core.measures.indicators import (
+    IndicatorValue,
+)
+from referee.core.model.videos import VideoSpec
+from referee.core.parallel import check_workers, chunk_size, frame_chunks, map_chunks
+from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.pseudo.committee import CommitteeOptions, _Rules
+from referee.core.pseudo.consensus import VideoKey, ncc_from_sums, psnr_from_sums
+from referee.core.pseudo.engine import _Partial, _stream
+from referee.core.pseudo.video import PseudoVideoResult, _finish, _Job, _job, _label, _roi_of
+
+if TYPE_CHECKING:
+    from referee.core.measures.summarize import Summary
+
+
+# ---------------------------------------------------------------------------
+# Many videos, optionally in worker processes
+
+
+class _Chunk(NamedTuple):
+    """Consecutive frames of one video, evaluated in a worker process."""
+
+    index: int  # position of the video in the job list
+    position: int  # position of the first frame in the video's frame list
+    job: _Job
+    methods: tuple[str, ...]
+    committee: CommitteeOptions
+    entropy: bool
+
+
+def _run_chunk(chunk: _Chunk) -> _Partial:
+    """Evaluate one chunk (module level so worker processes can run it)."""
+    job = chunk.job
+    roi = _roi_of(job.video)
+    return _stream(
+        masks_by_frame(job.sources, job.frames, job.shape, job.reference),
+        _Rules(chunk.committee, chunk.methods),
+        roi,
+        job.shape,
+        chunk.entropy,
+        len(job.frames),
+        None,
+        None,
+    )
+
+
+def _plan(
+    jobs: Sequence[_Job],
+    methods: tuple[str, ...],
+    committee: CommitteeOptions,
+    entropy: bool,
+    workers: int,
+) -> list[_Chunk]:
+    size = chunk_size(sum(len(job.frames) for job in jobs), workers)
+    chunks = []
+    for index, job in enumerate(jobs):
+        n = len(job.frames)
+        # Sequential decoders (video files) would re-decode from the start per chunk.
+        sequential = any(not getattr(s, "random_access", True) for s in job.sources)
+        for first, last in frame_chunks(0, n - 1, n if sequential else size):
+            piece = job._replace(frames=job.frames[first : last + 1])
+            chunks.append(_Chunk(index, first, piece, methods, committee, entropy))
+    return chunks
+
+
+@dataclass(frozen=True)
+class PseudoSummary:
+    """One detector's pseudo results summarized over videos (SPEC §2 applied to §7).
+
+    ``summary`` blends the videos' normalized pseudo matrices with the weights
+    of its scheme; ``ncc`` and ``psnr`` come from the same blend applied to
+    the normalized sums ``(Σs, Σp, Σp², Σsp) / n``, i.e. they are the NCC and
+    PSNR of the weighted mixture of the videos' pixels.
+    """
+
+    method: str
+    summary: Summary
+    ncc: IndicatorValue
+    psnr: IndicatorValue
+
+    @property
+    def values(self) -> dict[str, IndicatorValue]:
+        """Every registry indicator of the blend, then ``ncc`` and ``psnr``."""
+        return {**self.summary.values, "ncc": self.ncc, "psnr": self.psnr}
+
+
+def summarize_pseudo(
+    videos: Sequence[PseudoVideoResult],
+    scheme: str = "auto",
+    custom: Mapping[VideoKey, float] | None = None,
+) -> dict[str, PseudoSummary]:
+    """Summarize every detector's pseudo matrices over videos, like real ones (SPEC §2, §7).
+
+    ``scheme`` and ``custom`` are those of :func:`~referee.core.summarize.summarize`.
+
+    Raises
+    ------
+    RefereeError
+        No video, videos evaluated with different detectors, or any error of
+        :func:`~referee.core.summarize.summarize`.
+    """
+    from referee.core.measures.summarize import summarize
+
+    if not videos:
+        raise RefereeError("nothing to summarize: no video")
+    methods = videos[0].methods
+    for v in videos:
+        if v.methods != methods:
+            raise RefereeError(
+                f"video {_label(v.category, v.video)} was evaluated with "
+                f"detectors {', '.join(v.methods)}, not {', '.join(methods)}"
+            )
+    out = {}
+    for method in methods:
+        summary = summarize([v.confusion(method) for v in videos], scheme, custom)
+        blended = np.zeros(4)
+        for v in videos:
+            cm, w = v.totals[method], summary.weights[v.key]
+            blended += (
+                w
+                * np.array([cm.tp + cm.fp, cm.tp + cm.fn, v.sum_p_squared[method], cm.tp])
+                / cm.total
+            )
+        s, p, p2, sp = blended
+        out[method] = PseudoSummary(
+            method, summary, ncc_from_sums(1.0, s, p, p2, sp), psnr_from_sums(1.0, s, p2, sp)
+        )
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class PseudoResult:
+    """Pseudo evaluation of a committee of detectors on a dataset (SPEC §7).
+
+    ``videos`` in the order given; ``summaries`` per method, summarized with
+    the weight scheme :attr:`scheme`.
+    """
+
+    methods: tuple[str, ...]
+    options: CommitteeOptions
+    videos: tuple[PseudoVideoResult, ...]
+    summaries: dict[str, PseudoSummary]
+
+    @property
+    def scheme(self) -> str:
+        """The weight scheme actually used (``auto`` resolved)."""
+        return next(iter(self.summaries.values())).summary.scheme
+
+    def video(self, key: VideoKey) -> PseudoVideoResult:
+        """The result of one video by ``(category, name)``."""
+        for v in self.videos:
+            if v.key == key:
+                return v
+        raise InvalidOptionError(f"no video {key[0]}/{key[1]} in this result")
+
+
+def pseudo_evaluate(
+    videos: Sequence[VideoSpec],
+    results_by_method: Mapping[str, str | Path],
+    committee: CommitteeOptions = CommitteeOptions(),
+    workers: int = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    scheme: str = "auto",
+    custom: Mapping[VideoKey, float] | None = None,
+    entropy: bool = True,
+) -> PseudoResult:
+    """Pseudo-evaluate K detectors on every video without ground truth (SPEC §7).
+
+    Parameters
+    ----------
+    videos
+        The videos (e.g. from ``discover_videos(root, require_groundtruth=False)``).
+        Each video's frames are its temporal ROI, or, without
+        ``temporalROI.txt``, the frames every detector has; its pixels are
+        those inside ``ROI.bmp``, or the whole frame without one.
+    results_by_method
+        Each detector's results root (see
+        :func:`~referee.core.evaluate.result_sources`), by method name; the
+        order is the committee order (and that of ``committee.weights``).
+    committee
+        Committee options (trivial classifiers, leave-one-out, weights, threshold).
+    workers
+        Worker processes; with more than 1 each video's frames are split into
+        contiguous chunks whose sums are added (identical result). Sources must
+        then be picklable and a calling script must guard its top level with
+        ``if __name__ == "__main__":``.
+    progress, cancel
+        Progress in frames over all videos; cancellation token.
+    scheme, custom
+        Weights of the summary over videos (SPEC §2), as for
+        :func:`~referee.core.summarize.summarize`.
+    entropy
+        Also accumulate each video's per-pixel mean of ``H(P)``.
+
+    Raises
+    ------
+    InvalidOptionError
+        Bad committee options, or a bad number of workers.
+    InputFileError, MissingFrameError, SizeMismatchError
+        Missing, unreadable or mis-sized masks or ROI, naming the files.
+    CancelledError
+        If ``cancel`` is set.
+    """
+    workers = check_workers(workers)
+    methods = tuple(results_by_method)
+    rules = _Rules(committee, methods)
+    if not videos:
+        raise RefereeError("no video to evaluate")
+    check(cancel)
+    per_method = [result_sources(videos, root) for root in results_by_method.values()]
+    jobs, rois = [], []
+    for v, video in enumerate(videos):
+        job, roi = _job(video, [sources[v] for sources in per_method], None)
+        jobs.append(job)
+        rois.append(roi)
+    chunks = _plan(jobs, methods, committee, entropy, workers)
+    results = []
+    if workers > 1 and len(chunks) > 1:
+        sizes = [len(c.job.frames) for c in chunks]
+        pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
+        per_video: list[list[_Partial]] = [[] for _ in jobs]
+        for chunk, piece in zip(chunks, pieces):
+            per_video[chunk.index].append(piece)
+        for job, roi, parts in zip(jobs, rois, per_video):
+            results.append(
+                _finish(job.video.category, job.video.name, methods, committee, parts, roi)
+            )
+    else:
+        total = sum(len(job.frames) for job in jobs)
+        offset = 0
+        for job, roi in zip(jobs, rois):
+
+            def step(done: int, _: int, offset: int = offset) -> None:
+                report(progress, offset + done, total)
+
+            partial = _stream(
+                masks_by_frame(job.sources, job.frames, job.shape, job.reference),
+                rules,
+                roi,
+                job.shape,
+                entropy,
+                len(job.frames),
+                step,
+                cancel,
+            )
+            results.append(
+                _finish(job.video.category, job.video.name, methods, committee, [partial], roi)
+            )
+            offset += len(job.frames)
+    return PseudoResult(
+        methods, committee, tuple(results), summarize_pseudo(results, scheme, custom)
+    )

@@ -1,0 +1,382 @@
+"""Pseudo evaluation of one video (docs/measures.md §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import (
+    TYPE_CHECKING,
+    NamedTuple,
+)
+
+import numpy as np
+
+from referee.core.errors import InvalidOptionError, RefereeError
+from referee.core.formats.cdnet import read_roi, result_frame_numbers
+from referee.core.frames.sources import FrameSource, masks_by_frame
+from referee.core.measures.indicators import (
+    IndicatorValue,
+    evaluate_all,
+)
+from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
+from referee.core.model.videos import VideoSpec
+from referee.core.progress import CancelToken, ProgressCallback, check
+from referee.core.pseudo.committee import CommitteeOptions, _Rules
+from referee.core.pseudo.consensus import VideoKey, _map_measures, consensus
+from referee.core.pseudo.engine import _array_frames, _Partial, _stream
+
+if TYPE_CHECKING:
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Committee options
+
+
+PER_FRAME_COLUMNS: tuple[str, ...] = ("frame", "tp", "fp", "fn", "tn")
+"""Columns of the arrays in :attr:`PseudoVideoResult.per_frame`."""
+
+
+@dataclass(frozen=True, eq=False)
+class PseudoVideoResult:
+    """Every detector's pseudo evaluation on one video (SPEC §7).
+
+    Attributes
+    ----------
+    category, video
+        The video's key.
+    methods
+        The detectors, in committee order.
+    options
+        The committee options used.
+    frames
+        Evaluated frame numbers, ``int64``.
+    per_frame
+        Per method, ``float64`` array ``(n_frames, 5)``, columns
+        :data:`PER_FRAME_COLUMNS` (pseudo counts are expected counts, not
+        whole numbers).
+    totals
+        Per method, the pseudo confusion matrix summed over the frames, in pixels.
+    sum_p_squared
+        Per method, ``Σ P²`` over the evaluated pixels (with leave-one-out
+        each detector has its own ``P``); with the totals it gives NCC and PSNR.
+    entropy
+        Per-pixel mean over the frames of ``H(P)`` (bits, 0..1) of the whole
+        committee, NaN outside the ROI; ``None`` if not asked for.
+    roi
+        The ROI used (``True`` inside), ``None`` for the whole frame.
+    """
+
+    category: str
+    video: str
+    methods: tuple[str, ...]
+    options: CommitteeOptions
+    frames: np.ndarray
+    per_frame: dict[str, np.ndarray]
+    totals: dict[str, ConfusionMatrix]
+    sum_p_squared: dict[str, float]
+    entropy: np.ndarray | None
+    roi: np.ndarray | None
+
+    @property
+    def key(self) -> VideoKey:
+        return (self.category, self.video)
+
+    def confusion(self, method: str) -> VideoConfusion:
+        """The method's pseudo totals as a :class:`VideoConfusion` (what summaries take)."""
+        return VideoConfusion(self.category, self.video, self.totals[method])
+
+    def ncc(self, method: str) -> IndicatorValue:
+        """Pseudo NCC: Pearson correlation of ``S`` and ``P`` over the video's evaluated pixels."""
+        return _map_measures(self.totals[method], self.sum_p_squared[method])["ncc"]
+
+    def psnr(self, method: str) -> IndicatorValue:
+        """Pseudo PSNR ``−10 log10(mean (S−P)²)`` over the video's evaluated pixels, in dB."""
+        return _map_measures(self.totals[method], self.sum_p_squared[method])["psnr"]
+
+    def values(self, method: str) -> dict[str, IndicatorValue]:
+        """Every registry indicator on the pseudo totals, then ``ncc`` and ``psnr``."""
+        return {
+            **evaluate_all(self.totals[method]),
+            **_map_measures(self.totals[method], self.sum_p_squared[method]),
+        }
+
+    def frame_confusion(self, method: str, i: int) -> ConfusionMatrix:
+        """Pseudo confusion matrix of frame ``i`` alone.
+
+        Raises
+        ------
+        InvalidOptionError
+            If frame ``i`` was not evaluated.
+        """
+        where = np.flatnonzero(self.frames == i)
+        if where.size == 0:
+            raise InvalidOptionError(
+                f"frame {i} of {_label(self.category, self.video)} was not evaluated"
+            )
+        _, tp, fp, fn, tn = (float(v) for v in self.per_frame[method][where[0]])
+        return ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn)
+
+
+def _label(category: str, video: str) -> str:
+    return f"{category}/{video}" if category and category != video else video
+
+
+def _finish(
+    category: str,
+    video: str,
+    methods: tuple[str, ...],
+    options: CommitteeOptions,
+    pieces: Sequence[_Partial],
+    roi: np.ndarray | None,
+) -> PseudoVideoResult:
+    """Add up a video's pieces (in frame order) into its result."""
+    rows = np.concatenate([piece.rows for piece in pieces])
+    if rows.shape[0] == 0:
+        raise RefereeError(f"video {_label(category, video)}: no frame to evaluate")
+    entropy_sums = [piece.entropy_sum for piece in pieces if piece.entropy_sum is not None]
+    entropy = None
+    if entropy_sums:
+        if len({e.shape for e in entropy_sums}) > 1:
+            raise RefereeError(f"video {_label(category, video)}: its masks change size")
+        entropy = np.sum(entropy_sums, axis=0) / rows.shape[0]
+        if roi is not None:
+            entropy[~roi] = np.nan
+    rules = _Rules(options, methods)
+    overlaps = rows[:, 1:]
+    per_frame_sums = rules.sums(overlaps)  # (frames, k, 5)
+    # Overlaps are whole numbers, so their sum is exact; the sums are linear in them.
+    video_sums = rules.sums(overlaps.sum(axis=0, keepdims=True))[0]
+    per_frame, totals, p2 = {}, {}, {}
+    for j, method in enumerate(methods):
+        per_frame[method] = np.column_stack([rows[:, 0], per_frame_sums[:, j, :4]])
+        tp, fp, fn, tn, p2[method] = (float(v) for v in video_sums[j])
+        totals[method] = ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn)
+    return PseudoVideoResult(
+        category,
+        video,
+        methods,
+        options,
+        rows[:, 0].astype(np.int64),
+        per_frame,
+        totals,
+        p2,
+        entropy,
+        roi,
+    )
+
+
+# ---------------------------------------------------------------------------
+# One video
+
+
+def pseudo_evaluate_arrays(
+    frames: Iterable[tuple[int, Sequence[np.ndarray]]],
+    methods: Sequence[str],
+    committee: CommitteeOptions = CommitteeOptions(),
+    roi: np.ndarray | None = None,
+    category: str = "",
+    video: str = "",
+    entropy: bool = True,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    n_frames: int = 0,
+) -> PseudoVideoResult:
+    """Pseudo evaluation of in-memory masks, consumed one frame at a time (SPEC §7).
+
+    Parameters
+    ----------
+    frames
+        ``(frame number, masks)`` pairs, increasing frame numbers, one mask per
+        method (``uint8``: detected per ``committee.threshold``; or ``bool``).
+        A generator keeps memory flat.
+    methods
+        Names of the detectors, in the order of the masks.
+    committee
+        Committee options.
+    roi
+        ``True`` where pixels are evaluated; ``None`` for the whole frame.
+    category, video
+        The key the result carries.
+    entropy
+        Also accumulate the per-pixel mean of ``H(P)``.
+    progress, cancel
+        ``(frames done, n_frames)`` after every frame / polled between frames.
+    n_frames
+        Expected number of frames, for progress (0 if unknown).
+    """
+    methods = tuple(methods)
+    rules = _Rules(committee, methods)
+    shape = None if roi is None else np.shape(roi)
+    roi = None if roi is None else np.asarray(roi, dtype=bool)
+    partial = _stream(
+        _array_frames(frames, rules.k, shape),
+        rules,
+        roi,
+        shape,
+        entropy,
+        n_frames,
+        progress,
+        cancel,
+    )
+    return _finish(category, video, methods, committee, [partial], roi)
+
+
+def _roi_of(video: VideoSpec) -> np.ndarray | None:
+    return read_roi(video.roi_path) if video.roi_path.is_file() else None
+
+
+def pseudo_frames(video: VideoSpec, sources: Sequence[FrameSource]) -> Sequence[int]:
+    """The frames evaluated on ``video`` (SPEC §7).
+
+    The temporal ROI when the video folder holds ``temporalROI.txt``; else the
+    frames that every detector has (their result folders are listed).
+
+    Raises
+    ------
+    InvalidOptionError
+        Without a temporal ROI, if a source is not a CDnet result folder (a
+        mask video cannot list its frames).
+    RefereeError
+        If the detectors have no frame in common.
+    """
+    from referee.core.frames.sources import CdnetResultSource
+
+    if video.temporal_roi_path.is_file():
+        return video.frames
+    common: set[int] | None = None
+    for source in sources:
+        if not isinstance(source, CdnetResultSource):
+            raise InvalidOptionError(
+                f"{video.folder}: without temporalROI.txt the frames evaluated are those every "
+                f"detector has, but {source!r} cannot list its frames; give result folders "
+                "or add a temporalROI.txt 'first last'"
+            )
+        numbers = set(result_frame_numbers(source.folder))
+        common = numbers if common is None else common & numbers
+    if not common:
+        raise RefereeError(
+            f"{video.folder}: the detectors have no result frame in common; "
+            "check the result folders or add a temporalROI.txt"
+        )
+    return sorted(common)
+
+
+class _Job(NamedTuple):
+    """One video to evaluate, its sources, frames and the size every mask must have."""
+
+    video: VideoSpec
+    sources: tuple[FrameSource, ...]
+    frames: Sequence[int]
+    shape: tuple[int, int]
+    reference: str
+
+
+def _job(
+    video: VideoSpec, sources: Sequence[FrameSource], frames: Iterable[int] | None
+) -> tuple[_Job, np.ndarray | None]:
+    numbers: Sequence[int]
+    if frames is None:
+        numbers = pseudo_frames(video, sources)
+    else:
+        numbers = frames if isinstance(frames, range) else [int(i) for i in frames]
+    if len(numbers) == 0:
+        raise RefereeError(f"video {_label(video.category, video.name)}: no frame to evaluate")
+    roi = _roi_of(video)
+    if roi is not None:
+        shape, reference = roi.shape, str(video.roi_path)
+    else:
+        first = sources[0].read(numbers[0])
+        shape, reference = first.shape, str(sources[0].path_of(numbers[0]))
+    return _Job(video, tuple(sources), numbers, shape, reference), roi
+
+
+def pseudo_evaluate_video(
+    video: VideoSpec,
+    sources: Mapping[str, FrameSource],
+    committee: CommitteeOptions = CommitteeOptions(),
+    frames: Iterable[int] | None = None,
+    entropy: bool = True,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> PseudoVideoResult:
+    """Pseudo evaluation of every detector on one video, streaming (SPEC §7).
+
+    Parameters
+    ----------
+    video
+        The video: ``ROI.bmp`` and ``temporalROI.txt`` are used when present;
+        ground truth is not needed.
+    sources
+        Each detector's masks, by method name (committee order).
+    committee
+        Committee options.
+    frames
+        Increasing frame numbers; default :func:`pseudo_frames`.
+    entropy
+        Also accumulate the per-pixel mean of ``H(P)``.
+    progress, cancel
+        ``(frames done, frames total)`` after every frame / polled between frames.
+
+    Raises
+    ------
+    MissingFrameError, InputFileError, SizeMismatchError
+        For missing or unreadable masks and sizes differing from the ROI (or,
+        without ROI, from the first mask), naming the files.
+    CancelledError
+        If ``cancel`` is set.
+    """
+    methods = tuple(sources)
+    rules = _Rules(committee, methods)
+    check(cancel)
+    job, roi = _job(video, list(sources.values()), frames)
+    partial = _stream(
+        masks_by_frame(job.sources, job.frames, job.shape, job.reference),
+        rules,
+        roi,
+        job.shape,
+        entropy,
+        len(job.frames),
+        progress,
+        cancel,
+    )
+    return _finish(video.category, video.name, methods, committee, [partial], roi)
+
+
+def consensus_map(
+    video: VideoSpec,
+    frame: int,
+    sources: Mapping[str, FrameSource] | Sequence[FrameSource],
+    committee: CommitteeOptions = CommitteeOptions(),
+) -> np.ndarray:
+    """The consensus ``P`` of one frame, for display (SPEC §7 heatmaps).
+
+    Parameters
+    ----------
+    video
+        The video (its ``ROI.bmp`` if present).
+    frame
+        1-based frame number; every detector must have it.
+    sources
+        The committee's masks (by method name, or in committee order).
+    committee
+        Committee options; leave-one-out plays no part (the map is the whole
+        committee's).
+
+    Returns
+    -------
+    ``float64`` array ``(h, w)`` in [0, 1], NaN outside the ROI.
+    """
+    names = (
+        list(sources)
+        if isinstance(sources, Mapping)
+        else [f"detector {j + 1}" for j in range(len(sources))]
+    )
+    members = list(sources.values()) if isinstance(sources, Mapping) else list(sources)
+    rules = _Rules(committee, names)
+    job, roi = _job(video, members, [frame])
+    _, masks = next(masks_by_frame(job.sources, job.frames, job.shape, job.reference))
+    p = consensus([m > rules.cut for m in masks], rules.w, committee.include_trivial)
+    if roi is not None:
+        p[~roi] = np.nan
+    return p

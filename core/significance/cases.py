@@ -1,0 +1,226 @@
+"""Paired test cases: one score per case and method (docs/measures.md §9)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from referee.core.errors import InvalidOptionError
+from referee.core.evaluation.masks import VideoEvaluation
+from referee.core.measures.action_matching import ActionMatching
+from referee.core.measures.action_scores import ActionEvaluation
+from referee.core.measures.boxes import BoxEvaluation
+from referee.core.model.case_scores import CaseScores, scores_table
+from referee.core.pseudo.dataset import PseudoResult
+
+# --- test-case builders ----------------------------------------------------------------------
+
+
+def f1_from_counts(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
+    """``2tp / (2tp + fp + fn)`` element-wise; NaN where the denominator is 0."""
+    tp, fp, fn = (np.asarray(v, dtype=np.float64) for v in (tp, fp, fn))
+    denominator = 2 * tp + fp + fn
+    return np.divide(
+        2 * tp, denominator, out=np.full(denominator.shape, math.nan), where=denominator > 0
+    )
+
+
+F1_UNDEFINED = "F1 is undefined (no positive and no detected pixel) for at least one method"
+
+
+def frame_f1_cases(evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> CaseScores:
+    """Per-frame F1 of each method's masks (SPEC §9 with §1 counts).
+
+    Parameters
+    ----------
+    evaluations
+        Method name → its :class:`VideoEvaluation` of every video. Videos are
+        paired by ``(category, video)`` and frames by number; only frames
+        evaluated for every method are cases.
+
+    Returns
+    -------
+    CaseScores
+        One case per frame, labelled ``category/video:frame``; a frame where F1
+        is undefined for any method (no positive and no detected pixel) is
+        dropped and counted in ``dropped``.
+    """
+    names = list(evaluations)
+    per_method = [{e.key: e for e in evaluations[m]} for m in names]
+    labels: list[str] = []
+    columns: dict[str, list[np.ndarray]] = {m: [] for m in names}
+    keys = [
+        k for k in (per_method[0] if per_method else {}) if all(k in side for side in per_method)
+    ]
+    for key in keys:
+        frames = None
+        for side in per_method:
+            f = side[key].frames
+            frames = f if frames is None else np.intersect1d(frames, f)
+        for name, side in zip(names, per_method):
+            rows = side[key].per_frame
+            where = np.searchsorted(rows[:, 0], frames)
+            picked = rows[where]
+            columns[name].append(f1_from_counts(picked[:, 1], picked[:, 2], picked[:, 3]))
+        labels += [f"{key[0]}/{key[1]}:{int(i)}" for i in frames]
+    return scores_table(
+        "per-frame F1",
+        labels,
+        {m: np.concatenate(c) if c else np.zeros(0) for m, c in columns.items()},
+        F1_UNDEFINED,
+    )
+
+
+def pseudo_f1_cases(pseudo: Mapping[str, np.ndarray], labels: Sequence[str]) -> CaseScores:
+    """Per-frame pseudo-F1 of each method under a committee's consensus (SPEC §9, §7).
+
+    Parameters
+    ----------
+    pseudo
+        Method name → per-frame pseudo confusion counts ``(n_frames, 4)``, columns
+        ``tp, fp, fn, tn`` (expected counts under the consensus), rows aligned
+        across methods.
+    labels
+        One label per frame.
+
+    Returns
+    -------
+    CaseScores
+        Pseudo-F1 ``2 Σ S·P / (Σ S + Σ P)`` per frame; frames where it is
+        undefined for any method (nothing detected and a zero consensus) are
+        dropped and counted.
+    """
+    columns = {}
+    for name, counts in pseudo.items():
+        c = np.asarray(counts, dtype=np.float64)
+        if c.ndim != 2 or c.shape[1] != 4:
+            raise InvalidOptionError(
+                f"pseudo counts of {name} must be (frames, 4) with columns "
+                f"tp, fp, fn, tn; got shape {c.shape}"
+            )
+        columns[name] = f1_from_counts(c[:, 0], c[:, 1], c[:, 2])
+    return scores_table(
+        "per-frame pseudo-F1",
+        labels,
+        columns,
+        "pseudo-F1 is undefined (nothing detected, zero consensus) for at least one method",
+    )
+
+
+def pseudo_result_cases(result: PseudoResult, methods: Sequence[str]) -> CaseScores:
+    """:func:`pseudo_f1_cases` of ``methods`` from a :func:`~referee.core.pseudo.pseudo_evaluate`
+    result: one case per evaluated frame, labelled ``category/video:frame``."""
+    counts = {m: np.concatenate([v.per_frame[m][:, 1:5] for v in result.videos]) for m in methods}
+    labels = [f"{v.category}/{v.video}:{int(i)}" for v in result.videos for i in v.frames]
+    return pseudo_f1_cases(counts, labels)
+
+
+def box_fda_cases(evaluations: Mapping[str, BoxEvaluation]) -> CaseScores:
+    """Per-frame FDA of each method's boxes against the same ground truth (SPEC §9, §5).
+
+    Frames are paired by video name and number; a case is a frame with a box in
+    the ground truth or in any method's detections, labelled ``video:frame``. A
+    frame with no box at all for some method's evaluation (FDA 0/0) is dropped
+    and counted: it is the frame SFDA skips too.
+
+    Raises
+    ------
+    InvalidOptionError
+        If two evaluations disagree on a frame's number of ground-truth boxes
+        (they were not made against the same ground truth).
+    """
+    names = list(evaluations)
+    per_method: list[dict[tuple[str, int], tuple[int, float]]] = []
+    order: dict[tuple[str, int], None] = {}
+    for name in names:
+        frames = {}
+        for video in evaluations[name].videos:
+            for r in video.frames:
+                frames[(video.name, r.frame)] = (r.n_gt, r.fda)
+                order.setdefault((video.name, r.frame), None)
+        per_method.append(frames)
+    columns: dict[str, list[float]] = {m: [] for m in names}
+    for key in order:
+        seen = {side[key][0] for side in per_method if key in side}
+        if len(seen) > 1:
+            raise InvalidOptionError(
+                f"the box evaluations disagree on the number of "
+                f"ground-truth boxes of video {key[0]!r}, frame {key[1]}; "
+                "evaluate every method against the same ground truth"
+            )
+        for name, side in zip(names, per_method):
+            columns[name].append(side[key][1] if key in side else math.nan)
+    return scores_table(
+        "per-frame FDA",
+        [f"{v}:{f}" for v, f in order],
+        columns,
+        "no ground-truth box and no detection on the frame for at least one method (FDA 0/0)",
+    )
+
+
+def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
+    """Per-action Dice of each method's detections (SPEC §9, §4).
+
+    A case is a ground-truth action, labelled ``video:nr``; its score is the
+    Dice overlap of the detection the LIRIS matching assigned to it (class-aware
+    greedy matching of :func:`~referee.core.actions.match_actions`), 0 when none
+    was. Every score is defined, so no case is dropped.
+
+    Raises
+    ------
+    InvalidOptionError
+        If the matchings were not made against the same ground truth.
+    """
+    names = list(matchings)
+    reference: list[tuple[str, int]] | None = None
+    columns: dict[str, np.ndarray] = {}
+    for name in names:
+        matching = matchings[name]
+        actions = [(v.video, a.number) for v in matching.videos for a in v.gt]
+        if reference is None:
+            reference = actions
+        elif actions != reference:
+            raise InvalidOptionError(
+                f"the action matchings of {names[0]} and {name} were made "
+                "against different ground truths; match every method "
+                "against the same ground-truth file"
+            )
+        offsets = np.concatenate([[0], np.cumsum(matching.n_gt)])
+        dice = np.zeros(int(matching.n_gt.sum()))
+        pairs = matching.pairs
+        dice[offsets[pairs.video] + pairs.gt] = pairs.dice
+        columns[name] = dice
+    labels = [f"{video}:{number}" for video, number in (reference or [])]
+    return scores_table("per-action Dice", labels, columns)
+
+
+#: Kinds of paired test cases built from a project's results, and what each compares.
+CASE_KINDS: dict[str, str] = {
+    "frames": "F1 of each evaluated frame (needs ground truth)",
+    "pseudo": "pseudo-F1 of each frame against the consensus (no ground truth needed)",
+    "actions": "Dice of each ground-truth action (LIRIS)",
+}
+
+
+def cases_of_kind(
+    kind: str,
+    evaluations: Mapping[str, Sequence[VideoEvaluation]],
+    pseudo: PseudoResult | None,
+    actions: Mapping[str, ActionEvaluation],
+) -> CaseScores:
+    """Paired test cases of every detector for ``kind`` (a key of :data:`CASE_KINDS`).
+
+    Raises
+    ------
+    InvalidOptionError
+        If the results ``kind`` needs are missing.
+    """
+    if kind == "frames" and evaluations:
+        return frame_f1_cases(evaluations)
+    if kind == "pseudo" and pseudo is not None:
+        return pseudo_result_cases(pseudo, pseudo.methods)
+    if kind == "actions" and actions:
+        return action_dice_cases({m: e.matching for m, e in actions.items()})
+    raise InvalidOptionError(f"no {kind} results yet: {CASE_KINDS.get(kind, 'unknown kind')}")

@@ -1,0 +1,174 @@
+"""Everything the viewer shows at one frame of one video, computed in one place.
+
+A :class:`FrameLayerReader` reads the input image, the ground truth and each
+detector's mask of frame ``i`` and derives the per-pixel comparison of every
+detector (SPEC §1), the consensus ``P`` (SPEC §7) and the detectors'
+disagreement ``H(P)``. It is a plain frame source (``read(i)``), so the
+prefetcher and cache of :mod:`referee.core.video_frames` serve it off the GUI
+thread like any other.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.core.errors import InputFileError, MissingFrameError, RefereeError
+from referee.core.formats.cdnet import read_gt, read_roi
+from referee.core.frames.sources import FrameSource
+from referee.core.measures.pixel import LABEL_NOT_EVALUATED, comparison_labels, detection_mask
+from referee.core.model.videos import VideoSpec
+from referee.core.pseudo.consensus import binary_entropy, consensus
+
+
+class CdnetInputSource:
+    """The colour input frames ``input/in%06d.jpg`` of a CDnet video, as RGB ``uint8``."""
+
+    def __init__(self, video: VideoSpec) -> None:
+        self.video = video
+        self.frame_count = _count_inputs(video)
+        if self.frame_count == 0:
+            raise InputFileError(video.folder / "input", "holds no in000001.jpg-style frame")
+
+    def path_of(self, i: int) -> Path:
+        return self.video.input_path(i)
+
+    def read(self, i: int) -> np.ndarray:
+        path = self.video.input_path(i)
+        image = cv2.imread(os.fspath(path), cv2.IMREAD_COLOR)
+        if image is None:
+            problem = "cannot be decoded as an image" if path.exists() else "is missing"
+            raise MissingFrameError(path, f"input frame {i} {problem}")
+        return cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+
+
+def _count_inputs(video: VideoSpec) -> int:
+    """Number of consecutive input frames from 1 (a gap ends the video)."""
+    folder = video.folder / "input"
+    names = set(os.listdir(folder)) if folder.is_dir() else set()
+    n = 0
+    while f"in{n + 1:06d}.jpg" in names:
+        n += 1
+    return n
+
+
+@dataclass(frozen=True, eq=False)
+class FrameLayers:
+    """One frame's image and overlays.
+
+    ``comparisons[name]`` holds the codes of :func:`~referee.core.pixel.comparison_labels`
+    (all "not evaluated" outside the temporal ROI); ``consensus`` is ``P`` in
+    [0, 1] and ``disagreement`` is ``H(P)`` in bits of the detectors alone
+    (no trivial voters); both are ``None`` with fewer than two detectors.
+    ``problems`` lists what could not be read (a missing mask, say).
+    """
+
+    frame: int
+    image: np.ndarray
+    groundtruth: np.ndarray | None = None
+    masks: dict[str, np.ndarray] = field(default_factory=dict)
+    comparisons: dict[str, np.ndarray] = field(default_factory=dict)
+    consensus: np.ndarray | None = None
+    disagreement: np.ndarray | None = None
+    evaluated: bool = False
+    problems: tuple[str, ...] = ()
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held, in bytes (for byte-bounded caches)."""
+        arrays = [
+            self.image,
+            self.groundtruth,
+            self.consensus,
+            self.disagreement,
+            *self.masks.values(),
+            *self.comparisons.values(),
+        ]
+        return sum(a.nbytes for a in arrays if a is not None)
+
+
+class FrameLayerReader:
+    """Reads :class:`FrameLayers` of one video.
+
+    Parameters
+    ----------
+    frames
+        Source of the RGB input frames (``read(i)``, 1-based).
+    frame_count
+        Number of frames of the video.
+    video
+        The CDnet video (ground truth, ROI, temporal ROI), or ``None`` for a
+        plain video file.
+    detectors
+        Mask source of each detector, by name.
+    threshold, include_trivial
+        Detection rule (SPEC §1) and whether the consensus counts the trivial
+        voters (SPEC §7 default).
+    """
+
+    def __init__(
+        self,
+        frames: FrameSource,
+        frame_count: int,
+        video: VideoSpec | None = None,
+        detectors: Mapping[str, FrameSource] | None = None,
+        threshold: int | None = None,
+        include_trivial: bool = True,
+    ) -> None:
+        self.frames = frames
+        self.frame_count = frame_count
+        self.video = video
+        self.detectors = dict(detectors or {})
+        self.threshold = threshold
+        self.include_trivial = include_trivial
+        self.roi = read_roi(video.roi_path) if video is not None else None
+
+    def read(self, i: int) -> FrameLayers:
+        """Everything shown at frame ``i`` (1-based)."""
+        if not 1 <= i <= self.frame_count:
+            raise RefereeError(f"frame {i} is outside the video (1..{self.frame_count})")
+        image = self.frames.read(i)
+        problems: list[str] = []
+        masks: dict[str, np.ndarray] = {}
+        for name, source in self.detectors.items():
+            try:
+                masks[name] = source.read(i)
+            except RefereeError as error:
+                problems.append(f"{name}: {error}")
+        gt = self._groundtruth(i, problems)
+        evaluated = (
+            gt is not None and self.video is not None and self.video.first <= i <= self.video.last
+        )
+        comparisons = {
+            name: self._compare(gt, mask, evaluated)
+            for name, mask in masks.items()
+            if gt is not None and mask.shape == gt.shape
+        }
+        binary = [detection_mask(mask, self.threshold) for mask in masks.values()]
+        p = h = None
+        if len(binary) >= 2:
+            p = consensus(binary, include_trivial=self.include_trivial).astype(np.float32)
+            h = binary_entropy(consensus(binary, include_trivial=False)).astype(np.float32)
+        return FrameLayers(i, image, gt, masks, comparisons, p, h, evaluated, tuple(problems))
+
+    def _groundtruth(self, i: int, problems: list[str]) -> np.ndarray | None:
+        if self.video is None:
+            return None
+        path = self.video.gt_path(i)
+        if not path.exists():
+            return None
+        try:
+            return read_gt(path, i)
+        except RefereeError as error:
+            problems.append(str(error))
+            return None
+
+    def _compare(self, gt: np.ndarray, mask: np.ndarray, evaluated: bool) -> np.ndarray:
+        if not evaluated:
+            return np.full(gt.shape, LABEL_NOT_EVALUATED, dtype=np.uint8)
+        return comparison_labels(gt, self.roi, mask, self.threshold)

@@ -1,0 +1,172 @@
+"""Cheap checks of a project's sources, for the Data dock."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+
+from referee.core.errors import RefereeError
+from referee.core.formats.cdnet import discover_videos, is_video_folder
+from referee.core.formats.liris_xml import read_liris
+from referee.core.model.project import GROUND_TRUTH, DetectorSource, Project
+from referee.core.model.videos import VideoSpec
+from referee.core.workflow.projects import _has_results
+
+#: States of a :class:`SourceStatus`.
+LOADED, MISSING, ERROR = "loaded", "missing", "error"
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    """The state of one source of a project, for the Data dock's tree.
+
+    ``group`` is "Dataset", "Videos", "Ground truth" or a detector's name;
+    ``kind`` is "dataset", "video", "masks", "scores", "actions" or "counts";
+    ``state`` is "loaded", "missing" or "error"; ``message`` says what was
+    found or what is wrong.
+    """
+
+    group: str
+    name: str
+    kind: str
+    path: Path | None
+    state: str
+    message: str
+
+
+# --------------------------------------------------------------------------- status
+
+
+def source_status(project: Project) -> tuple[SourceStatus, ...]:
+    """Cheap checks of every source of ``project``, in tree order.
+
+    Checks that paths exist, that the dataset lists at least one video, that
+    masks and scores roots have a folder for every dataset video, that action
+    files are valid LIRIS XML, that video files open and give a frame, and
+    that the counts root holds ground-truth counts. No frame is evaluated.
+    """
+    rows: list[SourceStatus] = []
+    videos: list[VideoSpec] = []
+    if project.dataset is not None:
+        dataset_row, videos = _dataset_status(project.dataset)
+        rows.append(dataset_row)
+    rows.extend(_video_file_status(path) for path in project.video_files)
+    if project.actions_groundtruth is not None:
+        rows.append(_actions_status("Ground truth", project.actions_groundtruth))
+    if project.counts is not None:
+        rows.append(_counts_status("Ground truth", project.counts, GROUND_TRUTH))
+    single = project.dataset is not None and is_video_folder(project.dataset)
+    for detector in project.detectors:
+        rows.extend(_detector_status(detector, videos, single, project.counts))
+    return tuple(rows)
+
+
+def _dataset_status(dataset: Path) -> tuple[SourceStatus, list[VideoSpec]]:
+    def row(state: str, message: str) -> SourceStatus:
+        return SourceStatus("Dataset", dataset.name, "dataset", dataset, state, message)
+
+    if not dataset.is_dir():
+        return row(MISSING, "dataset folder does not exist"), []
+    try:
+        videos = discover_videos(dataset)
+    except RefereeError as error:
+        return row(ERROR, str(error)), []
+    categories = len({video.category for video in videos})
+    return row(
+        LOADED,
+        f"{_plural(len(videos), 'video')} in {_plural(categories, 'category', 'categories')}",
+    ), videos
+
+
+def _video_file_status(path: Path) -> SourceStatus:
+    def row(state: str, message: str) -> SourceStatus:
+        return SourceStatus("Videos", path.name, "video", path, state, message)
+
+    if not path.is_file():
+        return row(MISSING, "video file does not exist")
+    capture = cv2.VideoCapture(os.fspath(path))
+    try:
+        ok, frame = capture.read() if capture.isOpened() else (False, None)
+    finally:
+        capture.release()
+    if not ok or frame is None:
+        return row(
+            ERROR,
+            "cannot decode a frame of this video: the file is corrupt or its "
+            "codec is not supported",
+        )
+    return row(LOADED, f"{frame.shape[1]}x{frame.shape[0]} pixels")
+
+
+def _actions_status(group: str, path: Path) -> SourceStatus:
+    def row(state: str, message: str) -> SourceStatus:
+        return SourceStatus(group, "actions", "actions", path, state, message)
+
+    if not path.exists():
+        return row(MISSING, "actions file does not exist")
+    try:
+        annotations = read_liris(path)
+    except RefereeError as error:
+        return row(ERROR, str(error))
+    actions = sum(len(video.actions) for video in annotations)
+    return row(LOADED, f"{_plural(actions, 'action')} in {_plural(len(annotations), 'video')}")
+
+
+def _counts_status(group: str, root: Path, name: str) -> SourceStatus:
+    def row(state: str, message: str) -> SourceStatus:
+        return SourceStatus(group, "counts", "counts", root, state, message)
+
+    if not root.is_dir():
+        return row(MISSING, "counts folder does not exist")
+    found = _count_files(root, name)
+    if not found:
+        return row(MISSING, f"no <category>_<video>/{name}.csv in the counts folder")
+    return row(LOADED, f"counts for {_plural(len(found), 'video')}")
+
+
+def _count_files(root: Path, name: str) -> list[Path]:
+    return sorted(p for p in root.glob(f"*/{name}.csv") if p.is_file())
+
+
+def _detector_status(
+    detector: DetectorSource, videos: list[VideoSpec], single_video: bool, counts: Path | None
+) -> list[SourceStatus]:
+    rows = [
+        _results_status(detector.name, kind, root, videos, single_video)
+        for kind, root in (("masks", detector.masks), ("scores", detector.scores))
+        if root is not None
+    ]
+    if detector.actions is not None:
+        rows.append(_actions_status(detector.name, detector.actions))
+    if counts is not None and counts.is_dir() and _count_files(counts, detector.name):
+        rows.append(_counts_status(detector.name, counts, detector.name))
+    return rows
+
+
+def _results_status(
+    group: str, kind: str, root: Path, videos: list[VideoSpec], single_video: bool
+) -> SourceStatus:
+    def row(state: str, message: str) -> SourceStatus:
+        return SourceStatus(group, kind, kind, root, state, message)
+
+    if not root.is_dir():
+        return row(MISSING, f"{kind} folder does not exist")
+    if not videos:
+        return row(LOADED, "folder exists (no dataset video to check it against)")
+    lacking = [
+        f"{video.category}/{video.name}"
+        for video in videos
+        if not _has_results(root, [video], single_video)
+    ]
+    if lacking:
+        return row(
+            MISSING, f"no {kind} for {_plural(len(lacking), 'video')}: " + ", ".join(lacking)
+        )
+    return row(LOADED, f"{kind} for {_plural(len(videos), 'video')}")
+
+
+def _plural(count: int, singular: str, plural: str | None = None) -> str:
+    return f"{count:,} {singular if count == 1 else plural or singular + 's'}"

@@ -1,0 +1,321 @@
+"""One video frame with overlay layers and boxes, and a grid of linked frame views.
+
+The views only draw the arrays they are given: the main window reads frames and
+asks ``referee.core`` for comparison codes, consensus and disagreement images.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QGraphicsRectItem, QGridLayout, QVBoxLayout, QWidget
+
+from referee.core.measures.pixel import COMPARISON_LABELS
+from referee.gui.widgets.palette import COMPARISON_RGBA, DETECTOR_RGB, GROUND_TRUTH_RGB, BoxDrawing
+
+COMPARISON = "comparison"
+GROUND_TRUTH = "ground truth"
+DETECTOR = "detector"
+CONSENSUS = "consensus"
+DISAGREEMENT = "disagreement"
+
+#: Overlay layers, in the order they are listed to the user.
+LAYERS: tuple[str, ...] = (COMPARISON, GROUND_TRUTH, DETECTOR, CONSENSUS, DISAGREEMENT)
+
+# Stacking order, bottom to top: heat maps under the crisp per-pixel layers.
+_STACKING = (CONSENSUS, DISAGREEMENT, COMPARISON, GROUND_TRUTH, DETECTOR)
+
+#: Display title of each layer.
+LAYER_TITLES: dict[str, str] = {
+    COMPARISON: "Comparison with ground truth",
+    GROUND_TRUTH: "Ground-truth mask",
+    DETECTOR: "Detector mask",
+    CONSENSUS: "Consensus (share of detectors)",
+    DISAGREEMENT: "Disagreement (vote entropy)",
+}
+
+#: Opacity a layer starts with, 0..1.
+DEFAULT_OPACITY: dict[str, float] = {
+    COMPARISON: 1.0,
+    GROUND_TRUTH: 1.0,
+    DETECTOR: 1.0,
+    CONSENSUS: 0.6,
+    DISAGREEMENT: 0.6,
+}
+
+#: Short name of each layer, for colour-bar titles.
+LAYER_SHORT_TITLES: dict[str, str] = {
+    COMPARISON: "comparison",
+    GROUND_TRUTH: "ground truth",
+    DETECTOR: "detector",
+    CONSENSUS: "consensus",
+    DISAGREEMENT: "disagreement",
+}
+
+#: Name of the pyqtgraph colour map of each continuous layer (perceptually uniform).
+COLORMAP_NAMES: dict[str, str] = {CONSENSUS: "viridis", DISAGREEMENT: "inferno"}
+
+#: Alpha (0..255) of a fully set mask pixel, so that the frame shows through.
+MASK_ALPHA = 150
+
+_MASK_RGB = {GROUND_TRUTH: GROUND_TRUTH_RGB, DETECTOR: DETECTOR_RGB}
+_COMPARISON_LUT = np.array(COMPARISON_RGBA, dtype=np.uint8)
+_BOX_WIDTH = 2
+_HIGHLIGHTED_BOX_WIDTH = 4
+
+
+def layer_legend(name: str) -> tuple[tuple[tuple[int, int, int, int], str], ...]:
+    """Colour swatches (RGBA) and names that explain a discrete layer; empty for colour maps."""
+    if name == COMPARISON:
+        return tuple(
+            (rgba, label) for rgba, label in zip(COMPARISON_RGBA, COMPARISON_LABELS) if rgba[3] > 0
+        )
+    if name in _MASK_RGB:
+        return (((*_MASK_RGB[name], MASK_ALPHA), LAYER_TITLES[name]),)
+    return ()
+
+
+def colormap(name: str) -> pg.ColorMap:
+    """The colour map of the continuous layer ``name`` (CONSENSUS or DISAGREEMENT)."""
+    return pg.colormap.get(COLORMAP_NAMES[name])
+
+
+def comparison_rgba(codes: np.ndarray) -> np.ndarray:
+    """RGBA image (``uint8``, H×W×4) of a comparison code image, true negatives transparent."""
+    return _COMPARISON_LUT[np.asarray(codes, dtype=np.uint8)]
+
+
+def mask_rgba(mask: np.ndarray, rgb: tuple[int, int, int]) -> np.ndarray:
+    """RGBA image of a boolean or 0..255 mask: ``rgb`` with alpha ``MASK_ALPHA × value / 255``."""
+    mask = np.asarray(mask)
+    strength = mask.astype(np.uint16) * 255 if mask.dtype == bool else mask.astype(np.uint16)
+    rgba = np.empty(mask.shape + (4,), dtype=np.uint8)
+    rgba[..., :3] = rgb
+    rgba[..., 3] = strength * MASK_ALPHA // 255
+    return rgba
+
+
+class FrameView(QWidget):
+    """A frame with switchable overlay layers, boxes and a title, zoomable and pannable.
+
+    Signals
+    -------
+    pixel_hovered(int, int)
+        Image coordinates (x, y) of the pixel under the mouse, when it changes.
+    """
+
+    pixel_hovered = Signal(int, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._graphics = pg.GraphicsLayoutWidget()
+        self._title = self._graphics.addLabel("", row=0, col=0, colspan=2)
+        self._view_box = pg.ViewBox(lockAspect=True, invertY=True, enableMenu=False)
+        self._graphics.addItem(self._view_box, row=1, col=0)
+        self._frame_item = pg.ImageItem(axisOrder="row-major")
+        self._view_box.addItem(self._frame_item)
+        self._layer_items = {name: self._make_layer_item(z) for z, name in enumerate(_STACKING, 1)}
+        self._colour_bars = {name: self._make_colour_bar(name) for name in COLORMAP_NAMES}
+        self._has_data = dict.fromkeys(LAYERS, False)
+        self._box_items: list[pg.GraphicsObject] = []
+        self._image_size: tuple[int, int] | None = None
+        self._hovered: tuple[int, int] | None = None
+        self._graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._graphics)
+
+    def _make_layer_item(self, z: int) -> pg.ImageItem:
+        item = pg.ImageItem(axisOrder="row-major")
+        item.setZValue(z)
+        self._view_box.addItem(item)
+        return item
+
+    def _make_colour_bar(self, name: str) -> pg.ColorBarItem:
+        item = self._layer_items[name]
+        item.setOpacity(DEFAULT_OPACITY[name])
+        bar = pg.ColorBarItem(
+            values=(0.0, 1.0),
+            colorMap=colormap(name),
+            interactive=False,
+            colorMapMenu=False,
+            width=15,
+        )
+        # The constructor's label goes on the tick-less side, over the bar: title the value axis.
+        bar.getAxis("right").setLabel(LAYER_SHORT_TITLES[name])
+        bar.setImageItem(item)
+        bar.setVisible(False)
+        return bar
+
+    @property
+    def view_box(self) -> pg.ViewBox:
+        """The view box holding the image, for linking zoom and pan with other views."""
+        return self._view_box
+
+    def set_title(self, text: str) -> None:
+        """Show ``text`` (typically the detector's name) above the frame."""
+        self._title.setText(text, size="11pt", bold=True, color="#e0e0e0")
+
+    def show_frame(self, image: np.ndarray) -> None:
+        """Draw the base frame: ``uint8`` grey (H×W) or RGB (H×W×3)."""
+        self._frame_item.setImage(np.asarray(image), autoLevels=False, levels=(0, 255))
+        size = (image.shape[1], image.shape[0])
+        if size != self._image_size:
+            self._image_size = size
+            self._view_box.autoRange(padding=0)
+
+    def set_layer(self, name: str, data: np.ndarray | None) -> None:
+        """Give layer ``name`` its image, or clear it with ``None``.
+
+        COMPARISON takes the code image of ``core.pixel.comparison_labels``;
+        GROUND_TRUTH and DETECTOR a boolean or 0..255 mask; CONSENSUS and
+        DISAGREEMENT a float image in [0, 1].
+        """
+        item = self._layer_items[name]
+        self._has_data[name] = data is not None
+        if data is None:
+            item.clear()
+        elif name == COMPARISON:
+            item.setImage(comparison_rgba(data), autoLevels=False, levels=(0, 255))
+        elif name in _MASK_RGB:
+            item.setImage(mask_rgba(data, _MASK_RGB[name]), autoLevels=False, levels=(0, 255))
+        else:
+            item.setImage(np.asarray(data, dtype=np.float32), autoLevels=False, levels=(0.0, 1.0))
+        self._update_colour_bar(name)
+
+    def set_layer_visible(self, name: str, visible: bool) -> None:
+        """Show or hide layer ``name`` (its data is kept)."""
+        self._layer_items[name].setVisible(visible)
+        self._update_colour_bar(name)
+
+    def layer_visible(self, name: str) -> bool:
+        """Whether layer ``name`` is switched on."""
+        return self._layer_items[name].isVisible()
+
+    def set_layer_opacity(self, name: str, opacity: float) -> None:
+        """Opacity of layer ``name``, from 0 (invisible) to 1 (opaque)."""
+        self._layer_items[name].setOpacity(min(max(opacity, 0.0), 1.0))
+
+    def colour_bar_visible(self, name: str) -> bool:
+        """Whether the colour bar of the continuous layer ``name`` is shown."""
+        return self._colour_bars[name].isVisible()
+
+    def _update_colour_bar(self, name: str) -> None:
+        if name not in self._colour_bars:
+            return
+        bar = self._colour_bars[name]
+        show = self._has_data[name] and self.layer_visible(name)
+        if show and not bar.isVisible():
+            self._graphics.addItem(bar, row=1, col=1 + list(COLORMAP_NAMES).index(name))
+            bar.setVisible(True)
+        elif not show and bar.isVisible():
+            self._graphics.removeItem(bar)
+            bar.setVisible(False)
+
+    def set_boxes(self, boxes: Sequence[BoxDrawing]) -> None:
+        """Replace the boxes drawn over the frame."""
+        for item in self._box_items:
+            self._view_box.removeItem(item)
+        self._box_items = []
+        for box in boxes:
+            self._box_items.extend(self._make_box_items(box))
+        for item in self._box_items:
+            self._view_box.addItem(item)
+
+    def box_items(self) -> list[QGraphicsRectItem]:
+        """The rectangle items of the current boxes, in the order given to :meth:`set_boxes`."""
+        return [item for item in self._box_items if isinstance(item, QGraphicsRectItem)]
+
+    @staticmethod
+    def _make_box_items(box: BoxDrawing) -> tuple[QGraphicsRectItem, pg.TextItem]:
+        width = _HIGHLIGHTED_BOX_WIDTH if box.highlighted else _BOX_WIDTH
+        pen = pg.mkPen(
+            box.colour,
+            width=width,
+            style=Qt.PenStyle.DashLine if box.dashed else Qt.PenStyle.SolidLine,
+        )
+        pen.setCosmetic(True)
+        rect = QGraphicsRectItem(box.x, box.y, box.width, box.height)
+        rect.setPen(pen)
+        rect.setZValue(len(LAYERS) + 2)
+        text = box.label if box.marker is None else f"{box.label} · {box.marker}"
+        label = pg.TextItem(
+            text,
+            color=(255, 255, 255),
+            fill=pg.mkBrush(0, 0, 0, 190),
+            border=pg.mkPen(box.colour),
+            anchor=(0, 1),
+        )
+        label.setPos(box.x, box.y)
+        label.setZValue(len(LAYERS) + 3)
+        for item in (rect, label):
+            item.setToolTip(box.tooltip)
+        return rect, label
+
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        if self._image_size is None or not self._view_box.sceneBoundingRect().contains(scene_pos):
+            return
+        point = self._view_box.mapSceneToView(scene_pos)
+        x, y = math.floor(point.x()), math.floor(point.y())
+        inside = 0 <= x < self._image_size[0] and 0 <= y < self._image_size[1]
+        if inside and (x, y) != self._hovered:
+            self._hovered = (x, y)
+            self.pixel_hovered.emit(x, y)
+
+    def rendered_rgb(self) -> np.ndarray:
+        """The frame region as drawn on screen (layers and boxes composited), H×W×3 ``uint8``.
+
+        The scene is rendered at one output pixel per image pixel; parts of
+        the image panned out of view come out black.
+        """
+        if self._image_size is None:
+            raise ValueError("no frame shown yet")
+        width, height = self._image_size
+        source = self._view_box.mapViewToScene(QRectF(0, 0, width, height)).boundingRect()
+        image = QImage(width, height, QImage.Format.Format_RGB32)
+        image.fill(QColor(0, 0, 0))
+        painter = QPainter(image)
+        self._graphics.scene().render(painter, QRectF(0, 0, width, height), source)
+        painter.end()
+        image = image.convertToFormat(QImage.Format.Format_RGB888)
+        stride = image.bytesPerLine()
+        buffer = np.frombuffer(image.constBits(), dtype=np.uint8, count=stride * height)
+        return buffer.reshape(height, stride)[:, : width * 3].reshape(height, width, 3).copy()
+
+
+class FrameGrid(QWidget):
+    """One, two (side by side) or four (2×2) frame views with synchronized zoom and pan."""
+
+    COUNTS = (1, 2, 4)
+
+    def __init__(self, count: int = 1, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._views = [FrameView() for _ in range(max(self.COUNTS))]
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        for index, view in enumerate(self._views):
+            layout.addWidget(view, index // 2, index % 2)
+            if index:
+                view.view_box.setXLink(self._views[0].view_box)
+                view.view_box.setYLink(self._views[0].view_box)
+        self._count = 0
+        self.set_count(count)
+
+    @property
+    def views(self) -> list[FrameView]:
+        """The views currently shown, in reading order."""
+        return self._views[: self._count]
+
+    def set_count(self, count: int) -> None:
+        """Show ``count`` views: 1 (1×1), 2 (1×2) or 4 (2×2)."""
+        if count not in self.COUNTS:
+            raise ValueError(f"a frame grid shows 1, 2 or 4 views, not {count}")
+        self._count = count
+        for index, view in enumerate(self._views):
+            view.setVisible(index < count)

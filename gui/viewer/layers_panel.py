@@ -1,0 +1,182 @@
+"""Switches, opacity sliders and colour legends for the overlay layers of the frame views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from referee.gui.viewer.frame_view import (
+    COMPARISON,
+    CONSENSUS,
+    DEFAULT_OPACITY,
+    DETECTOR,
+    DISAGREEMENT,
+    GROUND_TRUTH,
+    LAYER_TITLES,
+    LAYERS,
+    colormap,
+    layer_legend,
+)
+
+# Position in the layer title of the letter that Alt+letter toggles (all distinct).
+_MNEMONIC_INDEX = {COMPARISON: 0, GROUND_TRUTH: 0, DETECTOR: 0, CONSENSUS: 2, DISAGREEMENT: 1}
+
+#: Checkbox text of each layer: its title with "&" before its mnemonic letter.
+MNEMONIC_TITLES: dict[str, str] = {
+    name: f"{title[: _MNEMONIC_INDEX[name]]}&{title[_MNEMONIC_INDEX[name] :]}"
+    for name, title in LAYER_TITLES.items()
+}
+
+_SWATCH_SIZE = 12
+_GRADIENT_WIDTH = 96
+
+
+def _swatch_pixmap(rgba: tuple[int, int, int, int]) -> QPixmap:
+    """A small opaque square of the colour, framed, so faint colours stay readable."""
+    pixmap = QPixmap(_SWATCH_SIZE, _SWATCH_SIZE)
+    pixmap.fill(QColor(*rgba[:3]))
+    painter = QPainter(pixmap)
+    painter.setPen(QColor(90, 90, 90))
+    painter.drawRect(0, 0, _SWATCH_SIZE - 1, _SWATCH_SIZE - 1)
+    painter.end()
+    return pixmap
+
+
+def _gradient_pixmap(layer: str) -> QPixmap:
+    """The colour map of a continuous layer from 0 (left) to 1 (right)."""
+    colours = colormap(layer).getLookupTable(nPts=_GRADIENT_WIDTH, alpha=False)
+    pixmap = QPixmap(_GRADIENT_WIDTH, _SWATCH_SIZE)
+    painter = QPainter(pixmap)
+    for x, (red, green, blue) in enumerate(colours):
+        painter.setPen(QColor(int(red), int(green), int(blue)))
+        painter.drawLine(x, 0, x, _SWATCH_SIZE - 1)
+    painter.end()
+    return pixmap
+
+
+class LegendWidget(QWidget):
+    """Colour swatches with their names, two per row.
+
+    Parameters
+    ----------
+    entries
+        ``(rgba, name)`` pairs, as given by ``frame_view.layer_legend``.
+    """
+
+    def __init__(
+        self,
+        entries: Sequence[tuple[tuple[int, int, int, int], str]],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setHorizontalSpacing(6)
+        layout.setVerticalSpacing(2)
+        for index, (rgba, name) in enumerate(entries):
+            swatch = QLabel()
+            swatch.setPixmap(_swatch_pixmap(rgba))
+            row, column = divmod(index, 2)
+            layout.addWidget(swatch, row, 2 * column)
+            layout.addWidget(QLabel(name), row, 2 * column + 1)
+        layout.setColumnStretch(3, 1)
+
+
+class ColorMapLegendWidget(QWidget):
+    """The colour map of a continuous layer, labelled with its ends 0 and 1."""
+
+    def __init__(self, layer: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        gradient = QLabel()
+        gradient.setPixmap(_gradient_pixmap(layer))
+        gradient.setToolTip(f"{LAYER_TITLES[layer]}: colour from 0 (left) to 1 (right)")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("0"))
+        layout.addWidget(gradient)
+        layout.addWidget(QLabel("1"))
+        layout.addStretch(1)
+
+
+class LayersPanel(QWidget):
+    """For each overlay layer: an on/off checkbox, an opacity slider (0–100 %) and its legend.
+
+    Signals
+    -------
+    visibility_changed(str, bool)
+        A layer was switched on or off (by the user or :meth:`set_checked`).
+    opacity_changed(str, float)
+        A layer's opacity changed, 0..1.
+    """
+
+    visibility_changed = Signal(str, bool)
+    opacity_changed = Signal(str, float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._checkboxes: dict[str, QCheckBox] = {}
+        self._sliders: dict[str, QSlider] = {}
+        layout = QVBoxLayout(self)
+        for name in LAYERS:
+            layout.addWidget(self._make_layer_section(name))
+        layout.addStretch(1)
+
+    def _make_layer_section(self, name: str) -> QWidget:
+        section = QWidget()
+        layout = QVBoxLayout(section)
+        layout.setContentsMargins(0, 0, 0, 6)
+        layout.setSpacing(2)
+        checkbox = QCheckBox(MNEMONIC_TITLES[name])
+        checkbox.setChecked(True)
+        checkbox.toggled.connect(lambda checked: self.visibility_changed.emit(name, checked))
+        layout.addWidget(checkbox)
+        layout.addLayout(self._make_opacity_row(name))
+        legend = layer_legend(name)
+        layout.addWidget(LegendWidget(legend) if legend else ColorMapLegendWidget(name))
+        self._checkboxes[name] = checkbox
+        return section
+
+    def _make_opacity_row(self, name: str) -> QHBoxLayout:
+        slider = QSlider(Qt.Orientation.Horizontal)
+        slider.setRange(0, 100)
+        slider.setValue(round(DEFAULT_OPACITY[name] * 100))
+        slider.setToolTip(f"Opacity of the {LAYER_TITLES[name].lower()} layer")
+        slider.setAccessibleName(f"{LAYER_TITLES[name]} opacity")
+        value = QLabel(f"{slider.value()} %")
+        value.setMinimumWidth(value.fontMetrics().horizontalAdvance("100 %"))
+        value.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        slider.valueChanged.connect(lambda percent: value.setText(f"{percent} %"))
+        slider.valueChanged.connect(lambda percent: self.opacity_changed.emit(name, percent / 100))
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Opacity"))
+        row.addWidget(slider, 1)
+        row.addWidget(value)
+        self._sliders[name] = slider
+        return row
+
+    def set_checked(self, name: str, checked: bool) -> None:
+        """Switch layer ``name`` on or off; emits :attr:`visibility_changed` if it changed."""
+        self._checkboxes[name].setChecked(checked)
+
+    def is_checked(self, name: str) -> bool:
+        """Whether layer ``name`` is switched on."""
+        return self._checkboxes[name].isChecked()
+
+    def set_opacity(self, name: str, opacity: float) -> None:
+        """Set the slider of layer ``name`` (0..1); emits :attr:`opacity_changed` if it changed."""
+        self._sliders[name].setValue(round(min(max(opacity, 0.0), 1.0) * 100))
+
+    def opacity(self, name: str) -> float:
+        """Opacity of layer ``name`` as set on its slider, 0..1."""
+        return self._sliders[name].value() / 100

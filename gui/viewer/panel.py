@@ -1,0 +1,303 @@
+"""The central panel: which video and detectors are shown, the frame grid and the timeline."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from referee.core.errors import RefereeError
+from referee.core.frames.sources import CdnetResultSource
+from referee.core.frames.video_files import VideoFileSource
+from referee.core.measures.action_scores import PairRow
+from referee.core.measures.pixel import COMPARISON_LABELS, GT_LEVEL_NAMES
+from referee.core.ranking.scores import video_label
+from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayerReader, FrameLayers
+from referee.gui.docks.plots import per_frame_f
+from referee.gui.session import ProjectSession
+from referee.gui.viewer.action_boxes import boxes_for_frame
+from referee.gui.viewer.frame_loader import FrameLoader
+from referee.gui.viewer.frame_view import (
+    COMPARISON,
+    CONSENSUS,
+    DETECTOR,
+    DISAGREEMENT,
+    GROUND_TRUTH,
+    LAYERS,
+    FrameGrid,
+    FrameView,
+)
+from referee.gui.viewer.timeline import TimelineWidget
+
+VIEW_COUNTS = (1, 2, 4)
+#: Layers shown when the application starts: the comparison alone reads best.
+DEFAULT_VISIBLE = (COMPARISON,)
+
+
+def liris_name(label: str) -> str:
+    """LIRIS ``videoName`` of a video labelled ``category/video`` (``category_video``)."""
+    return label.replace("/", "_")
+
+
+class ViewerPanel(QWidget):
+    """Shows one video of the session: frames with layers, side by side, and its timeline.
+
+    ``status_message(str)`` reports what the user should know (a frame that
+    could not be read); ``pixel_info(str)`` describes the pixel under the mouse.
+    """
+
+    status_message = Signal(str)
+    pixel_info = Signal(str)
+    frame_shown = Signal(int)
+
+    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.loader = FrameLoader(self)
+        self.grid = FrameGrid()
+        self.timeline = TimelineWidget()
+        self.video_box = QComboBox()
+        self.video_box.setToolTip("Video shown (Page Up / Page Down)")
+        self.video_box.setMinimumContentsLength(16)
+        self.detector_box = QComboBox()
+        self.detector_box.setToolTip(
+            "Detector compared with the ground truth in the first view; "
+            "further views show the next detectors"
+        )
+        self.detector_box.setMinimumContentsLength(12)
+        self.views_box = QComboBox()
+        self.views_box.addItems([f"{n} view{'s' if n > 1 else ''}" for n in VIEW_COUNTS])
+        self.views_box.setToolTip(
+            "Side by side: 1, 2 or 4 detectors, same frame, zoom and pan (Ctrl+1, Ctrl+2, Ctrl+4)"
+        )
+        bar = QHBoxLayout()
+        for label, box in (
+            ("Video", self.video_box),
+            ("Detector", self.detector_box),
+            ("Layout", self.views_box),
+        ):
+            bar.addWidget(QLabel(label))
+            bar.addWidget(box)
+        bar.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(self.grid, 1)
+        layout.addWidget(self.timeline)
+        self.layer_visible = {name: name in DEFAULT_VISIBLE for name in LAYERS}
+        self._hover_connected: list[FrameView] = []
+        self.layer_opacity: dict[str, float] = {}
+        self.layers: FrameLayers | None = None
+        self.selected_pair: PairRow | None = None
+        self._cache_timer = QTimer(self)
+        self._cache_timer.timeout.connect(self._on_cache_tick)
+        self._cache_timer.start(250)
+        self.video_box.currentIndexChanged.connect(self._on_video_chosen)
+        self.detector_box.currentIndexChanged.connect(self._on_detectors_chosen)
+        self.views_box.currentIndexChanged.connect(
+            lambda index: self.set_view_count(VIEW_COUNTS[index])
+        )
+        self.timeline.frame_changed.connect(self.request_frame)
+        self.loader.frame_ready.connect(self._on_frame_ready)
+        self.loader.frame_failed.connect(
+            lambda i, message: self.status_message.emit(f"Frame {i}: {message}")
+        )
+        session.project_changed.connect(self._on_project_changed)
+        session.evaluations_changed.connect(self._on_results_changed)
+        session.actions_changed.connect(self._redraw)
+        self._connect_views()
+
+    # --- what is shown ----------------------------------------------------------------------
+
+    @property
+    def video_labels(self) -> list[str]:
+        return [self.video_box.itemText(i) for i in range(self.video_box.count())]
+
+    def detectors_shown(self) -> list[str]:
+        """Detector of each view, in view order."""
+        names = [self.detector_box.itemText(i) for i in range(self.detector_box.count())]
+        if not names:
+            return []
+        start = max(self.detector_box.currentIndex(), 0)
+        ordered = names[start:] + names[:start]
+        return ordered[: len(self.grid.views)]
+
+    def set_view_count(self, count: int) -> None:
+        """Show 1, 2 or 4 detectors side by side."""
+        self.grid.set_count(count)
+        self.views_box.blockSignals(True)
+        self.views_box.setCurrentIndex(VIEW_COUNTS.index(count))
+        self.views_box.blockSignals(False)
+        self._connect_views()
+        self._redraw()
+
+    def set_layer_visible(self, name: str, visible: bool) -> None:
+        self.layer_visible[name] = visible
+        for view in self.grid.views:
+            view.set_layer_visible(name, visible)
+
+    def set_layer_opacity(self, name: str, opacity: float) -> None:
+        self.layer_opacity[name] = opacity
+        for view in self.grid.views:
+            view.set_layer_opacity(name, opacity)
+
+    def go_to(self, label: str, frame: int) -> None:
+        """Show frame ``frame`` of the video labelled ``label`` (``category/video`` or LIRIS name)."""
+        labels = self.video_labels
+        names = [liris_name(x) for x in labels]
+        if label in labels:
+            index = labels.index(label)
+        elif label in names:
+            index = names.index(label)
+        else:
+            self.status_message.emit(f"No video {label} in this project")
+            return
+        if index != self.video_box.currentIndex():
+            self.video_box.setCurrentIndex(index)
+        self.timeline.set_frame(frame)
+        self.request_frame(self.timeline.frame())
+
+    def step_video(self, delta: int) -> None:
+        count = self.video_box.count()
+        if count:
+            self.video_box.setCurrentIndex((self.video_box.currentIndex() + delta) % count)
+
+    def request_frame(self, frame: int) -> None:
+        self.loader.request(frame)
+
+    def current_video_label(self) -> str | None:
+        return self.video_box.currentText() or None
+
+    # --- session events ---------------------------------------------------------------------
+
+    def _on_project_changed(self) -> None:
+        session = self.session
+        self.video_box.blockSignals(True)
+        self.video_box.clear()
+        self.video_box.addItems([video_label(v) for v in session.videos])
+        self.video_box.addItems([path.name for path in session.project.video_files])
+        self.video_box.blockSignals(False)
+        self.detector_box.blockSignals(True)
+        self.detector_box.clear()
+        self.detector_box.addItems(list(session.mask_detectors()))
+        self.detector_box.blockSignals(False)
+        self._on_video_chosen(0)
+
+    def _on_video_chosen(self, index: int) -> None:
+        session = self.session
+        if index < 0:
+            self.loader.set_source(None)
+            return
+        try:
+            if index < len(session.videos):
+                video = session.videos[index]
+                inputs = CdnetInputSource(video)
+                detectors = {
+                    name: CdnetResultSource.for_video(root, video, len(session.videos) == 1)
+                    for name, root in session.mask_detectors().items()
+                }
+                reader = FrameLayerReader(inputs, inputs.frame_count, video, detectors)
+                first, last, fps = 1, inputs.frame_count, 25.0
+                start = video.first
+            else:
+                source = VideoFileSource(session.project.video_files[index - len(session.videos)])
+                reader = FrameLayerReader(source, source.frame_count)
+                first, last, fps, start = 1, source.frame_count, source.fps, 1
+        except RefereeError as error:
+            self.loader.set_source(None)
+            self.status_message.emit(str(error))
+            return
+        self.loader.set_source(reader, last)
+        self.timeline.set_range(first, last)
+        self.timeline.set_fps(fps)
+        self.timeline.set_frame(start)
+        self._on_results_changed()
+        self.request_frame(start)
+
+    def _on_detectors_chosen(self, _index: int) -> None:
+        self._on_results_changed()
+
+    def _on_results_changed(self) -> None:
+        """Refresh the timeline strip and marks from the primary detector's evaluation."""
+        index = self.video_box.currentIndex()
+        shown = self.detectors_shown()
+        evaluation = None
+        if shown and shown[0] in self.session.evaluations and 0 <= index < len(self.session.videos):
+            key = self.session.videos[index].key
+            evaluation = next((e for e in self.session.evaluations[shown[0]] if e.key == key), None)
+        if evaluation is None:
+            self.timeline.set_strip([], [], "")
+            self.timeline.set_marks([])
+        else:
+            frames, f = per_frame_f(evaluation)
+            self.timeline.set_strip(frames, f, f"F1 of {shown[0]}")
+            self.timeline.set_marks(evaluation.heavy_frames("fp"))
+        self._redraw()
+
+    # --- frames -----------------------------------------------------------------------------
+
+    def _on_frame_ready(self, frame: int, layers: FrameLayers) -> None:
+        self.layers = layers
+        self.timeline.set_frame(frame)
+        self._redraw()
+        if layers.problems:
+            self.status_message.emit("; ".join(layers.problems))
+        self.frame_shown.emit(frame)
+
+    def _redraw(self) -> None:
+        layers = self.layers
+        if layers is None:
+            return
+        gt_motion = None if layers.groundtruth is None else layers.groundtruth == 255
+        label = self.current_video_label() or ""
+        for view, name in zip(self.grid.views, self.detectors_shown() or [None]):
+            view.show_frame(layers.image)
+            view.set_title(name or label)
+            view.set_layer(COMPARISON, layers.comparisons.get(name))
+            view.set_layer(GROUND_TRUTH, gt_motion)
+            view.set_layer(DETECTOR, layers.masks.get(name))
+            view.set_layer(CONSENSUS, layers.consensus)
+            view.set_layer(DISAGREEMENT, layers.disagreement)
+            evaluation = self.session.actions.get(name) if name else None
+            boxes = []
+            if evaluation is not None:
+                try:
+                    boxes = boxes_for_frame(
+                        evaluation, liris_name(label), layers.frame, self.selected_pair
+                    )
+                except RefereeError:  # a video the actions file does not cover
+                    boxes = []
+            view.set_boxes(boxes)
+
+    def _connect_views(self) -> None:
+        for view in self.grid.views:
+            for name in LAYERS:
+                view.set_layer_visible(name, self.layer_visible[name])
+                if name in self.layer_opacity:
+                    view.set_layer_opacity(name, self.layer_opacity[name])
+            if view not in self._hover_connected:
+                view.pixel_hovered.connect(self._on_pixel_hovered)
+                self._hover_connected.append(view)
+
+    def _on_pixel_hovered(self, x: int, y: int) -> None:
+        self.pixel_info.emit(describe_pixel(self.layers, x, y))
+
+    def _on_cache_tick(self) -> None:
+        self.timeline.set_cached(self.loader.cached_frames())
+
+
+def describe_pixel(layers: FrameLayers | None, x: int, y: int) -> str:
+    """Inspector text: coordinates, ground truth, each detector's value and code, consensus."""
+    if layers is None or not (0 <= y < layers.image.shape[0] and 0 <= x < layers.image.shape[1]):
+        return ""
+    lines = [f"frame {layers.frame}   x {x}   y {y}"]
+    if layers.groundtruth is not None:
+        level = int(layers.groundtruth[y, x])
+        lines.append(f"ground truth: {GT_LEVEL_NAMES.get(level, 'unexpected level')} ({level})")
+    for name, mask in layers.masks.items():
+        code = layers.comparisons.get(name)
+        meaning = f" — {COMPARISON_LABELS[int(code[y, x])]}" if code is not None else ""
+        lines.append(f"{name}: {int(mask[y, x])}{meaning}")
+    if layers.consensus is not None:
+        lines.append(f"consensus P: {float(layers.consensus[y, x]):.3f}")
+        lines.append(f"disagreement H(P): {float(layers.disagreement[y, x]):.3f} bit")
+    return "\n".join(lines)

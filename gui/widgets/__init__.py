@@ -1,0 +1,1 @@
+"""Small widgets and styles shared by the docks and the viewer."""
