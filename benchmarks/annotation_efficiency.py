@@ -33,10 +33,10 @@ from referee.core.demo.dataset import ensure_demo
 from referee.core.evaluation.masks import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.frames.results import result_sources
+from referee.core.measures.indicators import f1_scores
 from referee.core.ranking.criteria import PAIRWISE_DICE, PSEUDO_GAP, VOTE_ENTROPY
 from referee.core.ranking.order import rank_frames
 from referee.core.ranking.scores import mask_scores
-from referee.core.significance.cases import f1_from_counts
 from referee.core.significance.sweep import compare_pair
 
 CRITERIA = (VOTE_ENTROPY, PAIRWISE_DICE, PSEUDO_GAP)
@@ -81,8 +81,8 @@ def verdicts(cases: Cases, rows: np.ndarray) -> dict[tuple[str, str], str]:
     """Per pair of methods: 'none', or the name of the better method when they differ."""
     out = {}
     for a, b in itertools.combinations(cases.counts, 2):
-        fa = f1_from_counts(*cases.counts[a][rows].T)
-        fb = f1_from_counts(*cases.counts[b][rows].T)
+        fa = f1_scores(*cases.counts[a][rows].T)
+        fb = f1_scores(*cases.counts[b][rows].T)
         keep = ~(np.isnan(fa) | np.isnan(fb))
         result = compare_pair(fa[keep], fb[keep], (a, b))
         out[(a, b)] = result.better if result.differ and result.better else "none"

@@ -22,13 +22,18 @@ class InputFileError(RefereeError):
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[InputFileError], tuple[object, ...]]:
         # Rebuild from the constructor's arguments, so worker processes can send it back.
+        # (Subclasses with more arguments return more of them.)
         return (type(self), (self.path, self.problem))
 
 
 class MissingFrameError(InputFileError):
     """A frame file that the temporal ROI or the ground truth requires is absent."""
+
+
+_SizeArguments = tuple[str | Path, tuple[int, ...], str | Path, tuple[int, ...]]
+"""The constructor's arguments of a :class:`SizeMismatchError`."""
 
 
 class SizeMismatchError(RefereeError):
@@ -42,13 +47,13 @@ class SizeMismatchError(RefereeError):
         second_shape: tuple[int, ...],
     ) -> None:
         self.first, self.second = Path(first), Path(second)
-        self._arguments = (first, first_shape, second, second_shape)
+        self._arguments: _SizeArguments = (first, first_shape, second, second_shape)
         super().__init__(
             f"size mismatch: {self.first} is {_size(first_shape)} but "
             f"{self.second} is {_size(second_shape)}; both must have the same width and height"
         )
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[SizeMismatchError], _SizeArguments]:
         return (type(self), self._arguments)
 
 
@@ -58,6 +63,11 @@ class InvalidOptionError(RefereeError):
 
 class CancelledError(RefereeError):
     """The user cancelled a long computation."""
+
+
+class UnavailableError(RefereeError):
+    """The project lacks what a computation needs (no masks, a single detector, no ground
+    truth…); the message says what is missing."""
 
 
 def _size(shape: tuple[int, ...]) -> str:

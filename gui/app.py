@@ -30,7 +30,13 @@ GIL_SWITCH_INTERVAL = 0.001
 def application() -> QApplication:
     """The QApplication, created once with Referee's name (QSettings keys use it)."""
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    if existing is None:
+        app = QApplication(sys.argv[:1])
+    elif isinstance(existing, QApplication):
+        app = existing
+    else:
+        raise RuntimeError("a QCoreApplication without widgets already runs in this process")
     app.setOrganizationName("Referee")
     app.setApplicationName("Referee")
     app.setApplicationVersion(__version__)

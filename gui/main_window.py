@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -27,6 +28,8 @@ from referee.core import __version__
 from referee.core.errors import RefereeError
 from referee.core.formats.project_json import write_project
 from referee.core.model.project import DetectorSource, Project, with_detector, without_detector
+from referee.core.model.videos import video_label
+from referee.core.report.build import build_report
 from referee.core.significance.cases import CASE_KINDS
 from referee.core.workflow.projects import open_path
 from referee.core.workflow.sources import source_status
@@ -35,7 +38,7 @@ from referee.gui.docks.annotate import AnnotateDock
 from referee.gui.docks.data import DataDock
 from referee.gui.docks.indicators import IndicatorsDock
 from referee.gui.docks.jobs import JobsDock, JobsStatusWidget
-from referee.gui.docks.plots import PlotsDock, per_frame_f
+from referee.gui.docks.plots import PlotsDock
 from referee.gui.docks.pseudo import PseudoDock
 from referee.gui.docks.significance import SignificanceDock
 from referee.gui.report_dialog import ReportDialog, session_report_options
@@ -246,7 +249,7 @@ class MainWindow(QMainWindow):
         session.actions_changed.connect(lambda: self.actions_dock.show_evaluations(session.actions))
         session.actions_changed.connect(lambda: self.plots_dock.show_actions(session.actions))
         session.pseudo_changed.connect(self._on_pseudo_changed)
-        session.ranking_changed.connect(lambda: self.annotate_dock.show_ranking(session.ranking))
+        session.ranking_changed.connect(self._on_ranking_changed)
         session.significance_changed.connect(
             lambda: self.significance_dock.show_result(session.significance)
         )
@@ -260,27 +263,28 @@ class MainWindow(QMainWindow):
         self.data_dock.remove_requested.connect(self.remove_detector)
         self.indicators_dock.video_selected.connect(
             lambda category, video: viewer.go_to(
-                video if category == video else f"{category}/{video}", viewer.timeline.frame()
+                video_label(category, video), viewer.timeline.frame()
             )
         )
         self.plots_dock.frame_requested.connect(
             lambda frame: viewer.go_to(viewer.current_video_label() or "", frame)
         )
         self.annotate_dock.frame_requested.connect(viewer.go_to)
-        self.indicators_dock.scheme_changed.connect(self.plots_dock.set_scheme)
+        self.indicators_dock.scheme_changed.connect(
+            lambda scheme: self._guard(session.set_pixel_weights, scheme)
+        )
         self.actions_dock.action_selected.connect(self._on_action_selected)
         self.pseudo_dock.run_requested.connect(
-            lambda request: self._guard(session.run_pseudo, request.methods, request.options)
+            lambda request: self._guard(
+                session.run_pseudo,
+                replace(session.options.pseudo, committee=request.options, methods=request.methods),
+            )
         )
         self.annotate_dock.run_requested.connect(
-            lambda request: self._guard(
-                session.run_ranking, request.criterion, request.k, request.gap, request.pair
-            )
+            lambda options: self._guard(session.run_ranking, options)
         )
         self.significance_dock.run_requested.connect(
-            lambda request: self._guard(
-                session.run_significance, request.methods, request.kind, request.test, request.alpha
-            )
+            lambda request: self._guard(session.run_significance, request.options())
         )
 
     # --- opening and saving -----------------------------------------------------------------
@@ -475,10 +479,16 @@ class MainWindow(QMainWindow):
         )
 
     def _on_evaluations_changed(self) -> None:
-        evaluations = self.session.evaluations
-        self.indicators_dock.show_evaluations(evaluations)
-        self.plots_dock.show_evaluations(evaluations)
+        pixels = self.session.pixels
+        if pixels is not None:
+            self.indicators_dock.show_pixels(pixels)
+            self.plots_dock.show_pixels(pixels)
         self._show_frame_f()
+
+    def _on_ranking_changed(self) -> None:
+        result = self.session.ranking_result
+        if result is not None:
+            self.annotate_dock.show_result(result)
 
     def _show_frame_f(self) -> None:
         index = self.viewer.video_box.currentIndex()
@@ -486,7 +496,7 @@ class MainWindow(QMainWindow):
             return
         key = self.session.videos[index].key
         series = {
-            name: per_frame_f(e)
+            name: e.frame_f1()
             for name, results in self.session.evaluations.items()
             for e in results
             if e.key == key
@@ -516,8 +526,11 @@ class MainWindow(QMainWindow):
         apply_theme(self, dark)
 
     def _on_export_report(self) -> None:
-        options = session_report_options(self.session, self.indicators_dock.scheme())
-        self.report_dialog = ReportDialog(self.runner, self.session.project, options, self)
+        options = session_report_options(self.session)
+        build = partial(build_report, computed=replace(self.session.results))
+        self.report_dialog = ReportDialog(
+            self.runner, self.session.project, options, self, build=build
+        )
         self.report_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.report_dialog.open()
 

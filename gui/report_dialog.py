@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
 
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.model.project import Project
-from referee.core.ranking.criteria import MASK_CRITERIA
 from referee.core.report.build import build_report
 from referee.core.report.document import Report
 from referee.core.report.html import render_html
@@ -77,21 +76,9 @@ OUTPUT_CHOICES: dict[str, OutputChoice] = {
 }
 
 
-def session_report_options(session: ProjectSession, weights: str) -> ReportOptions:
-    """Report options matching what ``session`` last computed; SPEC's defaults otherwise.
-
-    Takes the committee options of the last pseudo ground-truth run, the
-    criterion, length and gap of the last ranking, and the summary's weight
-    scheme ``weights`` (one the report accepts: not ``custom``). A pair-only
-    ranking criterion is left at the report's default.
-    """
-    criterion, top, gap, _pair = session._ranking_request
-    changes: dict = {"weights": weights, "ranking_top": top, "ranking_gap": gap}
-    if criterion in MASK_CRITERIA:
-        changes["ranking_criterion"] = criterion
-    if session._pseudo_request is not None:
-        changes["committee"] = session._pseudo_request[1]
-    return ReportOptions(**changes)
+def session_report_options(session: ProjectSession) -> ReportOptions:
+    """A report with the options the session's stages last used (those chosen in the docks)."""
+    return ReportOptions(analysis=session.options)
 
 
 def fitted_html(html: str, width: int) -> str:
@@ -148,7 +135,7 @@ class ReportDialog(QDialog):
         self,
         runner: JobRunner,
         project: Project,
-        options: ReportOptions = ReportOptions(),
+        options: ReportOptions | None = None,
         parent: QWidget | None = None,
         build: Callable[..., Report] = build_report,
     ) -> None:
@@ -156,7 +143,7 @@ class ReportDialog(QDialog):
         self.setWindowTitle("Export report")
         self.runner = runner
         self.project = project
-        self.options = options
+        self.options = options or ReportOptions()
         self.report: Report | None = None
         self._job: Job | None = None
         self._targets: dict[str, Path] = {}

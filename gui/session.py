@@ -1,59 +1,62 @@
 """The open project, what has been computed on it, and the jobs that compute it.
 
-:class:`ProjectSession` holds no widget. It starts core computations through
-the :class:`~referee.gui.worker.JobRunner` and announces each new result with
-a signal; docks and views subscribe. When the project changes (a detector
-added or removed) everything that depends on it is recomputed without the
-user asking.
+:class:`ProjectSession` holds no widget. It runs the core workflow's stages
+(:mod:`referee.core.workflow`) as jobs through the
+:class:`~referee.gui.worker.JobRunner`, keeps their results in one
+:class:`~referee.core.workflow.results.ProjectResults` and the options of
+each stage in one :class:`~referee.core.workflow.options.AnalysisOptions`, and
+announces each new result with a signal; docks and views subscribe and draw.
+When the project changes (a detector added or removed) everything that
+depends on it is recomputed without the user asking.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from referee.core.errors import InvalidOptionError, RefereeError
-from referee.core.evaluation.masks import VideoEvaluation, evaluate_methods
+from referee.core.errors import UnavailableError
+from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.annotated import annotated_frames
-from referee.core.formats.liris_xml import read_liris
-from referee.core.frames.results import result_sources
-from referee.core.measures.action_scores import ActionEvaluation, evaluate_actions
-from referee.core.model.case_scores import CaseScores
+from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
-from referee.core.pseudo.committee import CommitteeOptions
-from referee.core.pseudo.dataset import PseudoResult, pseudo_evaluate
-from referee.core.pseudo.truth import TruthComparison, compare_with_truth
-from referee.core.ranking.criteria import VOTE_ENTROPY
-from referee.core.ranking.order import DEFAULT_GAP, RankedFrame, rank_frames
-from referee.core.ranking.scores import mask_scores
-from referee.core.ranking.scores import video_label as ranking_label
-from referee.core.significance.cases import cases_of_kind
-from referee.core.significance.sweep import DiscriminativeResult, compare_cases
+from referee.core.ranking.order import RankedFrame
+from referee.core.significance.sweep import DiscriminativeResult
+from referee.core.workflow.detections import run_actions, run_boxes, run_counts
+from referee.core.workflow.options import (
+    AnalysisOptions,
+    PixelOptions,
+    PseudoOptions,
+    RankingOptions,
+    SignificanceOptions,
+)
+from referee.core.workflow.pixels import resummarize, run_curves, run_pixels
 from referee.core.workflow.projects import project_videos
+from referee.core.workflow.pseudo import run_pseudo
+from referee.core.workflow.ranking import run_ranking
+from referee.core.workflow.results import (
+    PixelResult,
+    ProjectResults,
+    PseudoOutcome,
+    RankingResult,
+)
+from referee.core.workflow.significance import run_significance
 from referee.gui.worker import Job, JobRunner
 
 
-@dataclass(frozen=True)
-class PseudoOutcome:
-    """A pseudo ground-truth run and, when ground truth exists, its comparison with it."""
-
-    methods: tuple[str, ...]
-    options: CommitteeOptions
-    result: PseudoResult
-    truth: TruthComparison | None
-
-
 class ProjectSession(QObject):
-    """The open project and its results; every computation runs as a job."""
+    """The open project, its stage options and results; every computation runs as a job."""
 
     project_changed = Signal()
     evaluations_changed = Signal()
+    curves_changed = Signal()
     actions_changed = Signal()
+    boxes_changed = Signal()
+    counts_changed = Signal()
     pseudo_changed = Signal()
     ranking_changed = Signal()
     significance_changed = Signal()
@@ -64,185 +67,254 @@ class ProjectSession(QObject):
         self.runner = runner
         self.project: Project | None = None
         self.videos: tuple[VideoSpec, ...] = ()
-        self.evaluations: dict[str, list[VideoEvaluation]] = {}
-        self.actions: dict[str, ActionEvaluation] = {}
-        self.pseudo: PseudoOutcome | None = None
-        self.ranking: list[RankedFrame] = []
-        self.significance: DiscriminativeResult | None = None
-        self._ranking_request: tuple = (VOTE_ENTROPY, 20, DEFAULT_GAP, None)
-        self._pseudo_request: tuple[tuple[str, ...], CommitteeOptions] | None = None
+        self.options = AnalysisOptions()
+        self.results = ProjectResults()
 
-    # --- the project ------------------------------------------------------------------------
+    # --- what the docks read -----------------------------------------------------------------
 
-    def open(self, project: Project) -> None:
-        """Make ``project`` current and recompute everything on it."""
-        videos = tuple(project_videos(project))
-        self.project = project
-        self.videos = videos
-        self.evaluations, self.actions, self.pseudo = {}, {}, None
-        self.ranking, self.significance = [], None
-        self._pseudo_request = None
-        self.project_changed.emit()
-        self.refresh()
+    @property
+    def pixels(self) -> PixelResult | None:
+        """Masks against the ground truth, summarized with ``options.pixels``."""
+        return self.results.pixels
 
-    def refresh(self) -> None:
-        """Start every computation the project allows (after opening or a change)."""
-        if self.project is None:
-            return
-        if self.mask_detectors():
-            self.evaluate()
-            if len(self.mask_detectors()) >= 2:
-                self.run_pseudo(
-                    *(self._pseudo_request or (tuple(self.mask_detectors()), CommitteeOptions()))
-                )
-                self.run_ranking(*self._ranking_request)
-        if self.project.actions_groundtruth and self.action_detectors():
-            self.evaluate_actions()
+    @property
+    def evaluations(self) -> dict[str, list[VideoEvaluation]]:
+        """Each mask detector's per-video evaluations (empty before the first result)."""
+        return self.results.pixels.evaluations if self.results.pixels is not None else {}
 
-    def mask_detectors(self) -> dict[str, Path]:
+    @property
+    def actions(self) -> dict[str, ActionEvaluation]:
+        """Each detector's LIRIS evaluation (empty before the first result)."""
+        return self.results.actions.evaluations if self.results.actions is not None else {}
+
+    @property
+    def pseudo(self) -> PseudoOutcome | None:
+        return self.results.pseudo
+
+    @property
+    def ranking(self) -> list[RankedFrame]:
+        """The frames to annotate next (empty before the first result)."""
+        return self.results.ranking.frames if self.results.ranking is not None else []
+
+    @property
+    def ranking_result(self) -> RankingResult | None:
+        return self.results.ranking
+
+    @property
+    def significance(self) -> DiscriminativeResult | None:
+        return self.results.significance
+
+    def mask_detectors(self) -> dict[str, Any]:
         """Detectors with masks: name → results root (only with a CDnet dataset)."""
         if self.project is None or not self.videos:
             return {}
         return self.project.mask_detectors()
 
-    def action_detectors(self) -> dict[str, Path]:
+    def action_detectors(self) -> dict[str, Any]:
         """Detectors with LIRIS actions: name → XML file."""
-        if self.project is None:
-            return {}
-        return self.project.action_detectors()
+        return {} if self.project is None else self.project.action_detectors()
 
     def annotated(self) -> set[tuple[str, int]]:
         """(video label, frame) of every frame that already has ground truth."""
-        return {(ranking_label(v), i) for v in self.videos for i in annotated_frames(v)}
+        return {(v.label, i) for v in self.videos for i in annotated_frames(v)}
+
+    # --- the project ------------------------------------------------------------------------
+
+    def open(self, project: Project) -> None:
+        """Make ``project`` current and recompute everything on it."""
+        self.videos = project_videos(project)
+        self.project = project
+        self.results = ProjectResults()
+        self.project_changed.emit()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Start every computation the project allows (after opening or a change).
+
+        Pseudo ground truth starts when the masks are evaluated, so that its
+        comparison with the truth reuses their evaluation.
+        """
+        if self.project is None:
+            return
+        if self.mask_detectors():
+            self.evaluate()
+        elif len(self.project.mask_detectors()) >= 2:
+            self.run_pseudo()
+        if len(self.mask_detectors()) >= 2:
+            self.run_ranking()
+        if any(d.scores is not None for d in self.project.detectors) and self.videos:
+            self.sweep_curves()
+        if self.project.actions_groundtruth and self.action_detectors():
+            self.evaluate_actions()
+            self.evaluate_boxes()
+        if self.project.counts is not None:
+            self.evaluate_counts()
 
     # --- jobs -------------------------------------------------------------------------------
 
     def _start(
         self, kind: str, title: str, fn: Callable[..., Any], on_done: Callable[[Any], None]
     ) -> Job:
-        return self.runner.run(kind, title, fn, on_done, self.error.emit)
+        return self.runner.run(kind, title, fn, on_done, self._on_failed)
 
-    def evaluate(self) -> Job:
-        """Evaluate every mask detector on every video (SPEC §1)."""
-        videos, detectors = self.videos, self.mask_detectors()
+    def _on_failed(self, message: str) -> None:
+        self.error.emit(message)
 
-        def run(progress, cancel) -> dict[str, list[VideoEvaluation]]:
-            return evaluate_methods(videos, detectors, progress=progress, cancel=cancel)
+    def _project(self) -> Project:
+        if self.project is None:
+            raise UnavailableError("no project is open")
+        return self.project
 
-        return self._start("evaluate", "Evaluating detectors", run, self._on_evaluated)
+    def evaluate(self, options: PixelOptions | None = None) -> Job:
+        """Every mask detector on every video (docs/measures.md §1, §2)."""
+        project, options = self._project(), options or self.options.pixels
+        self.options = replace(self.options, pixels=options)
 
-    def _on_evaluated(self, evaluations: dict[str, list[VideoEvaluation]]) -> None:
-        self.evaluations = evaluations
-        self.evaluations_changed.emit()
-        if self.pseudo is not None and self.pseudo.truth is None:
-            self._attach_truth()
+        def done(result: PixelResult) -> None:
+            self.results.pixels = result
+            self.evaluations_changed.emit()
+            self._after_pixels()
 
-    def evaluate_actions(self) -> Job:
-        """Evaluate every detector's LIRIS actions against the ground truth (SPEC §4)."""
-        gt_path = self.project.actions_groundtruth
-        detectors = self.action_detectors()
-
-        def run(progress, cancel) -> dict[str, ActionEvaluation]:
-            gt = read_liris(gt_path)
-            results = {}
-            for k, (name, path) in enumerate(detectors.items()):
-                results[name] = evaluate_actions(gt, read_liris(path), cancel=cancel)
-                progress(k + 1, len(detectors))
-            return results
-
-        return self._start("actions", "Evaluating actions", run, self._on_actions)
-
-    def _on_actions(self, actions: dict[str, ActionEvaluation]) -> None:
-        self.actions = actions
-        self.actions_changed.emit()
-
-    def run_pseudo(self, methods: Sequence[str], options: CommitteeOptions) -> Job:
-        """Pseudo ground truth of the chosen committee (SPEC §7)."""
-        roots = self.mask_detectors()
-        unknown = [m for m in methods if m not in roots]
-        if unknown or len(methods) < 2:
-            raise InvalidOptionError(
-                "choose at least two detectors with masks for the "
-                f"committee (unknown: {', '.join(unknown) or 'none'})"
-            )
-        methods, videos = tuple(methods), self.videos
-        self._pseudo_request = (methods, options)
-
-        def run(progress, cancel) -> PseudoResult:
-            return pseudo_evaluate(
-                videos, {m: roots[m] for m in methods}, options, progress=progress, cancel=cancel
-            )
-
-        def done(result: PseudoResult) -> None:
-            self.pseudo = PseudoOutcome(methods, options, result, None)
-            self._attach_truth()
-
-        return self._start("pseudo", "Pseudo ground truth", run, done)
-
-    def _attach_truth(self) -> None:
-        """Correlate the pseudo indicators with the true ones (off the GUI thread) once both exist."""
-        pseudo = self.pseudo
-        self.pseudo_changed.emit()
-        if pseudo is None or not all(m in self.evaluations for m in pseudo.methods):
-            return
-        truth = {m: self.evaluations[m] for m in pseudo.methods}
-
-        def run(progress, cancel) -> TruthComparison | None:
-            try:
-                return compare_with_truth(pseudo.result, truth)
-            except RefereeError:
-                return None  # e.g. a video without ground truth: no correlation to show
-
-        def done(comparison: TruthComparison | None) -> None:
-            if self.pseudo is pseudo and comparison is not None:
-                self.pseudo = replace(pseudo, truth=comparison)
-                self.pseudo_changed.emit()
-
-        self._start("truth", "Correlating with ground truth", run, done)
-
-    def run_ranking(
-        self, criterion: str, top: int, gap: int, pair: tuple[str, str] | None = None
-    ) -> Job:
-        """Frames to annotate next over all videos (SPEC §8); ``pair`` for pair criteria."""
-        roots = self.mask_detectors()
-        if len(roots) < 2:
-            raise InvalidOptionError("ranking frames needs at least two detectors with masks")
-        self._ranking_request = (criterion, top, gap, pair)
-        names = list(roots)
-        pair = pair or (names[0], names[1])
-        videos = self.videos
-
-        def run(progress, cancel) -> list[RankedFrame]:
-            sources = {name: result_sources(videos, roots[name]) for name in names}
-            scores = mask_scores(videos, sources, criterion, pair, progress=progress, cancel=cancel)
-            return rank_frames(scores, gap, top=top)
-
-        return self._start("ranking", "Ranking frames", run, self._on_ranking)
-
-    def _on_ranking(self, ranking: list[RankedFrame]) -> None:
-        self.ranking = ranking
-        self.ranking_changed.emit()
-
-    def case_scores(self, kind: str) -> CaseScores:
-        """Paired test cases of every detector for ``kind`` (a key of ``significance.CASE_KINDS``)."""
-        return cases_of_kind(
-            kind,
-            self.evaluations,
-            self.pseudo.result if self.pseudo is not None else None,
-            self.actions,
+        return self._start(
+            "evaluate",
+            "Evaluating detectors",
+            lambda progress, cancel: run_pixels(project, options, progress, cancel),
+            done,
         )
 
-    def run_significance(
-        self, methods: Sequence[str], kind: str, test: str | None, alpha: float
-    ) -> Job:
-        """Is one detector really better than another (SPEC §9)?"""
-        cases = self.case_scores(kind).select(list(methods))
+    def _after_pixels(self) -> None:
+        project = self.project
+        if project is None or len(project.mask_detectors()) < 2:
+            return
+        if self.results.pseudo is None:
+            self.run_pseudo()
 
-        def run(progress, cancel) -> DiscriminativeResult:
-            return compare_cases(cases, test, alpha)
+    def set_pixel_weights(self, weights: str) -> Job | None:
+        """Summarize the evaluated masks again with another weight scheme (no frame is read)."""
+        pixels = self.results.pixels
+        options = replace(self.options.pixels, weights=weights)
+        self.options = replace(self.options, pixels=options)
+        if pixels is None or pixels.options == options:
+            return None
 
-        return self._start("significance", "Significance test", run, self._on_significance)
+        def done(result: PixelResult) -> None:
+            self.results.pixels = result
+            self.evaluations_changed.emit()
 
-    def _on_significance(self, result: DiscriminativeResult) -> None:
-        self.significance = result
-        self.significance_changed.emit()
+        return self._start(
+            "summarize",
+            "Summarizing",
+            lambda progress, cancel: resummarize(pixels, options),
+            done,
+        )
+
+    def sweep_curves(self) -> Job:
+        """ROC and PR curves of the detectors with soft scores (docs/measures.md §3)."""
+        project, options = self._project(), self.options.curves
+
+        def done(result: Any) -> None:
+            self.results.curves = result
+            self.curves_changed.emit()
+
+        return self._start(
+            "curves",
+            "Sweeping score curves",
+            lambda progress, cancel: run_curves(project, options, progress, cancel),
+            done,
+        )
+
+    def evaluate_actions(self) -> Job:
+        """Every detector's LIRIS actions against the ground truth (docs/measures.md §4)."""
+        project, options = self._project(), self.options.actions
+
+        def done(result: Any) -> None:
+            self.results.actions = result
+            self.actions_changed.emit()
+
+        return self._start(
+            "actions",
+            "Evaluating actions",
+            lambda progress, cancel: run_actions(project, options, progress, cancel),
+            done,
+        )
+
+    def evaluate_boxes(self) -> Job:
+        """Every detector's per-frame boxes against the ground truth (docs/measures.md §5)."""
+        project, options = self._project(), self.options.boxes
+
+        def done(result: Any) -> None:
+            self.results.boxes = result
+            self.boxes_changed.emit()
+
+        return self._start(
+            "boxes",
+            "Evaluating per-frame boxes",
+            lambda progress, cancel: run_boxes(project, options, progress, cancel),
+            done,
+        )
+
+    def evaluate_counts(self) -> Job:
+        """Every detector's counts against the ground-truth counts (docs/measures.md §6)."""
+        project, options = self._project(), self.options.counts
+
+        def run(progress: Any, cancel: Any) -> Any:
+            try:
+                return run_counts(project, options, progress, cancel)
+            except UnavailableError:
+                return None  # a counts folder without counts to compare: nothing to show
+
+        def done(result: Any) -> None:
+            self.results.counts = result
+            self.counts_changed.emit()
+
+        return self._start("counts", "Evaluating counts", run, done)
+
+    def run_pseudo(self, options: PseudoOptions | None = None) -> Job:
+        """Pseudo ground truth of the chosen committee (docs/measures.md §7)."""
+        project, options = self._project(), options or self.options.pseudo
+        self.options = replace(self.options, pseudo=options)
+        pixels = self.results.pixels
+
+        def done(outcome: PseudoOutcome) -> None:
+            self.results.pseudo = outcome
+            self.pseudo_changed.emit()
+
+        return self._start(
+            "pseudo",
+            "Pseudo ground truth",
+            lambda progress, cancel: run_pseudo(project, options, progress, cancel, pixels),
+            done,
+        )
+
+    def run_ranking(self, options: RankingOptions | None = None) -> Job:
+        """Frames to annotate next over all videos (docs/measures.md §8)."""
+        project, options = self._project(), options or self.options.ranking
+        self.options = replace(self.options, ranking=options)
+
+        def done(result: RankingResult) -> None:
+            self.results.ranking = result
+            self.ranking_changed.emit()
+
+        return self._start(
+            "ranking",
+            "Ranking frames",
+            lambda progress, cancel: run_ranking(project, options, progress, cancel),
+            done,
+        )
+
+    def run_significance(self, options: SignificanceOptions | None = None) -> Job:
+        """Do the chosen detectors really differ (docs/measures.md §9)?"""
+        project, options = self._project(), options or self.options.significance
+        self.options = replace(self.options, significance=options)
+        upstream = replace(self.results)
+
+        def done(result: DiscriminativeResult) -> None:
+            self.results.significance = result
+            self.significance_changed.emit()
+
+        return self._start(
+            "significance",
+            "Significance test",
+            lambda progress, cancel: run_significance(project, options, progress, cancel, upstream),
+            done,
+        )

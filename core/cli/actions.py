@@ -1,11 +1,13 @@
-"""``referee actions``: the LIRIS action-localization metric from the command line (SPEC §4)."""
+"""``referee actions``: the LIRIS action-localization metric from the command line
+(docs/measures.md §4)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from referee.core.cli.common import refuse_overwrite, tqdm_progress
+from referee.core.cli.common import add_force, add_quiet, progress_bar, refuse_overwrite
+from referee.core.measures.action_matching import DEFAULT_EPSILON
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -14,7 +16,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "actions",
         help="evaluate action localizations (LIRIS HARL metric)",
         description="Compare detected actions with ground truth, both LIRIS XML (a file or a "
-        "folder of *.xml), videos paired by videoName (SPEC §4). Prints recall, "
+        "folder of *.xml), videos paired by videoName (docs/measures.md §4). Prints recall, "
         "precision and F at the fixed operating point ε, the four integrated "
         "measures I_sr, I_sp, I_tr, I_tp (mean F while one threshold varies over "
         "0, 0.1, ..., 1 and the others stay at ε) and their mean, the final score.",
@@ -28,9 +30,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--epsilon",
         type=float,
-        default=0.1,
+        default=DEFAULT_EPSILON,
         metavar="E",
-        help="the fixed operating point: all four thresholds (default 0.1)",
+        help=f"the fixed operating point: all four thresholds (default {DEFAULT_EPSILON})",
     )
     parser.add_argument(
         "--json",
@@ -56,28 +58,24 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--confusion", action="store_true", help="also print the class confusion matrix"
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--force", action="store_true", help="overwrite output files that already exist"
-    )
+    add_quiet(parser)
+    add_force(parser)
     parser.set_defaults(run=run_actions)
 
 
 def run_actions(args: argparse.Namespace) -> int:
     """Read both annotation sets, evaluate, print and write the requested outputs."""
     from referee.core.exports import actions as actions_io
-    from referee.core.formats.liris_xml import read_liris
-    from referee.core.measures.action_matching import DEFAULT_GRID, LirisParameters
-    from referee.core.measures.action_scores import evaluate_actions
+    from referee.core.measures.action_matching import LirisParameters
+    from referee.core.workflow.detections import run_actions as evaluate
+    from referee.core.workflow.options import ActionOptions
+    from referee.core.workflow.projects import project_of_outputs
 
-    params = LirisParameters(epsilon=args.epsilon, grid=DEFAULT_GRID)
+    options = ActionOptions(LirisParameters(epsilon=args.epsilon))
     refuse_overwrite([args.json, args.csv, args.curves], args.force)
-    gt, det = read_liris(args.gt), read_liris(args.det)
-    progress, close = tqdm_progress("matching actions", "video", not args.quiet)
-    try:
-        evaluation = evaluate_actions(gt, det, params, progress=progress)
-    finally:
-        close()
+    project = project_of_outputs("actions", [args.det], groundtruth=args.gt)
+    with progress_bar("matching actions", "video", args.quiet) as progress:
+        [evaluation] = evaluate(project, options, progress).evaluations.values()
     print(actions_io.format_report(evaluation, args.per_video, args.confusion))
     if args.json is not None:
         actions_io.write_json(

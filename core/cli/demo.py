@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee.core.cli.common import parse_workers, tqdm_progress
-from referee.core.cli.evaluate import run_evaluate
+from referee.core.cli.common import add_quiet, add_workers, progress_bar
+from referee.core.cli.evaluate import SummaryOutputs, report_summaries
 from referee.core.demo.project import default_demo_dir
 
 # --- demo --------------------------------------------------------------------------------
@@ -30,18 +30,15 @@ def _add_demo_data(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(parser)
     parser.set_defaults(run=run_demo_data)
 
 
 def run_demo_data(args: argparse.Namespace) -> int:
     from referee.core.demo.dataset import write_demo
 
-    progress, close = tqdm_progress("writing demo", "frame", not args.quiet)
-    try:
+    with progress_bar("writing demo", "frame", args.quiet) as progress:
         layout = write_demo(args.directory, progress=progress, seed=args.seed)
-    finally:
-        close()
     print(f"demo dataset: {layout.dataset}")
     for method, folder in layout.results.items():
         print(f"results of {method}: {folder}")
@@ -69,47 +66,27 @@ def _add_demo(commands: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="where the demo lives (default: Referee's user data folder)",
     )
-    parser.add_argument(
-        "--workers",
-        type=parse_workers,
-        default=1,
-        metavar="N",
-        help="number of worker processes (default 1)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_workers(parser)
+    add_quiet(parser)
     parser.set_defaults(run=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from referee.core.demo.dataset import ensure_demo
+    """Prepare the demo project, evaluate its masks, print and write the summaries."""
+    from referee.core.demo.project import ensure_demo_project
+    from referee.core.workflow.options import PixelOptions
+    from referee.core.workflow.pixels import run_pixels
 
     root = args.dir if args.dir is not None else default_demo_dir()
-    progress, close = tqdm_progress("preparing demo", "frame", not args.quiet)
-    try:
-        layout = ensure_demo(root, progress=progress)
-    finally:
-        close()
+    with progress_bar("preparing demo", "frame", args.quiet) as progress:
+        project = ensure_demo_project(root, progress=progress)
     out = root / "evaluation"
     out.mkdir(exist_ok=True)
-    print(f"demo dataset: {layout.dataset}\n")
-    evaluate_args = argparse.Namespace(
-        dataset=layout.dataset,
-        results=list(layout.results.values()),
-        threshold=None,
-        pattern=None,
-        offset=0,
-        workers=args.workers,
-        quiet=args.quiet,
-        weights="auto",
-        weights_csv=None,
-        rank_by="f1",
-        json=out / "results.json",
-        csv=out / "results.csv",
-        stats_txt=out / "stats",
-        per_video=False,
-        force=True,
-    )
-    run_evaluate(evaluate_args)
+    print(f"demo dataset: {project.dataset}\n")
+    with progress_bar("evaluating masks", "frame", args.quiet) as progress:
+        result = run_pixels(project, PixelOptions(workers=args.workers), progress)
+    outputs = SummaryOutputs(out / "results.json", out / "results.csv", out / "stats", force=True)
+    report_summaries(result, outputs, {"dataset": str(project.dataset), "threshold": "exactly 255"})
     print(
         f"\nwritten: {out / 'results.json'}, {out / 'results.csv'}, "
         f"{out / 'stats'}/<method>/stats.txt"

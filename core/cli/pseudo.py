@@ -1,4 +1,4 @@
-"""``referee pseudo``: evaluate detectors without ground truth (SPEC §7).
+"""``referee pseudo``: evaluate detectors without ground truth (docs/measures.md §7).
 
 The detectors given as RESULTS form a committee whose consensus is the
 pseudo ground truth. Each detector gets a pseudo confusion matrix per video,
@@ -12,11 +12,20 @@ consensus of one frame and the mean per-pixel entropy of each video as PNG.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
-from referee.core.cli.common import parse_workers, refuse_overwrite, tqdm_progress
+from referee.core.cli.common import (
+    add_outputs,
+    add_quiet,
+    add_threshold,
+    add_weights,
+    add_workers,
+    progress_bar,
+    refuse_overwrite,
+)
 from referee.core.errors import InvalidOptionError
+from referee.core.model.project import Project
+from referee.core.workflow.results import PseudoOutcome
 
 HEATMAP_COLORMAP = "viridis"
 
@@ -26,10 +35,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "pseudo",
         help="evaluate detectors without ground truth (pseudo ground truth from their consensus)",
-        description="Pseudo ground truth (SPEC §7): the RESULTS form a committee whose "
+        description="Pseudo ground truth (docs/measures.md §7): the RESULTS form a committee whose "
         "per-pixel consensus P is the reference. Each detector gets pseudo "
         "precision, recall, F1 and every other indicator from its expected "
-        "confusion matrix under P, summarized over videos by blending (SPEC §2), "
+        "confusion matrix under P, summarized over videos by blending (§2), "
         "and pseudo NCC and PSNR between its masks and P. Pixels inside ROI.bmp "
         "(whole frame without one) of the frames of temporalROI.txt (without "
         "one: the frames every detector has) are evaluated; ground truth is not "
@@ -88,39 +97,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="one non-negative weight per RESULTS, in order (default: equal); "
         "trivial classifiers weigh 1",
     )
-    parser.add_argument(
-        "--threshold",
-        type=int,
-        metavar="T",
-        help="a mask pixel is a detection iff its value >= T (default: iff 255)",
+    add_threshold(parser)
+    add_weights(parser)
+    add_outputs(
+        parser,
+        "write every result, machine-readable, to FILE",
+        "write one row per video and detector plus summary rows to FILE",
     )
-    parser.add_argument(
-        "--weights",
-        choices=("auto", "video", "category", "pixels"),
-        default="auto",
-        help="how videos are weighted in the summary (SPEC §2); 'auto' (default) is "
-        "'category' when videos have categories, else 'video'",
-    )
-    parser.add_argument(
-        "--json", type=Path, metavar="FILE", help="write every result, machine-readable, to FILE"
-    )
-    parser.add_argument(
-        "--csv",
-        type=Path,
-        metavar="FILE",
-        help="write one row per video and detector plus summary rows to FILE",
-    )
-    parser.add_argument(
-        "--workers",
-        type=parse_workers,
-        default=1,
-        metavar="N",
-        help="number of worker processes (default 1)",
-    )
-    parser.add_argument(
-        "--force", action="store_true", help="overwrite output files that already exist"
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_workers(parser)
+    add_quiet(parser)
     parser.set_defaults(run=run_pseudo)
 
 
@@ -136,74 +121,29 @@ def _parse_weights(text: str) -> tuple[float, ...]:
     return weights
 
 
-def video_folder_name(category: str, video: str) -> str:
-    """Folder of a video's heatmaps: ``<category>_<video>``, or the video alone when it
-    has no category of its own."""
-    return video if not category or category == video else f"{category}_{video}"
-
-
-def has_ground_truth(videos: Sequence) -> bool:
-    """Whether every video can be evaluated against ground truth (SPEC §1 needs
-    ``groundtruth/``, ``ROI.bmp`` and ``temporalROI.txt``)."""
-    from referee.core.model.videos import GROUNDTRUTH_DIR
-
-    return all(
-        (v.folder / GROUNDTRUTH_DIR).is_dir()
-        and v.roi_path.is_file()
-        and v.temporal_roi_path.is_file()
-        for v in videos
-    )
-
-
 def run_pseudo(args: argparse.Namespace) -> int:
-    from referee.core.cli.common import method_name
-    from referee.core.evaluation.masks import evaluate_method
+    """Evaluate the committee, print the tables and write the outputs."""
     from referee.core.exports import pseudo as pseudo_io
-    from referee.core.formats.cdnet import discover_videos
     from referee.core.pseudo.committee import CommitteeOptions
-    from referee.core.pseudo.dataset import pseudo_evaluate
-    from referee.core.pseudo.truth import compare_with_truth
+    from referee.core.workflow.options import PseudoOptions
+    from referee.core.workflow.projects import project_of_outputs
+    from referee.core.workflow.pseudo import run_pseudo as evaluate
 
     refuse_overwrite([args.json, args.csv], args.force)
-    videos = discover_videos(args.dataset, require_groundtruth=False)
-    roots: dict[str, Path] = {}
-    for path in args.results:
-        roots[method_name(path, roots)] = path
+    project = project_of_outputs("masks", args.results, dataset=args.dataset)
     committee = CommitteeOptions(
         include_trivial=not args.no_trivial,
         leave_one_out=args.leave_one_out,
         weights=args.weights_detectors,
         threshold=args.threshold,
     )
-    progress, close = tqdm_progress("pseudo ground truth", "frame", not args.quiet)
-    try:
-        result = pseudo_evaluate(
-            videos,
-            roots,
-            committee,
-            workers=args.workers,
-            progress=progress,
-            scheme=args.weights,
-            entropy=args.heatmaps is not None,
-        )
-    finally:
-        close()
-    truth = None
-    if has_ground_truth(videos):
-        evaluations = {}
-        for method, root in roots.items():
-            progress, close = tqdm_progress(f"ground truth: {method}", "frame", not args.quiet)
-            try:
-                evaluations[method] = evaluate_method(
-                    videos, root, threshold=args.threshold, workers=args.workers, progress=progress
-                )
-            finally:
-                close()
-        truth = compare_with_truth(result, evaluations)
-
+    options = PseudoOptions(committee, args.weights, args.workers, args.heatmaps is not None)
+    with progress_bar("pseudo ground truth", "frame", args.quiet) as progress:
+        outcome = evaluate(project, options, progress)
+    result, truth = outcome.result, outcome.truth
     n_frames = sum(v.frames.size for v in result.videos)
     blocks = [
-        f"Pseudo ground truth (SPEC §7), {committee.describe(result.methods)}\n"
+        f"Pseudo ground truth (docs/measures.md §7), {committee.describe(result.methods)}\n"
         f"{len(result.videos)} video(s), {n_frames} frames; pixels inside each ROI; "
         + (
             "ground truth found: true values computed"
@@ -215,14 +155,12 @@ def run_pseudo(args: argparse.Namespace) -> int:
     if truth is not None:
         blocks.append(pseudo_io.format_correlation_table(truth))
     if args.heatmaps is not None:
-        blocks.append(
-            _write_heatmaps(args.heatmaps, result, videos, roots, committee, args.frame, args.force)
-        )
+        blocks.append(_write_heatmaps(project, outcome, args.heatmaps, args.frame, args.force))
     print("\n\n".join(blocks))
     parameters = {
         "dataset": str(args.dataset),
         "weights": result.scheme,
-        "results": {m: str(p) for m, p in roots.items()},
+        "results": {d.name: str(d.masks) for d in project.detectors},
     }
     if args.json is not None:
         pseudo_io.write_pseudo_json(args.json, result, truth, parameters)
@@ -232,26 +170,22 @@ def run_pseudo(args: argparse.Namespace) -> int:
 
 
 def _write_heatmaps(
-    directory: Path,
-    result,
-    videos: Sequence,
-    roots: dict[str, Path],
-    committee,
-    frame: int | None,
-    force: bool,
+    project: Project, outcome: PseudoOutcome, directory: Path, frame: int | None, force: bool
 ) -> str:
     """Write each video's consensus and entropy heatmaps; return a line saying where."""
     from referee.core.formats.heatmap_png import write_heatmap_grey16_png, write_heatmap_png
-    from referee.core.frames.results import result_sources
-    from referee.core.pseudo.video import consensus_map
+    from referee.core.workflow.pseudo import consensus_maps
 
-    sources = {m: result_sources(videos, root) for m, root in roots.items()}
+    if frame is not None and frame < 1:
+        raise InvalidOptionError(f"--frame must be a frame number from 1, not {frame}")
     written = []
-    for index, (video, evaluated) in enumerate(zip(videos, result.videos)):
-        chosen = frame if frame is not None else int(evaluated.frames[evaluated.frames.size // 2])
-        if chosen < 1:
-            raise InvalidOptionError(f"--frame must be a frame number from 1, not {chosen}")
-        folder = directory / video_folder_name(video.category, video.name)
+    middle = {v.key: int(v.frames[v.frames.size // 2]) for v in outcome.result.videos}
+    maps = consensus_maps(
+        project, outcome, lambda v: [frame if frame is not None else middle[v.key]]
+    )
+    for video, chosen, consensus in maps:
+        entropy = outcome.result.video(video.key).entropy
+        folder = directory / video.file_stem
         targets = [
             folder / f"consensus_{chosen:06d}.png",
             folder / f"consensus_{chosen:06d}_grey16.png",
@@ -260,12 +194,11 @@ def _write_heatmaps(
         ]
         refuse_overwrite(targets, force)
         folder.mkdir(parents=True, exist_ok=True)
-        p = consensus_map(video, chosen, {m: s[index] for m, s in sources.items()}, committee)
-        write_heatmap_png(targets[0], p, colormap=HEATMAP_COLORMAP)
-        write_heatmap_grey16_png(targets[1], p)
-        assert evaluated.entropy is not None
-        write_heatmap_png(targets[2], evaluated.entropy, colormap=HEATMAP_COLORMAP)
-        write_heatmap_grey16_png(targets[3], evaluated.entropy)
+        write_heatmap_png(targets[0], consensus, colormap=HEATMAP_COLORMAP)
+        write_heatmap_grey16_png(targets[1], consensus)
+        if entropy is not None:  # asked for with --heatmaps
+            write_heatmap_png(targets[2], entropy, colormap=HEATMAP_COLORMAP)
+            write_heatmap_grey16_png(targets[3], entropy)
         written.append(f"  {folder}: consensus of frame {chosen}, mean entropy")
     return (
         "Heatmaps (values 0..1; viridis, black outside the ROI; *_grey16.png hold "

@@ -1,4 +1,4 @@
-"""``referee rank``: which frames to annotate next (SPEC §8).
+"""``referee rank``: which frames to annotate next (docs/measures.md §8).
 
 One command, two kinds of input, told apart by the arguments themselves:
 
@@ -19,8 +19,19 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from referee.core.cli.common import parse_workers, refuse_overwrite, tqdm_progress
+from referee.core.cli.common import (
+    add_force,
+    add_pair,
+    add_quiet,
+    add_threshold,
+    chosen_pair,
+    progress_bar,
+    refuse_overwrite,
+    whole_number,
+)
 from referee.core.errors import InputFileError, InvalidOptionError
+from referee.core.measures.boxes import MAPPINGS
+from referee.core.model.project import Project
 from referee.core.ranking.criteria import (
     CLASSES,
     PAIRWISE_DICE,
@@ -30,19 +41,20 @@ from referee.core.ranking.criteria import (
     FrameScores,
     describe,
 )
-from referee.core.ranking.order import DEFAULT_GAP, RankedFrame, rank_frames
+from referee.core.ranking.order import RankedFrame
+from referee.core.workflow.options import RankingOptions
+from referee.core.workflow.results import RankingResult
 
 #: ``--criterion`` choices; ``pairwise`` means 1 − Dice for masks, 1 − FDA for boxes.
 CLI_CRITERIA: tuple[str, ...] = ("vote-entropy", "pairwise", "pseudo-gap", "classes")
 MASKS, DETECTIONS = "masks", "detections"
-_DETECTION_SUFFIXES = (".xml", ".csv", ".txt")
 
 _DESCRIPTION = f"""\
-Which frames should be annotated next? (SPEC §8)
+Which frames should be annotated next? (docs/measures.md §8)
 Scores every frame by how much the detectors disagree on it (no ground truth
 needed), then lists the frames by score, highest first (ties: lower frame
 number first). After a frame is chosen, every frame of the same video within
-±G frames of it (|Δ| <= G, default {DEFAULT_GAP}) is dropped, so the list spreads
+±G frames of it (|Δ| <= G, default {RankingOptions.gap}) is dropped, so the list spreads
 over the video. Scores are in [0, 1]; higher means more disagreement.
 
 Inputs (the kind is told from the arguments):
@@ -62,7 +74,7 @@ Criteria (--criterion):
                 frame where neither has a box).
   pseudo-gap    masks: |pseudo-F1 of A - pseudo-F1 of B| on the frame, under the
                 consensus of every RESULTS plus the all-ones and all-zeros
-                classifiers (SPEC §7 default committee).
+                classifiers (the default committee of §7).
   classes       LIRIS detections: 1 - |classes present for every detector| /
                 |classes present for any| on the frame, over every input (0
                 when none has an action).
@@ -79,7 +91,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``rank`` on the top-level parser."""
     parser = commands.add_parser(
         "rank",
-        help="which frames to annotate next: rank frames by detector disagreement (SPEC §8)",
+        help="which frames to annotate next: rank frames by detector disagreement",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -95,19 +107,18 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         choices=CLI_CRITERIA,
         help="disagreement criterion (default: vote-entropy for masks, pairwise for detections)",
     )
-    parser.add_argument("--a", metavar="NAME", help="first method compared (with --b)")
-    parser.add_argument("--b", metavar="NAME", help="second method compared (with --a)")
+    add_pair(parser, "compared by pairwise and pseudo-gap")
     parser.add_argument(
         "--gap",
-        type=_gap,
-        default=DEFAULT_GAP,
+        type=whole_number(0),
+        default=RankingOptions.gap,
         metavar="G",
         help=f"drop frames within ±G frames of a chosen one (default "
-        f"{DEFAULT_GAP}; 0 keeps every frame)",
+        f"{RankingOptions.gap}; 0 keeps every frame)",
     )
     parser.add_argument(
         "--top",
-        type=parse_workers,
+        type=whole_number(1),
         metavar="N",
         help="list at most N frames (default: every frame left after the gap rule)",
     )
@@ -116,18 +127,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="masks: also rank frames that already have ground truth",
     )
-    parser.add_argument(
-        "--threshold",
-        type=int,
-        metavar="T",
-        help="masks: a pixel is detected iff its value >= T (soft or lossy "
-        "masks); default: iff exactly 255",
-    )
+    add_threshold(parser, "masks: a pixel")
     parser.add_argument(
         "--mapping",
-        choices=("hungarian", "greedy"),
-        default="hungarian",
-        help="boxes: per-frame mapping for FDA (default hungarian)",
+        choices=MAPPINGS,
+        default=RankingOptions.mapping,
+        help=f"boxes: per-frame mapping for FDA (default {RankingOptions.mapping})",
     )
     parser.add_argument(
         "--csv",
@@ -135,33 +140,19 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="write the list to FILE: rank,video,frame,score,criterion",
     )
-    parser.add_argument(
-        "--force", action="store_true", help="overwrite output files that already exist"
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_force(parser)
+    add_quiet(parser)
     parser.set_defaults(run=run_rank)
-
-
-def _gap(value: str) -> int:
-    try:
-        gap = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if gap < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return gap
 
 
 # --- input kinds -----------------------------------------------------------------------------
 
 
 def is_detection_input(path: Path) -> bool:
-    """A LIRIS XML file, a folder holding ``.xml`` files, or a MOTChallenge CSV."""
-    if path.is_file():
-        return path.suffix.lower() in _DETECTION_SUFFIXES
-    if path.is_dir():
-        return any(p.is_file() and p.suffix.lower() == ".xml" for p in path.iterdir())
-    return False
+    """Whether ``path`` holds detections: boxes or actions in a registered format."""
+    from referee.core.formats import registry
+
+    return registry.claims_any(path, registry.BOXES)
 
 
 def input_kind(paths: Sequence[Path]) -> str:
@@ -189,51 +180,22 @@ def input_kind(paths: Sequence[Path]) -> str:
     return MASKS
 
 
-def method_names(paths: Sequence[Path]) -> list[str]:
-    """Each input's method name: its file stem or folder name, unique."""
-    names: list[str] = []
-    for path in paths:
-        resolved = path.resolve()
-        name = (resolved.stem if resolved.is_file() else resolved.name) or str(path)
-        if name in names:
-            raise InvalidOptionError(
-                f"two methods are both named {name!r} (after their "
-                "folders or files); rename one so they can be told apart"
-            )
-        names.append(name)
-    return names
-
-
-def _chosen_pair(args: argparse.Namespace) -> tuple[str, str] | None:
-    if (args.a is None) != (args.b is None):
-        raise InvalidOptionError("give both --a and --b, or neither")
-    if args.a is None:
-        return None
-    if args.a == args.b:
-        raise InvalidOptionError(f"--a and --b are both {args.a!r}; choose two different methods")
-    return (args.a, args.b)
-
-
-def _pick(names: Sequence[str], pair: tuple[str, str] | None) -> tuple[int, int]:
-    if len(names) < 2:
-        raise InvalidOptionError(f"comparing methods needs at least two, got {len(names)}")
-    if pair is None:
-        return 0, 1
-    for name in pair:
-        if name not in names:
-            raise InvalidOptionError(
-                f"no method named {name!r}; the methods are {', '.join(names)}"
-            )
-    return names.index(pair[0]), names.index(pair[1])
-
-
 # --- running ---------------------------------------------------------------------------------
+
+#: ``--criterion`` as the command spells it, by input kind, to the criterion's key.
+_CRITERIA = {
+    MASKS: {"vote-entropy": VOTE_ENTROPY, "pairwise": PAIRWISE_DICE, "pseudo-gap": PSEUDO_GAP},
+    DETECTIONS: {"pairwise": PAIRWISE_FDA, "classes": CLASSES},
+}
 
 
 def run_rank(args: argparse.Namespace) -> int:
     """Score, rank, print and optionally write the frames to annotate next."""
+    from referee.core.workflow.projects import project_of_outputs
+    from referee.core.workflow.ranking import run_ranking
+
     refuse_overwrite([args.csv], args.force)
-    pair = _chosen_pair(args)
+    pair = chosen_pair(args)
     kind = input_kind(args.inputs)
     criterion = args.criterion or ("vote-entropy" if kind == MASKS else "pairwise")
     if pair is not None and criterion in ("vote-entropy", "classes"):
@@ -241,144 +203,97 @@ def run_rank(args: argparse.Namespace) -> int:
             f"--a/--b choose the two methods of 'pairwise' and "
             f"'pseudo-gap'; '{criterion}' uses every method given"
         )
+    if criterion not in _CRITERIA[kind]:
+        raise InvalidOptionError(
+            "--criterion classes is for LIRIS action detections; for masks use "
+            "vote-entropy, pairwise or pseudo-gap"
+            if kind == MASKS
+            else f"--criterion {criterion} is for masks (DATASET RESULTS...); for detections "
+            "use pairwise or classes"
+        )
     if kind == MASKS:
-        if criterion == "classes":
+        if len(args.inputs) < 3:
             raise InvalidOptionError(
-                "--criterion classes is for LIRIS action detections; for "
-                "masks use vote-entropy, pairwise or pseudo-gap"
+                "give a DATASET and at least two RESULTS folders (or only "
+                "detection files); see 'referee rank --help'"
             )
-        outcome = _mask_ranking(args, criterion, pair)
+        project = project_of_outputs("masks", args.inputs[1:], dataset=args.inputs[0])
     else:
-        if criterion in ("vote-entropy", "pseudo-gap"):
+        if len(args.inputs) < 2:
+            raise InvalidOptionError("give at least two detection files to compare")
+        outputs = "actions" if criterion == "classes" else "boxes"
+        project = project_of_outputs(outputs, args.inputs)
+    options = RankingOptions(
+        _CRITERIA[kind][criterion],
+        pair,
+        args.top,
+        args.gap,
+        args.include_annotated,
+        args.threshold,
+        args.mapping,
+    )
+    names = [d.name for d in project.detectors]
+    for name in pair or ():
+        if name not in names:
             raise InvalidOptionError(
-                f"--criterion {criterion} is for masks (DATASET "
-                "RESULTS...); for detections use pairwise or classes"
+                f"no method named {name!r}; the methods are {', '.join(names)}"
             )
-        outcome = _detection_ranking(args, criterion, pair)
-    if outcome is None:
-        ranking: list[RankedFrame] = []
+    with progress_bar("scoring frames", "frame", args.quiet) as progress:
+        result = run_ranking(project, options, progress)
+    if result.all_annotated:
+        print(
+            f"all {result.considered} frames already have ground truth; use "
+            "--include-annotated to rank them anyway"
+        )
     else:
-        scores, exclude, heading = outcome
-        ranking = rank_frames(scores, args.gap, exclude, args.top)
-        print(heading)
-        print(format_ranking_table(ranking))
+        print(_heading(result, project))
+        print(format_ranking_table(result.frames))
     if args.csv is not None:
         from referee.core.exports.ranking_csv import write_ranking_csv
 
-        write_ranking_csv(args.csv, ranking)
+        write_ranking_csv(args.csv, result.frames)
     return 0
 
 
-def _mask_ranking(
-    args: argparse.Namespace, criterion: str, pair: tuple[str, str] | None
-) -> tuple[list[FrameScores], dict[str, set[int]], str] | None:
-    from referee.core.formats.annotated import annotated_frames
-    from referee.core.formats.cdnet import discover_videos
-    from referee.core.frames.results import result_sources
-    from referee.core.ranking.scores import mask_scores, video_label
+def _heading(result: RankingResult, project: Project) -> str:
+    """What was scored, and the rules applied, above the table."""
+    from referee.core.workflow.projects import project_videos
 
-    if len(args.inputs) < 3:
-        raise InvalidOptionError(
-            "give a DATASET and at least two RESULTS folders (or only "
-            "detection files); see 'referee rank --help'"
-        )
-    dataset, roots = args.inputs[0], list(args.inputs[1:])
-    names = method_names(roots)
-    a, b = _pick(names, pair)
-    videos = discover_videos(dataset, require_groundtruth=False)
-    total = sum(v.n_frames for v in videos)
-    annotated = {video_label(v): annotated_frames(v) & set(v.frames) for v in videos}
-    n_annotated = sum(len(f) for f in annotated.values())
-    if not args.include_annotated and total and n_annotated == total:
-        print(
-            f"all {total} frames already have ground truth; use --include-annotated to "
-            "rank them anyway"
-        )
-        return None
-    key = {"vote-entropy": VOTE_ENTROPY, "pairwise": PAIRWISE_DICE, "pseudo-gap": PSEUDO_GAP}[
-        criterion
-    ]
-    chosen = [a, b] if key == PAIRWISE_DICE else list(range(len(names)))
-    sources = {names[k]: result_sources(videos, roots[k]) for k in chosen}
-    progress, close = tqdm_progress("scoring frames", "frame", not args.quiet)
-    try:
-        scores = mask_scores(videos, sources, key, (names[a], names[b]), args.threshold, progress)
-    finally:
-        close()
-    exclude = {} if args.include_annotated else annotated
-    without_roi = sum(not v.roi_path.is_file() for v in videos)
-    pixels = (
-        "pixels inside ROI.bmp"
-        if not without_roi
-        else f"pixels inside ROI.bmp; every pixel in the {without_roi} without one"
-    )
-    plural = "s" if len(videos) != 1 else ""
-    lines = [
-        _title(key, scores[0] if scores else None, names),
-        (f"{total} frames scored in {len(videos)} video{plural} (temporal ROI; {pixels})"),
-    ]
-    if args.include_annotated and n_annotated:
-        lines.append(
-            f"{n_annotated} of them already have ground truth and are ranked too "
-            "(--include-annotated)"
-        )
-    elif n_annotated:
-        lines.append(
-            f"{n_annotated} of them already have ground truth and are skipped "
-            "(--include-annotated ranks them too)"
-        )
-    lines.append(_gap_line(args.gap))
-    return scores, exclude, "\n".join(lines)
-
-
-def _detection_ranking(
-    args: argparse.Namespace, criterion: str, pair: tuple[str, str] | None
-) -> tuple[list[FrameScores], dict[str, set[int]], str]:
-    from referee.core.cli.boxes import pair_single_videos, read_box_input
-    from referee.core.ranking.scores import box_scores, class_scores
-
-    paths = list(args.inputs)
-    names = method_names(paths)
-    if len(paths) < 2:
-        raise InvalidOptionError("give at least two detection files to compare")
-    if criterion == "classes":
-        from referee.core.formats.liris_xml import read_liris
-
-        for path in paths:
-            if path.is_file() and path.suffix.lower() != ".xml":
-                raise InvalidOptionError(
-                    f"{path}: --criterion classes needs LIRIS XML action "
-                    "files (MOTChallenge boxes have no class)"
-                )
-        scores = class_scores({name: read_liris(path) for name, path in zip(names, paths)})
-        key = CLASSES
-    else:
-        a, b = _pick(names, pair)
-        a_videos, a_kind = read_box_input(paths[a])
-        b_videos, b_kind = read_box_input(paths[b])
-        b_videos = pair_single_videos(a_videos, b_videos, (a_kind, b_kind))
-        progress, close = tqdm_progress("scoring frames", "video", not args.quiet)
-        try:
-            scores = box_scores(
-                a_videos, b_videos, (names[a], names[b]), args.mapping, progress=progress
-            )
-        finally:
-            close()
-        key = PAIRWISE_FDA
-    total = sum(len(s) for s in scores)
+    scores = result.scores
+    lines = [_title(result.criterion, scores[0] if scores else None, list(result.methods))]
     plural = "s" if len(scores) != 1 else ""
-    lines = [
-        _title(key, scores[0] if scores else None, names),
-        (
-            f"{total} frames scored in {len(scores)} video{plural} (from the first to the "
-            "last frame with a detection); detection files carry no ground-truth status, "
-            "so no frame is skipped"
-        ),
-        _gap_line(args.gap),
-    ]
-    if key == PAIRWISE_FDA:
-        lines[0] += f"; mapping {args.mapping}"
-    return scores, {}, "\n".join(lines)
+    if project.dataset is not None:
+        videos = project_videos(project, require_groundtruth=False)
+        without_roi = sum(not v.roi_path.is_file() for v in videos)
+        pixels = (
+            "pixels inside ROI.bmp"
+            if not without_roi
+            else f"pixels inside ROI.bmp; every pixel in the {without_roi} without one"
+        )
+        lines.append(
+            f"{result.considered} frames scored in {len(scores)} video{plural} (temporal ROI; "
+            f"{pixels})"
+        )
+        if result.options.include_annotated and result.annotated:
+            lines.append(
+                f"{result.annotated} of them already have ground truth and are ranked too "
+                "(--include-annotated)"
+            )
+        elif result.annotated:
+            lines.append(
+                f"{result.annotated} of them already have ground truth and are skipped "
+                "(--include-annotated ranks them too)"
+            )
+    else:
+        lines.append(
+            f"{result.considered} frames scored in {len(scores)} video{plural} (from the first "
+            "to the last frame with a detection); detection files carry no ground-truth "
+            "status, so no frame is skipped"
+        )
+    lines.append(_gap_line(result.options.gap))
+    if result.criterion == PAIRWISE_FDA:
+        lines[0] += f"; mapping {result.options.mapping}"
+    return "\n".join(lines)
 
 
 def _title(key: str, example: FrameScores | None, names: Sequence[str]) -> str:
@@ -388,7 +303,7 @@ def _title(key: str, example: FrameScores | None, names: Sequence[str]) -> str:
             who += f", committee {', '.join(example.committee)} + all-ones + all-zeros"
     else:
         who = ", ".join(names)
-    return f"Frames to annotate next (SPEC §8): {key} ({who}): {describe(key)}"
+    return f"Frames to annotate next (docs/measures.md §8): {key} ({who}): {describe(key)}"
 
 
 def _gap_line(gap: int) -> str:
@@ -410,14 +325,3 @@ def format_ranking_table(ranking: Sequence[RankedFrame]) -> str:
         )
         for line in [header, *rows]
     )
-
-
-__all__ = [
-    "CLI_CRITERIA",
-    "add_commands",
-    "format_ranking_table",
-    "input_kind",
-    "is_detection_input",
-    "method_names",
-    "run_rank",
-]

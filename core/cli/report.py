@@ -5,14 +5,28 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee.core.cli.common import refuse_overwrite, tqdm_progress
+from referee.core.cli.common import (
+    add_force,
+    add_quiet,
+    add_threshold,
+    add_weights,
+    fraction,
+    progress_bar,
+    refuse_overwrite,
+    whole_number,
+)
 from referee.core.demo.project import default_demo_dir
 from referee.core.errors import InvalidOptionError, RefereeError
-from referee.core.measures.summarize import WEIGHT_SCHEMES
-from referee.core.pseudo.committee import CommitteeOptions
 from referee.core.ranking.criteria import MASK_CRITERIA
 from referee.core.significance.cases import CASE_KINDS
-from referee.core.significance.hypothesis_tests import PAIR_TESTS, SEVERAL_TESTS
+from referee.core.significance.sweep import TESTS
+from referee.core.workflow.options import (
+    AnalysisOptions,
+    CountOptions,
+    PixelOptions,
+    RankingOptions,
+    SignificanceOptions,
+)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -38,30 +52,22 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
     parser.add_argument("--title", help="report title (default: 'Referee report — <project>')")
-    parser.add_argument(
-        "--weights",
-        default="auto",
-        choices=[s for s in WEIGHT_SCHEMES if s != "custom"],
-        help="summarization weights (SPEC §2; default auto)",
-    )
+    add_weights(parser)
     parser.add_argument(
         "--rank-by",
-        default="f1",
+        default=PixelOptions.rank_by,
         metavar="INDICATOR",
-        help="indicator ranking the detectors, summarized against CDnet (default f1)",
+        help="indicator ranking the detectors, summarized against CDnet "
+        f"(default {PixelOptions.rank_by})",
     )
-    parser.add_argument(
-        "--threshold",
-        type=int,
-        metavar="T",
-        help="a mask pixel is positive iff >= T (default: iff exactly 255)",
-    )
+    add_threshold(parser)
     parser.add_argument(
         "--count-window",
-        type=int,
-        default=1,
+        type=whole_number(0),
+        default=CountOptions.window,
         metavar="W",
-        help="CCR_WCC matching window ±W frames (SPEC §6; default 1)",
+        help=f"CCR_WCC matching window ±W frames (docs/measures.md §6; default "
+        f"{CountOptions.window})",
     )
     parser.add_argument(
         "--no-trivial",
@@ -75,35 +81,49 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--criterion",
-        default=MASK_CRITERIA[0],
         choices=MASK_CRITERIA,
-        help=f"frames to annotate next: criterion (default {MASK_CRITERIA[0]})",
+        help=f"frames to annotate next: criterion (default {MASK_CRITERIA[0]} with masks)",
     )
     parser.add_argument(
         "--top",
-        type=int,
-        default=20,
+        type=whole_number(1),
         metavar="N",
-        help="frames to annotate next: how many (default 20)",
+        help="frames to annotate next: at most N (default: every frame left by the gap)",
+    )
+    parser.add_argument(
+        "--gap",
+        type=whole_number(0),
+        default=RankingOptions.gap,
+        metavar="G",
+        help=f"frames to annotate next: drop frames within ±G of a chosen one "
+        f"(default {RankingOptions.gap})",
+    )
+    parser.add_argument(
+        "--include-annotated",
+        action="store_true",
+        help="frames to annotate next: also rank frames that already have ground truth",
     )
     parser.add_argument(
         "--cases",
-        default="frames",
+        default=SignificanceOptions.cases,
         choices=tuple(CASE_KINDS),
-        help="significance: per-frame F1, per-frame pseudo-F1 or per-action Dice (default frames)",
+        help="significance: per-frame F1, per-frame pseudo-F1, per-action Dice or "
+        f"per-frame FDA (default {SignificanceOptions.cases})",
     )
     parser.add_argument(
         "--test",
-        choices=PAIR_TESTS + SEVERAL_TESTS,
-        help="significance test (default: t for two detectors, anova for more)",
+        choices=TESTS,
+        default=SignificanceOptions.test,
+        help="significance test (default auto: t for two detectors, anova for more)",
     )
     parser.add_argument(
-        "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
+        "--alpha",
+        type=fraction,
+        default=SignificanceOptions.alpha,
+        help=f"significance level (default {SignificanceOptions.alpha})",
     )
-    parser.add_argument(
-        "--force", action="store_true", help="overwrite output files that already exist"
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_force(parser)
+    add_quiet(parser)
     parser.set_defaults(run=run_report)
 
 
@@ -130,33 +150,14 @@ def run_report(args: argparse.Namespace) -> int:
         )
     refuse_overwrite([targets.get(k) for k in ("html", "pdf", "json")], args.force)
     check_targets(targets)
-    options = ReportOptions(
-        title=args.title,
-        weights=args.weights,
-        rank_by=args.rank_by,
-        threshold=args.threshold,
-        count_window=args.count_window,
-        committee=CommitteeOptions(
-            include_trivial=not args.no_trivial,
-            leave_one_out=args.leave_one_out,
-            threshold=args.threshold,
-        ),
-        ranking_criterion=args.criterion,
-        ranking_top=args.top,
-        significance_cases=args.cases,
-        significance_test=args.test,
-        alpha=args.alpha,
-    )
+    options = ReportOptions(_analysis(args), title=args.title)
     project = (
         ensure_demo_project(default_demo_dir())
         if str(args.project) == "demo"
         else open_path(args.project)
     )
-    progress, close = tqdm_progress("building the report", "‰", not args.quiet)
-    try:
+    with progress_bar("building the report", "‰", args.quiet) as progress:
         report = build_report(project, options, progress=progress)
-    finally:
-        close()
     replaced = replaced_files(report, targets)
     if replaced and not args.force:
         raise RefereeError(
@@ -168,3 +169,30 @@ def run_report(args: argparse.Namespace) -> int:
         where = targets[name] if len(paths) > 1 else paths[0]
         print(f"{name}: {where}" + (f" ({len(paths)} tables)" if len(paths) > 1 else ""))
     return 0
+
+
+def _analysis(args: argparse.Namespace) -> AnalysisOptions:
+    """Every stage's options from the command line (one ``--weights`` and ``--threshold``
+    for all)."""
+    from referee.core.pseudo.committee import CommitteeOptions
+    from referee.core.workflow.options import CurveOptions, PseudoOptions
+
+    committee = CommitteeOptions(
+        include_trivial=not args.no_trivial,
+        leave_one_out=args.leave_one_out,
+        threshold=args.threshold,
+    )
+    return AnalysisOptions(
+        pixels=PixelOptions(threshold=args.threshold, weights=args.weights, rank_by=args.rank_by),
+        curves=CurveOptions(weights=args.weights),
+        counts=CountOptions(window=args.count_window),
+        pseudo=PseudoOptions(committee=committee, weights=args.weights),
+        ranking=RankingOptions(
+            criterion=args.criterion,
+            top=args.top,
+            gap=args.gap,
+            include_annotated=args.include_annotated,
+            threshold=args.threshold,
+        ),
+        significance=SignificanceOptions(cases=args.cases, test=args.test, alpha=args.alpha),
+    )

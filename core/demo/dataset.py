@@ -32,6 +32,7 @@ from referee.core.formats.counts_csv import write_counts_csv
 from referee.core.formats.liris_xml import write_liris
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.model.project import GROUND_TRUTH
+from referee.core.model.videos import video_file_stem
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 
 MARKER_NAME = "referee-demo.json"
@@ -71,7 +72,7 @@ class DemoVideo:
     @property
     def key(self) -> str:
         """``<category>_<video>``: the LIRIS ``videoName`` and the folder under ``counts``."""
-        return f"{self.category}_{self.name}"
+        return video_file_stem(self.category, self.name)
 
 
 @dataclass(frozen=True)
@@ -193,14 +194,15 @@ def ensure_demo(
     """
     root = Path(root)
     marker = _read_marker(root)
+    seed = None if marker is None else marker.get("seed")
     if (
         marker is not None
         and marker.get("complete") is True
         and marker.get("format") == DEMO_FORMAT
         and marker.get("opencv") == cv2.__version__
-        and isinstance(marker.get("seed"), int)
+        and isinstance(seed, int)
     ):
-        return _layout(root, [factory() for factory in _SCENES], marker["seed"])
+        return _layout(root, [factory() for factory in _SCENES], seed)
     return write_demo(root, progress, cancel)
 
 
@@ -251,7 +253,7 @@ def _prepare_root(root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
 
 
-def _read_marker(root: Path) -> dict | None:
+def _read_marker(root: Path) -> dict[str, object] | None:
     try:
         marker = json.loads((root / MARKER_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -335,6 +337,8 @@ def _write_video(
 
         # Methods see the frame exactly as stored, JPEG artefacts included.
         decoded = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+        if decoded is None:
+            raise RuntimeError("OpenCV could not decode the JPEG image it has just encoded")
         for method, subtractor in subtractors.items():
             # KNN draws from OpenCV's per-thread RNG: reseed it so that the masks do not
             # depend on whatever else ran on this thread before.

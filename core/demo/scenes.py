@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 WIDTH, HEIGHT = 160, 120
 #: Synthetic LIRIS classes of the ground-truth objects (see the module docstring).
@@ -104,8 +105,8 @@ class _Renderer:
     def _sprite(self, mover: _Mover) -> _Sprite:
         """Object mask, texture and shadow mask on a local canvas, with the centre's offset."""
         widen = self.SHADOW_WIDEN if self.scene.casts_shadows else 1.0
-        pad_left = int(math.ceil((widen - 1) * mover.width / 2)) + 2
-        pad_right = pad_left + int(math.ceil(mover.height * self.SHADOW_SHEAR))
+        pad_left = math.ceil((widen - 1) * mover.width / 2) + 2
+        pad_right = pad_left + math.ceil(mover.height * self.SHADOW_SHEAR)
         canvas_h, canvas_w = mover.height + 4, pad_left + mover.width + pad_right
         left, top = pad_left, 2
         mask = np.zeros((canvas_h, canvas_w), np.uint8)
@@ -117,7 +118,7 @@ class _Renderer:
             centre = (left + mover.width // 2, top + mover.height // 2)
             cv2.ellipse(mask, centre, (mover.width // 2, mover.height // 2), 0, 0, 360, 1, -1)
         texture = self._object_texture(mover, canvas_h, canvas_w, left, top)
-        shadow = np.zeros_like(mask)
+        shadow: np.ndarray = np.zeros_like(mask)
         if self.scene.casts_shadows:
             feet, middle = top + mover.height - 1, left + mover.width / 2
             shear, squash = self.SHADOW_SHEAR, self.SHADOW_SQUASH
@@ -181,7 +182,7 @@ class _Renderer:
             image[frame_region][local_mask] = sprite.texture[local_region][local_mask]
             motion[frame_region] |= local_mask
         shadow &= ~motion
-        image = cv2.GaussianBlur(image, (3, 3), 0.7)
+        image = np.asarray(cv2.GaussianBlur(image, (3, 3), 0.7), dtype=np.float32)
         image *= scene.gain(number)
         image += self.rng.normal(0.0, self.NOISE_SIGMA, image.shape).astype(np.float32)
         return np.clip(np.rint(image), 0, 255).astype(np.uint8), motion, shadow
@@ -192,12 +193,16 @@ class _Renderer:
         for mover, sprite in zip(self.scene.movers, self.sprites):
             offset = _offset(mover, sprite, number)
             regions = None if offset is None else _clip(*offset, sprite.mask.shape)
-            local = None if regions is None else sprite.mask[regions[1]]
-            if local is None or not local.any():
+            if regions is None:
+                boxes.append(None)
+                continue
+            frame_region, local_region = regions
+            local = sprite.mask[local_region]
+            if not local.any():
                 boxes.append(None)
                 continue
             x, y, w, h = cv2.boundingRect(local.astype(np.uint8))
-            boxes.append((regions[0][1].start + x, regions[0][0].start + y, w, h))
+            boxes.append((frame_region[1].start + x, frame_region[0].start + y, w, h))
         return boxes
 
 
@@ -206,7 +211,7 @@ def _offset(mover: _Mover, sprite: _Sprite, number: int) -> tuple[int, int] | No
     centre = mover.centre(number)
     if centre is None:
         return None
-    return int(round(centre[0])) - sprite.anchor[0], int(round(centre[1])) - sprite.anchor[1]
+    return round(centre[0]) - sprite.anchor[0], round(centre[1]) - sprite.anchor[1]
 
 
 def _clip(
@@ -305,7 +310,7 @@ def _street() -> _Scene:
 
 
 def _plaza_background(rng: np.random.Generator) -> np.ndarray:
-    image = _textured(rng, HEIGHT, WIDTH, (140, 150, 160), 20)
+    image: npt.NDArray[np.float32] = _textured(rng, HEIGHT, WIDTH, (140, 150, 160), 20)
     for y in range(0, HEIGHT, 12):
         for x in range(-(y // 12 % 2) * 9, WIDTH, 18):
             image[y : y + 12, max(x, 0) : x + 18] += float(rng.uniform(-18, 18))

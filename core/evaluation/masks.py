@@ -5,12 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
-from typing import (
-    Any,
-    NamedTuple,
-    Union,
-)
+from typing import Literal, NamedTuple, overload
 
 import numpy as np
 
@@ -21,6 +18,7 @@ from referee.core.frames.sources import (
     FrameSource,
 )
 from referee.core.measures.curves import Curves, roc_pr_curves, summarized_curves
+from referee.core.measures.indicators import f1_scores
 from referee.core.measures.pixel import (
     COUNT_COLUMNS,
     N_LEVELS,
@@ -34,10 +32,13 @@ from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
 from referee.core.parallel import check_workers, chunk_size, frame_chunks, map_chunks
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 
-PER_FRAME_COLUMNS: tuple[str, ...] = ("frame",) + COUNT_COLUMNS
+PER_FRAME_COLUMNS: tuple[str, ...] = ("frame", *COUNT_COLUMNS)
 """Columns of :attr:`VideoEvaluation.per_frame`."""
 
-FrameNumbers = Union[range, Sequence[int]]
+FrameNumbers = range | Sequence[int]
+
+_Kind = Literal["counts", "histograms"]
+"""What the chunks of a job compute: per-frame counts, or score histograms."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +91,12 @@ class VideoEvaluation:
         """The evaluated frame numbers."""
         return self.per_frame[:, 0]
 
+    def frame_f1(self) -> tuple[np.ndarray, np.ndarray]:
+        """The evaluated frame numbers and each frame's F1, NaN where undefined
+        (docs/measures.md §2)."""
+        rows = self.per_frame
+        return rows[:, 0].copy(), f1_scores(rows[:, 1], rows[:, 2], rows[:, 3])
+
     def heavy_frames(self, column: str = "fp", fraction: float = 0.1) -> list[int]:
         """Frames whose ``column`` count (``tp fp fn tn se``) is in the top ``fraction``.
 
@@ -111,7 +118,7 @@ class VideoEvaluation:
         """
         where = np.flatnonzero(self.per_frame[:, 0] == i)
         if where.size == 0:
-            raise InvalidOptionError(f"frame {i} of {self.category}/{self.video} was not evaluated")
+            raise InvalidOptionError(f"frame {i} of {self.confusion.label} was not evaluated")
         _, tp, fp, fn, tn, _ = (int(v) for v in self.per_frame[where[0]])
         return ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn)
 
@@ -150,7 +157,7 @@ def _frame_numbers(video: VideoSpec, frames: Iterable[int] | None) -> FrameNumbe
     if frames is None:
         return video.frames
     numbers: FrameNumbers = frames if isinstance(frames, range) else [int(i) for i in frames]
-    if len(numbers) and (numbers[0] < 1 or any(b <= a for a, b in zip(numbers, numbers[1:]))):
+    if len(numbers) and (numbers[0] < 1 or any(b <= a for a, b in pairwise(numbers))):
         raise InvalidOptionError("frames to evaluate must be increasing frame numbers from 1")
     return numbers
 
@@ -251,8 +258,8 @@ def score_histograms_video(
 class _Chunk(NamedTuple):
     """A contiguous range of one video's frames, evaluated in a worker process."""
 
-    kind: str  # "counts" or "histograms"
-    index: int  # position of the video in the job list
+    kind: _Kind
+    position: int  # position of the video in the job list
     video: VideoSpec
     source: FrameSource
     threshold: int | None
@@ -273,38 +280,63 @@ def _run_chunk(chunk: _Chunk) -> np.ndarray:
 
 
 def _plan(
-    kind: str, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: int | None, workers: int
+    kind: _Kind, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: int | None, workers: int
 ) -> list[_Chunk]:
     size = chunk_size(sum(video.n_frames for video, _ in jobs), workers)
     chunks = []
-    for index, (video, source) in enumerate(jobs):
+    for position, (video, source) in enumerate(jobs):
         # Sequential decoders (video files) would re-decode from the start per chunk.
         video_size = size if getattr(source, "random_access", True) else video.n_frames
         for first, last in frame_chunks(video.first, video.last, video_size):
-            chunks.append(_Chunk(kind, index, video, source, threshold, first, last))
+            chunks.append(_Chunk(kind, position, video, source, threshold, first, last))
     return chunks
 
 
-def _assemble(
-    kind: str, video: VideoSpec, pieces: list[Any], threshold: int | None
-) -> VideoEvaluation | VideoHistograms:
-    """Add up one video's chunk results, in frame order (counts add up, docs/measures.md §2)."""
-    if kind == "counts":
-        return VideoEvaluation.from_per_frame(
-            video.category, video.name, np.concatenate(pieces), threshold
-        )
-    summed = np.sum(pieces, axis=0, dtype=np.int64)
+def _assembled_counts(
+    video: VideoSpec, pieces: list[np.ndarray], threshold: int | None
+) -> VideoEvaluation:
+    """Add up one video's chunk counts, in frame order (counts add up, docs/measures.md §2)."""
+    return VideoEvaluation.from_per_frame(
+        video.category, video.name, np.concatenate(pieces), threshold
+    )
+
+
+def _assembled_histograms(video: VideoSpec, pieces: list[np.ndarray]) -> VideoHistograms:
+    """Add up one video's chunk histograms (counts add up, docs/measures.md §2)."""
+    summed = np.asarray(np.sum(pieces, axis=0, dtype=np.int64))
     return VideoHistograms(video.category, video.name, summed, video.n_frames)
 
 
+@overload
 def _run_jobs(
-    kind: str,
+    kind: Literal["counts"],
     jobs: Sequence[tuple[VideoSpec, FrameSource]],
     threshold: int | None,
     workers: int,
     progress: ProgressCallback | None,
     cancel: CancelToken | None,
-) -> list[Any]:
+) -> list[VideoEvaluation]: ...
+
+
+@overload
+def _run_jobs(
+    kind: Literal["histograms"],
+    jobs: Sequence[tuple[VideoSpec, FrameSource]],
+    threshold: int | None,
+    workers: int,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> list[VideoHistograms]: ...
+
+
+def _run_jobs(
+    kind: _Kind,
+    jobs: Sequence[tuple[VideoSpec, FrameSource]],
+    threshold: int | None,
+    workers: int,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> list[VideoEvaluation] | list[VideoHistograms]:
     workers = check_workers(workers)
     threshold = check_threshold(threshold)
     total = sum(video.n_frames for video, _ in jobs)
@@ -314,13 +346,17 @@ def _run_jobs(
     if workers > 1 and len(chunks) > 1:
         sizes = [c.last - c.first + 1 for c in chunks]
         pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
-        per_video: list[list[Any]] = [[] for _ in jobs]
+        per_video: list[list[np.ndarray]] = [[] for _ in jobs]
         for chunk, piece in zip(chunks, pieces):
-            per_video[chunk.index].append(piece)
-        return [
-            _assemble(kind, video, parts, threshold) for (video, _), parts in zip(jobs, per_video)
-        ]
-    out = []
+            per_video[chunk.position].append(piece)
+        if kind == "counts":
+            return [
+                _assembled_counts(video, parts, threshold)
+                for (video, _), parts in zip(jobs, per_video)
+            ]
+        return [_assembled_histograms(video, parts) for (video, _), parts in zip(jobs, per_video)]
+    evaluations: list[VideoEvaluation] = []
+    histograms: list[VideoHistograms] = []
     offset = 0
     for video, source in jobs:
 
@@ -328,11 +364,11 @@ def _run_jobs(
             report(progress, offset + done, total)
 
         if kind == "counts":
-            out.append(evaluate_video(video, source, threshold, None, step, cancel))
+            evaluations.append(evaluate_video(video, source, threshold, None, step, cancel))
         else:
-            out.append(score_histograms_video(video, source, None, step, cancel))
+            histograms.append(score_histograms_video(video, source, None, step, cancel))
         offset += video.n_frames
-    return out
+    return evaluations if kind == "counts" else histograms
 
 
 def evaluate_videos(
@@ -399,13 +435,12 @@ def evaluate_methods(
     total = sum(v.n_frames for v in videos) * len(results_by_method)
     evaluations: dict[str, list[VideoEvaluation]] = {}
     for k, (name, results) in enumerate(results_by_method.items()):
-        offset = k * total // len(results_by_method)
+
+        def step(done: int, _: int, offset: int = k * total // len(results_by_method)) -> None:
+            report(progress, offset + done, total)
+
         evaluations[name] = evaluate_method(
-            videos,
-            results,
-            threshold=threshold,
-            cancel=cancel,
-            progress=lambda done, _, offset=offset: report(progress, offset + done, total),
+            videos, results, threshold=threshold, cancel=cancel, progress=step
         )
     return evaluations
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from referee.core.errors import RefereeError
+from referee.core.exports.header import json_header
 from referee.core.exports.text_table import grid
 from referee.core.formats.text_files import write_text
 from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
@@ -283,8 +284,7 @@ def evaluation_to_dict(
     """
     params = evaluation.parameters
     return {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        **json_header(FORMAT_NAME, FORMAT_VERSION),
         "parameters": {
             "epsilon": params.epsilon,
             "grid": list(params.grid),

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from referee.core.exports.header import json_header
 from referee.core.exports.text_table import grid
 from referee.core.measures.boxes import (
     BoxEvaluation,
@@ -109,8 +110,7 @@ def boxes_to_dict(result: BoxEvaluation, parameters: dict[str, Any]) -> dict[str
     indices follow the order of the boxes of that frame in the input.
     """
     return {
-        "format": BOXES_FORMAT,
-        "version": FORMAT_VERSION,
+        **json_header(BOXES_FORMAT, FORMAT_VERSION),
         "parameters": parameters,
         "overall": _totals_dict(result.overall),
         "videos": [

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.core.exports.boxes import FORMAT_VERSION, _value
+from referee.core.exports.header import json_header
 from referee.core.formats.counts_csv import CountSeries
 from referee.core.measures.counting import CountingResult
 
@@ -90,8 +91,7 @@ def counts_to_dict(
     """
     changed, spurious, unpaired = result.denominator_terms
     return {
-        "format": COUNTS_FORMAT,
-        "version": FORMAT_VERSION,
+        **json_header(COUNTS_FORMAT, FORMAT_VERSION),
         "parameters": {"gt": str(gt.path), "estimate": str(estimate.path), "window": result.window},
         "first_frame": gt.first_frame,
         "last_frame": gt.last_frame,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.errors import RefereeError
+from referee.core.exports.header import json_header
 from referee.core.exports.summary import csv_cell, json_matrix, json_number, json_value, json_values
 from referee.core.exports.text_table import grid
 from referee.core.formats.text_files import write_text
@@ -92,8 +93,7 @@ def pseudo_to_dict(
             ],
         }
     return {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        **json_header(FORMAT_NAME, FORMAT_VERSION),
         "parameters": dict(parameters or {}),
         "committee": {
             "methods": list(result.methods),

@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from referee.core.exports.header import json_header
 from referee.core.formats.text_files import write_text
 from referee.core.significance.hypothesis_tests import TEST_NAMES
 from referee.core.significance.sweep import DiscriminativeResult
+from referee.core.significance.wording import direction_text, verdict_text
 
 FORMAT_NAME = "referee-significance"
 FORMAT_VERSION = 1
@@ -90,7 +92,13 @@ def format_report(result: DiscriminativeResult, grid: str = "") -> str:
                 p,
             ]
         )
-    lines += ["", _grid(header, rows), "", "verdict: " + result.verdict, result.direction]
+    lines += [
+        "",
+        _grid(header, rows),
+        "",
+        "verdict: " + verdict_text(result),
+        direction_text(result),
+    ]
     if result.removed:
         shown = [cases.labels[i] for i in result.removed[:10]]
         more = len(result.removed) - len(shown)
@@ -143,8 +151,7 @@ def result_to_dict(result: DiscriminativeResult, parameters: dict | None = None)
     """Everything in the result, JSON-ready."""
     cases = result.cases
     return {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        **json_header(FORMAT_NAME, FORMAT_VERSION),
         "parameters": dict(parameters or {}),
         "measure": cases.measure,
         "methods": list(cases.methods),
@@ -154,7 +161,8 @@ def result_to_dict(result: DiscriminativeResult, parameters: dict | None = None)
         "tau": result.tau,
         "higher_is_better": result.higher_is_better,
         "differ": result.differ,
-        "verdict": result.verdict,
+        "verdict": verdict_text(result),
+        "verdict_kind": result.verdict.kind.value,
         "t0": result.t0,
         "t0_index": result.t0_index,
         "means": dict(zip(cases.methods, (_json_number(v) for v in result.means))),

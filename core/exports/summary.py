@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.errors import RefereeError
+from referee.core.exports.header import json_header
 from referee.core.formats.text_files import write_text
 from referee.core.measures.indicators import INDICATORS, IndicatorValue
 from referee.core.measures.summarize import MethodResult, RankComparison
@@ -137,8 +138,7 @@ def results_to_dict(
     as given; it must hold JSON-ready values.
     """
     return {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        **json_header(FORMAT_NAME, FORMAT_VERSION),
         "parameters": dict(parameters or {}),
         "indicators": {
             key: {

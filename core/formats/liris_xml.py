@@ -26,7 +26,9 @@ import re
 import threading
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 from lxml import etree
@@ -83,7 +85,9 @@ class XmlFormatError(InputFileError):
         ]
         super().__init__(path, ": ".join([part for part in where if part] + [detail]))
 
-    def __reduce__(self):
+    def __reduce__(
+        self,
+    ) -> tuple[type[XmlFormatError], tuple[Path, str, int | None, str | None, int | str | None]]:
         return (type(self), (self.path, self.detail, self.line, self.video, self.action))
 
 
@@ -198,10 +202,10 @@ def _refuse_declarations(data: bytes, path: str | Path) -> None:
                 )
 
 
-class _RefuseResolver(etree.Resolver):
+class _RefuseResolver(etree.Resolver):  # type: ignore[misc]  # lxml has no type stubs
     """Refuse every external resource (DTD, entity, XInclude) the parser might ask for."""
 
-    def resolve(self, system_url, public_id, context):
+    def resolve(self, system_url: str, public_id: str | None, context: object) -> NoReturn:
         raise etree.XMLSyntaxError(f"external resource {system_url!r} refused", None, 0, 0)
 
 
@@ -515,7 +519,7 @@ def _action(element: etree._Element, video: str, number: int, path: str | Path) 
         )
         for b in element.iterchildren("bbox")
     )
-    for (frame, line, *_), (next_frame, next_line, *_) in zip(rows, rows[1:]):
+    for (frame, line, *_), (next_frame, next_line, *_) in pairwise(rows):
         if next_frame == frame:
             raise XmlFormatError(
                 path,
@@ -570,7 +574,10 @@ def format_liris(annotations: AnnotationSet | Iterable[VideoAnnotation]) -> byte
         etree.SubElement(node, "videoName").text = video.name
         for action in video.actions:
             _add_action(node, action)
-    return etree.tostring(root, encoding="UTF-8", xml_declaration=True, pretty_print=True)
+    document: bytes = etree.tostring(
+        root, encoding="UTF-8", xml_declaration=True, pretty_print=True
+    )
+    return document
 
 
 def _check_name(name: str) -> None:

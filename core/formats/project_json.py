@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,11 @@ from referee.core.model import project as model
 FORMAT_NAME = "referee-project"
 FORMAT_VERSION = 1
 
-_PATH_KEYS: tuple[str, ...] = ("dataset", "actions_groundtruth", "counts")
+_PATH_KEYS: tuple[str, ...] = ("dataset", "actions_groundtruth", "boxes_groundtruth", "counts")
 _PROJECT_KEYS: frozenset[str] = frozenset(
     ("format", "version", "name", "video_files", "detectors", *_PATH_KEYS)
 )
-_DETECTOR_PATH_KEYS: tuple[str, ...] = ("masks", "scores", "actions")
+_DETECTOR_PATH_KEYS: tuple[str, ...] = ("masks", "scores", "actions", "boxes")
 _DETECTOR_KEYS: frozenset[str] = frozenset(("name", *_DETECTOR_PATH_KEYS))
 
 
@@ -98,12 +99,13 @@ class _Reader:
                 for index, value in enumerate(self.list_of(document, "video_files"))
             ),
             actions_groundtruth=self.path(document, "actions_groundtruth"),
+            boxes_groundtruth=self.path(document, "boxes_groundtruth"),
             counts=self.path(document, "counts"),
             detectors=detectors,
             file=self.file,
         )
 
-    def check_header(self, document: dict) -> None:
+    def check_header(self, document: dict[str, Any]) -> None:
         if "format" not in document:
             raise self.fail(
                 f"not a Referee project: the key 'format' is missing; "
@@ -124,7 +126,7 @@ class _Reader:
                 "have written the file)"
             )
 
-    def check_keys(self, mapping: dict, allowed: frozenset[str], where: str) -> None:
+    def check_keys(self, mapping: dict[str, Any], allowed: frozenset[str], where: str) -> None:
         unknown = sorted(set(mapping) - allowed)
         if unknown:
             raise self.fail(
@@ -154,7 +156,7 @@ class _Reader:
         paths = {key: self.path(item, key, where) for key in _DETECTOR_PATH_KEYS}
         return model.DetectorSource(name, **paths)
 
-    def name(self, mapping: dict, key: str, where: str = "") -> str:
+    def name(self, mapping: dict[str, Any], key: str, where: str = "") -> str:
         label = f"{where}.{key}" if where else key
         if key not in mapping:
             raise self.fail(f"the key {label!r} is missing")
@@ -163,13 +165,13 @@ class _Reader:
             raise self.fail(f"{label!r} is empty; give a name")
         return value
 
-    def path(self, mapping: dict, key: str, where: str = "") -> Path | None:
+    def path(self, mapping: dict[str, Any], key: str, where: str = "") -> Path | None:
         value = mapping.get(key)
         if value is None:
             return None
         return self.stored_path(value, f"{where}.{key}" if where else key)
 
-    def list_of(self, mapping: dict, key: str) -> list:
+    def list_of(self, mapping: dict[str, Any], key: str) -> list[Any]:
         value = mapping.get(key, [])
         if value is None:
             return []
@@ -232,7 +234,7 @@ def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
     def stored(path: Path | None) -> str | None:
         return None if path is None else _relative(path, folder)
 
-    return {
+    document: dict[str, Any] = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "name": project.name,
@@ -240,16 +242,27 @@ def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
         "video_files": [stored(path) for path in project.video_files],
         "actions_groundtruth": stored(project.actions_groundtruth),
         "counts": stored(project.counts),
-        "detectors": [
-            {
-                "name": d.name,
-                "masks": stored(d.masks),
-                "scores": stored(d.scores),
-                "actions": stored(d.actions),
-            }
-            for d in project.detectors
-        ],
+        "detectors": [_detector_document(d, stored) for d in project.detectors],
     }
+    if (
+        project.boxes_groundtruth is not None
+    ):  # written only when set: older files stay as they were
+        document["boxes_groundtruth"] = stored(project.boxes_groundtruth)
+    return document
+
+
+def _detector_document(
+    detector: model.DetectorSource, stored: Callable[[Path | None], str | None]
+) -> dict[str, Any]:
+    document = {
+        "name": detector.name,
+        "masks": stored(detector.masks),
+        "scores": stored(detector.scores),
+        "actions": stored(detector.actions),
+    }
+    if detector.boxes is not None:
+        document["boxes"] = stored(detector.boxes)
+    return document
 
 
 def _relative(path: Path, folder: Path) -> str:

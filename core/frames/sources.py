@@ -8,6 +8,7 @@ between pickling, so they can be sent to worker processes.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import re
@@ -17,6 +18,7 @@ from typing import (
     Any,
     NoReturn,
     Protocol,
+    TypeVar,
     runtime_checkable,
 )
 
@@ -54,6 +56,20 @@ class FrameSource(Protocol):
 
     def iter_frames(self, numbers: Iterable[int]) -> Iterator[tuple[int, np.ndarray]]:
         """``(i, frame)`` for increasing frame numbers ``numbers``."""
+        ...
+
+
+_Frame = TypeVar("_Frame", covariant=True)
+
+
+class FrameReader(Protocol[_Frame]):
+    """Gives frame ``i`` (1-based) by ``read(i)``: an image, or a frame with its overlays.
+
+    Every :class:`FrameSource` is a ``FrameReader[np.ndarray]``.
+    """
+
+    def read(self, i: int, /) -> _Frame:
+        """Frame ``i``."""
         ...
 
 
@@ -240,7 +256,7 @@ class MaskVideoSource:
         self.path = Path(path)
         if not self.path.is_file():
             raise InputFileError(self.path, "mask video file is missing")
-        self._capture: Any | None = None
+        self._capture: cv2.VideoCapture | None = None
         self._next = 1  # number of the frame the next decode returns
         self._open()
 
@@ -308,10 +324,8 @@ class MaskVideoSource:
         self._next = 1
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # pragma: no cover - interpreter shutdown
             self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
 
     def __repr__(self) -> str:
         return f"MaskVideoSource({str(self.path)!r})"

@@ -25,17 +25,29 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import av
 import numpy as np
 
 from referee.core.errors import InputFileError, MissingFrameError
-from referee.core.frames.sources import FrameSource, _check_increasing
+from referee.core.frames.sources import FrameReader, _check_increasing
 
 DEFAULT_CACHE_BYTES = 256 * 2**20
 _LOG = logging.getLogger(__name__)
+
+
+class CacheItem(Protocol):
+    """What a :class:`FrameCache` holds: anything that tells its size in bytes."""
+
+    @property
+    def nbytes(self) -> int: ...
+
+
+Item = TypeVar("Item", bound=CacheItem)
+"""What is cached: a frame (``np.ndarray``) or a frame with its overlays."""
 
 
 @dataclass(frozen=True)
@@ -169,11 +181,11 @@ def _frame_rate(stream: Any, timestamps: list[int], time_base: Fraction) -> floa
     rate = stream.average_rate or stream.guessed_rate
     if rate:
         return float(rate)
-    steps = [b - a for a, b in zip(timestamps, timestamps[1:]) if b > a]
+    steps = [b - a for a, b in pairwise(timestamps) if b > a]
     return float(1 / (statistics.median(steps) * time_base)) if steps else 25.0
 
 
-class FrameCache:
+class FrameCache(Generic[Item]):
     """Decoded frames by number, least recently used dropped first, within a byte budget.
 
     Thread-safe. An array larger than the whole budget is not kept. Stored
@@ -183,7 +195,7 @@ class FrameCache:
 
     def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.max_bytes = int(max_bytes)
-        self._frames: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._frames: OrderedDict[int, Item] = OrderedDict()
         self._nbytes = 0
         self._lock = threading.Lock()
 
@@ -192,7 +204,7 @@ class FrameCache:
         """Bytes held by the cached arrays."""
         return self._nbytes
 
-    def get(self, i: int) -> np.ndarray | None:
+    def get(self, i: int) -> Item | None:
         """Frame ``i`` if cached (it becomes the most recently used), else ``None``."""
         with self._lock:
             image = self._frames.get(i)
@@ -200,7 +212,7 @@ class FrameCache:
                 self._frames.move_to_end(i)
             return image
 
-    def put(self, i: int, image: np.ndarray) -> None:
+    def put(self, i: int, image: Item) -> None:
         """Keep ``image`` as frame ``i``, dropping least recently used frames to fit."""
         with self._lock:
             self._discard(i)
@@ -275,10 +287,10 @@ class VideoFileSource:
         self,
         path: str | Path,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
-        cache: FrameCache | None = None,
+        cache: FrameCache[np.ndarray] | None = None,
     ) -> None:
         self.path = Path(path)
-        self.cache = cache if cache is not None else FrameCache(cache_bytes)
+        self.cache: FrameCache[np.ndarray] = cache if cache is not None else FrameCache(cache_bytes)
         self._lock = threading.Lock()
         self._container: Any | None = _open_video(self.path)
         self._stream = self._container.streams.video[0]
@@ -348,7 +360,8 @@ class VideoFileSource:
                 f"the stream skips it or ends before it; "
                 f"re-encode the video (e.g. ffmpeg -i in out.mp4)",
             )
-        return frame.to_ndarray(format="rgb24")
+        image: np.ndarray = frame.to_ndarray(format="rgb24")
+        return image
 
     def _can_step_to(self, target: int) -> bool:
         """Whether decoding on from the current position reaches ``target`` before a keyframe."""
@@ -421,11 +434,11 @@ class VideoFileSource:
         return f"VideoFileSource({str(self.path)!r}, {self.frame_count} frames)"
 
 
-FrameReadyCallback = Callable[[int, np.ndarray], None]
+FrameReadyCallback = Callable[[int, Item], None]
 FrameErrorCallback = Callable[[int, Exception], None]
 
 
-class FramePrefetcher:
+class FramePrefetcher(Generic[Item]):
     """Serves the newest frame request on a worker thread, then reads ahead into a cache.
 
     :meth:`request` replaces any request not yet started (stale requests are
@@ -439,7 +452,8 @@ class FramePrefetcher:
     Parameters
     ----------
     source
-        Any frame source; a :class:`VideoFileSource` should share ``cache``.
+        Anything with ``read(i)``: a frame source, or a reader of frames with their
+        overlays; a :class:`VideoFileSource` should share ``cache``.
     cache
         Where read-ahead frames go.
     on_ready, on_error
@@ -452,9 +466,9 @@ class FramePrefetcher:
 
     def __init__(
         self,
-        source: FrameSource,
-        cache: FrameCache,
-        on_ready: FrameReadyCallback,
+        source: FrameReader[Item],
+        cache: FrameCache[Item],
+        on_ready: FrameReadyCallback[Item],
         ahead: int = 8,
         on_error: FrameErrorCallback | None = None,
         last_frame: int | None = None,
@@ -508,7 +522,7 @@ class FramePrefetcher:
             self._on_ready(i, image)
             self._read_ahead(i)
 
-    def _load(self, i: int) -> np.ndarray | None:
+    def _load(self, i: int) -> Item | None:
         image = self.cache.get(i)
         if image is not None:
             return image

@@ -118,7 +118,9 @@ class VideoPairs:
         ``class_aware``, 0 when the classes differ (SPEC §4).
         """
         total = self.area_gt[:, None] + self.area_det[None, :]
-        dice = np.divide(2 * self.intersection, total, out=np.zeros(total.shape), where=total > 0)
+        dice: np.ndarray = np.divide(
+            2 * self.intersection, total, out=np.zeros(total.shape), where=total > 0
+        )
         if class_aware:
             dice[self.classes_gt[:, None] != self.classes_det[None, :]] = 0.0
         return dice
@@ -330,7 +332,7 @@ class AssignedPairs:
         ``class_test``, the classes equal (SPEC §4).
         """
         limits = np.asarray(thresholds, dtype=float).reshape(-1, 4)
-        ok = np.all(self.ratios[None, :, :] > limits[:, None, :], axis=2)
+        ok: np.ndarray = np.all(self.ratios[None, :, :] > limits[:, None, :], axis=2)
         if class_test:
             ok &= (self.gt_class == self.det_class)[None, :]
         return ok

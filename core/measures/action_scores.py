@@ -89,7 +89,7 @@ class OperatingPoint:
 
 
 def _operating_point(
-    thresholds: Sequence[float], n_gt: int, n_det: int, assigned: int, accepted: int
+    thresholds: Sequence[float] | np.ndarray, n_gt: int, n_det: int, assigned: int, accepted: int
 ) -> OperatingPoint:
     r, p, f = (float(x) for x in _rates(np.array(accepted), n_gt, n_det))
     return OperatingPoint(
@@ -172,8 +172,12 @@ def _scores(
     return ActionScores(point, curves, integrals, final)
 
 
+_DEFAULT_PARAMETERS = LirisParameters()
+"""Default ε and grid; the parameters are frozen, so one instance serves every call."""
+
+
 def score_matching(
-    matching: ActionMatching, params: LirisParameters = LirisParameters()
+    matching: ActionMatching, params: LirisParameters = _DEFAULT_PARAMETERS
 ) -> tuple[ActionScores, dict[str, ActionScores]]:
     """Scores at all ``1 + 4·G`` operating points, overall and per video (SPEC §4).
 
@@ -299,6 +303,8 @@ def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tu
             j = int(pairs.det[m])
             d = video.det[j]
             reasons = tuple(n for n, bad in zip(names, failed[m]) if bad)
+            # Columns of the ratios: THRESHOLD_KEYS order, as PairRow's fields.
+            sr, sp, tr, tp = (float(r) for r in pairs.ratios[m])
             rows.append(
                 PairRow(
                     video.video,
@@ -310,7 +316,10 @@ def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tu
                     d.number,
                     d.action_class,
                     float(pairs.dice[m]),
-                    *(float(r) for r in pairs.ratios[m]),
+                    spatial_recall=sr,
+                    spatial_precision=sp,
+                    temporal_recall=tr,
+                    temporal_precision=tp,
                     failed=reasons,
                 )
             )
@@ -356,7 +365,7 @@ class ActionEvaluation:
 def evaluate_actions(
     gt: AnnotationSet,
     det: AnnotationSet,
-    params: LirisParameters = LirisParameters(),
+    params: LirisParameters = _DEFAULT_PARAMETERS,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> ActionEvaluation:

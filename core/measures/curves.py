@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.core.errors import RefereeError
+from referee.core.measures.indicators import f1_scores
 from referee.core.measures.pixel import N_LEVELS, threshold_confusions
 from referee.core.model.confusion import check_weights
 
@@ -166,8 +167,7 @@ def iso_f1_curve(f1: float, n: int = 100) -> tuple[np.ndarray, np.ndarray]:
 def best_f1_threshold(curves: Curves) -> int:
     """The threshold where F1 is highest (the lowest such threshold on a tie; 0 if none is defined)."""
     tp, fp, fn = curves.confusions[:, 0], curves.confusions[:, 1], curves.confusions[:, 2]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = 2 * tp / (2 * tp + fp + fn)
+    f1 = f1_scores(tp, fp, fn)
     if not np.isfinite(f1).any():
         return 0
     return int(curves.thresholds[np.nanargmax(f1)])

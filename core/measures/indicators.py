@@ -1,4 +1,4 @@
-"""The indicator registry: every measure of one confusion matrix (SPEC §2).
+"""The indicator registry: every measure of one confusion matrix (docs/measures.md §2).
 
 Each :class:`Indicator` is a function of one :class:`ConfusionMatrix`, counts
 or normalized alike: every formula is a ratio of sums of entries, so scaling
@@ -16,6 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from referee.core.errors import InvalidOptionError
 from referee.core.model.confusion import ConfusionMatrix
@@ -50,7 +54,7 @@ def undefined(reason: str) -> IndicatorValue:
 
 @dataclass(frozen=True, slots=True)
 class Indicator:
-    """One indicator: what it is, how to read it, and how to compute it (SPEC §2).
+    """One indicator: what it is, how to read it, and how to compute it (docs/measures.md §2).
 
     ``probabilistic`` marks the indicators of the form ``P(Δ ∈ A | Δ ∈ B)``.
     ``compute`` maps a :class:`ConfusionMatrix` to an :class:`IndicatorValue`.
@@ -129,7 +133,7 @@ def predicted_positive_rate(cm: ConfusionMatrix) -> IndicatorValue:
 
 
 def f_beta(cm: ConfusionMatrix, beta: float) -> IndicatorValue:
-    """F_β = (1+β²)·tp / ((1+β²)·tp + β²·fn + fp), β > 0 (SPEC §2).
+    """F_β = (1+β²)·tp / ((1+β²)·tp + β²·fn + fp), β > 0 (docs/measures.md §2).
 
     Raises
     ------
@@ -142,8 +146,20 @@ def f_beta(cm: ConfusionMatrix, beta: float) -> IndicatorValue:
     return _ratio((1 + b2) * cm.tp, (1 + b2) * cm.tp + b2 * cm.fn + cm.fp, NO_POSITIVE_NOR_DETECTED)
 
 
+def f1_scores(tp: ArrayLike, fp: ArrayLike, fn: ArrayLike) -> npt.NDArray[np.float64]:
+    """F1 = 2·tp / (2·tp + fp + fn) element-wise over counts; NaN where no pixel is
+    positive or detected (docs/measures.md §2). The one definition of F1: :func:`f1`,
+    per-frame scores and score curves all use it."""
+    tp, fp, fn = (np.asarray(v, dtype=np.float64) for v in (tp, fp, fn))
+    denominator = 2 * tp + fp + fn
+    return np.divide(
+        2 * tp, denominator, out=np.full(denominator.shape, math.nan), where=denominator > 0
+    )
+
+
 def f1(cm: ConfusionMatrix) -> IndicatorValue:
-    return _ratio(2 * cm.tp, 2 * cm.tp + cm.fp + cm.fn, NO_POSITIVE_NOR_DETECTED)
+    value = float(f1_scores(cm.tp, cm.fp, cm.fn))
+    return undefined(NO_POSITIVE_NOR_DETECTED) if math.isnan(value) else IndicatorValue(value)
 
 
 def jaccard(cm: ConfusionMatrix) -> IndicatorValue:
@@ -193,167 +209,283 @@ def _indicators(*items: Indicator) -> dict[str, Indicator]:
     return {item.key: item for item in items}
 
 
-INDICATORS: dict[str, Indicator] = _indicators(
-    Indicator(
-        "prevalence", "prevalence", "π+", "(tp + fn) / n", (0.0, 1.0), False, True, prevalence
-    ),
-    Indicator(
-        "recall",
-        "recall (true positive rate)",
-        "TPR",
-        "tp / (tp + fn)",
-        (0.0, 1.0),
-        True,
-        True,
-        recall,
-    ),
-    Indicator(
-        "specificity",
-        "specificity (true negative rate)",
-        "TNR",
-        "tn / (tn + fp)",
-        (0.0, 1.0),
-        True,
-        True,
-        specificity,
-    ),
-    Indicator(
-        "fpr",
-        "false positive rate",
-        "FPR",
-        "fp / (fp + tn)",
-        (0.0, 1.0),
-        False,
-        True,
-        false_positive_rate,
-    ),
-    Indicator(
-        "fnr",
-        "false negative rate",
-        "FNR",
-        "fn / (tp + fn)",
-        (0.0, 1.0),
-        False,
-        True,
-        false_negative_rate,
-    ),
-    Indicator(
-        "precision",
-        "precision (positive predictive value)",
-        "PPV",
-        "tp / (tp + fp)",
-        (0.0, 1.0),
-        True,
-        True,
-        precision,
-    ),
-    Indicator(
-        "npv",
-        "negative predictive value",
-        "NPV",
-        "tn / (tn + fn)",
-        (0.0, 1.0),
-        True,
-        True,
-        negative_predictive_value,
-    ),
-    Indicator("accuracy", "accuracy", "ACC", "(tp + tn) / n", (0.0, 1.0), True, True, accuracy),
-    Indicator(
-        "error_rate", "error rate", "ER", "(fp + fn) / n", (0.0, 1.0), False, True, error_rate
-    ),
-    Indicator(
-        "pwc",
-        "percentage of wrong classifications",
-        "PWC",
-        "100 · (fp + fn) / n",
-        (0.0, 100.0),
-        False,
-        True,
-        percentage_wrong,
-    ),
-    Indicator(
-        "predicted_positive_rate",
-        "predicted-positive rate",
-        "PPR",
-        "(tp + fp) / n",
-        (0.0, 1.0),
-        False,
-        True,
-        predicted_positive_rate,
-    ),
-    Indicator("f1", "F1 score", "F1", "2·tp / (2·tp + fp + fn)", (0.0, 1.0), True, False, f1),
-    Indicator(
-        "f2",
-        "F2 score",
-        "F2",
-        "5·tp / (5·tp + 4·fn + fp)",
-        (0.0, 1.0),
-        True,
-        False,
-        lambda cm: f_beta(cm, 2.0),
-    ),
-    Indicator(
-        "f0.5",
-        "F0.5 score",
-        "F0.5",
-        "1.25·tp / (1.25·tp + 0.25·fn + fp)",
-        (0.0, 1.0),
-        True,
-        False,
-        lambda cm: f_beta(cm, 0.5),
-    ),
-    Indicator(
-        "jaccard",
-        "Jaccard index (IoU)",
-        "IoU",
-        "tp / (tp + fp + fn)",
-        (0.0, 1.0),
-        True,
-        False,
-        jaccard,
-    ),
-    Indicator(
-        "mcc",
-        "Matthews correlation coefficient",
-        "MCC",
-        "(tp·tn − fp·fn) / √((tp+fp)(tp+fn)(tn+fp)(tn+fn))",
-        (-1.0, 1.0),
-        True,
-        False,
-        matthews,
-    ),
-    Indicator(
-        "balanced_accuracy",
-        "balanced accuracy",
-        "BA",
-        "(TPR + TNR) / 2",
-        (0.0, 1.0),
-        True,
-        False,
-        balanced_accuracy,
-    ),
-    Indicator(
-        "nrm",
-        "negative rate metric",
-        "NRM",
-        "(FNR + FPR) / 2",
-        (0.0, 1.0),
-        False,
-        False,
-        negative_rate_metric,
-    ),
-    Indicator(
-        "kappa",
-        "Cohen's kappa",
-        "κ",
-        "2(tp·tn − fp·fn) / ((tp+fp)(fp+tn) + (tp+fn)(fn+tn))",
-        (-1.0, 1.0),
-        True,
-        False,
-        cohen_kappa,
-    ),
+#: Every indicator, in display order, by key (docs/measures.md §2); :func:`register_indicator`
+#: adds to it.
+INDICATORS: dict[str, Indicator] = {}
+
+
+def register_indicator(
+    *,
+    key: str,
+    name: str,
+    symbol: str,
+    formula: str,
+    compute: Callable[[ConfusionMatrix], IndicatorValue],
+    range: tuple[float, float] = (0.0, 1.0),
+    higher_is_better: bool = True,
+    probabilistic: bool = False,
+    replace: bool = False,
+) -> Indicator:
+    """Add an indicator of one confusion matrix to the registry and return it.
+
+    Every table, export and report that lists "every indicator" then shows it
+    too, per video and summarized (the summary blends normalized matrices, so a
+    registered indicator is summarized like the built-in ones).
+
+    Parameters
+    ----------
+    key
+        Short identifier (``--rank-by KEY``, JSON and CSV columns).
+    name, symbol, formula
+        How reports and tooltips name and define it.
+    compute
+        ``ConfusionMatrix -> IndicatorValue``; return :func:`undefined` with a
+        reason instead of dividing by zero. Must not change when the matrix is
+        scaled (every count multiplied by one factor).
+    range
+        The values it can take.
+    higher_is_better
+        Its direction, for rankings.
+    probabilistic
+        Whether it is a probability ``P(Δ ∈ A | Δ ∈ B)``.
+    replace
+        Allow replacing an indicator of the same key.
+
+    Raises
+    ------
+    InvalidOptionError
+        If ``key`` is taken (without ``replace``) or empty.
+
+    Examples
+    --------
+    >>> from referee.core.measures.indicators import register_indicator, undefined
+    >>> def youden(cm):
+    ...     pos, neg = cm.tp + cm.fn, cm.fp + cm.tn
+    ...     if not pos or not neg:
+    ...         return undefined("undefined: no positive or no negative pixels")
+    ...     return IndicatorValue(cm.tp / pos + cm.tn / neg - 1)
+    >>> _ = register_indicator(key="youden", name="Youden's J", symbol="J",
+    ...                        formula="TPR + TNR − 1", compute=youden, range=(-1.0, 1.0))
+    """
+    if not key:
+        raise InvalidOptionError("an indicator needs a non-empty key")
+    if key in INDICATORS and not replace:
+        raise InvalidOptionError(f"an indicator {key!r} is already registered; pass replace=True")
+    indicator = Indicator(
+        key, name, symbol, formula, range, higher_is_better, probabilistic, compute
+    )
+    INDICATORS[key] = indicator
+    return indicator
+
+
+register_indicator(
+    key="prevalence",
+    name="prevalence",
+    symbol="π+",
+    formula="(tp + fn) / n",
+    compute=prevalence,
+    range=(0.0, 1.0),
+    higher_is_better=False,
+    probabilistic=True,
 )
-"""Every indicator of SPEC §2, in display order, by key."""
+
+register_indicator(
+    key="recall",
+    name="recall (true positive rate)",
+    symbol="TPR",
+    formula="tp / (tp + fn)",
+    compute=recall,
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="specificity",
+    name="specificity (true negative rate)",
+    symbol="TNR",
+    formula="tn / (tn + fp)",
+    compute=specificity,
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="fpr",
+    name="false positive rate",
+    symbol="FPR",
+    formula="fp / (fp + tn)",
+    compute=false_positive_rate,
+    range=(0.0, 1.0),
+    higher_is_better=False,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="fnr",
+    name="false negative rate",
+    symbol="FNR",
+    formula="fn / (tp + fn)",
+    compute=false_negative_rate,
+    range=(0.0, 1.0),
+    higher_is_better=False,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="precision",
+    name="precision (positive predictive value)",
+    symbol="PPV",
+    formula="tp / (tp + fp)",
+    compute=precision,
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="npv",
+    name="negative predictive value",
+    symbol="NPV",
+    formula="tn / (tn + fn)",
+    compute=negative_predictive_value,
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="accuracy",
+    name="accuracy",
+    symbol="ACC",
+    formula="(tp + tn) / n",
+    compute=accuracy,
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="error_rate",
+    name="error rate",
+    symbol="ER",
+    formula="(fp + fn) / n",
+    compute=error_rate,
+    range=(0.0, 1.0),
+    higher_is_better=False,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="pwc",
+    name="percentage of wrong classifications",
+    symbol="PWC",
+    formula="100 · (fp + fn) / n",
+    compute=percentage_wrong,
+    range=(0.0, 100.0),
+    higher_is_better=False,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="predicted_positive_rate",
+    name="predicted-positive rate",
+    symbol="PPR",
+    formula="(tp + fp) / n",
+    compute=predicted_positive_rate,
+    range=(0.0, 1.0),
+    higher_is_better=False,
+    probabilistic=True,
+)
+
+register_indicator(
+    key="f1",
+    name="F1 score",
+    symbol="F1",
+    formula="2·tp / (2·tp + fp + fn)",
+    compute=f1,
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=False,
+)
+
+register_indicator(
+    key="f2",
+    name="F2 score",
+    symbol="F2",
+    formula="5·tp / (5·tp + 4·fn + fp)",
+    compute=lambda cm: f_beta(cm, 2.0),
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=False,
+)
+
+register_indicator(
+    key="f0.5",
+    name="F0.5 score",
+    symbol="F0.5",
+    formula="1.25·tp / (1.25·tp + 0.25·fn + fp)",
+    compute=lambda cm: f_beta(cm, 0.5),
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=False,
+)
+
+register_indicator(
+    key="jaccard",
+    name="Jaccard index (IoU)",
+    symbol="IoU",
+    formula="tp / (tp + fp + fn)",
+    compute=jaccard,
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=False,
+)
+
+register_indicator(
+    key="mcc",
+    name="Matthews correlation coefficient",
+    symbol="MCC",
+    formula="(tp·tn − fp·fn) / √((tp+fp)(tp+fn)(tn+fp)(tn+fn))",
+    compute=matthews,
+    range=(-1.0, 1.0),
+    higher_is_better=True,
+    probabilistic=False,
+)
+
+register_indicator(
+    key="balanced_accuracy",
+    name="balanced accuracy",
+    symbol="BA",
+    formula="(TPR + TNR) / 2",
+    compute=balanced_accuracy,
+    range=(0.0, 1.0),
+    higher_is_better=True,
+    probabilistic=False,
+)
+
+register_indicator(
+    key="nrm",
+    name="negative rate metric",
+    symbol="NRM",
+    formula="(FNR + FPR) / 2",
+    compute=negative_rate_metric,
+    range=(0.0, 1.0),
+    higher_is_better=False,
+    probabilistic=False,
+)
+
+register_indicator(
+    key="kappa",
+    name="Cohen's kappa",
+    symbol="κ",
+    formula="2(tp·tn − fp·fn) / ((tp+fp)(fp+tn) + (tp+fn)(fn+tn))",
+    compute=cohen_kappa,
+    range=(-1.0, 1.0),
+    higher_is_better=True,
+    probabilistic=False,
+)
 
 
 def get_indicator(key: str) -> Indicator:

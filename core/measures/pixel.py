@@ -97,7 +97,8 @@ def detection_mask(detection: np.ndarray, threshold: int | None = None) -> np.nd
     """
     _check_grey(detection, "detection")
     # cv2.THRESH_BINARY keeps value > cut; on integers "> T-1" is ">= T".
-    cut = 254 if threshold is None else check_threshold(threshold) - 1
+    checked = check_threshold(threshold)
+    cut = 254 if checked is None else checked - 1
     _, mask = cv2.threshold(detection, cut, 255, cv2.THRESH_BINARY)
     return mask
 
@@ -134,7 +135,8 @@ class FrameCounter:
     @property
     def shape(self) -> tuple[int, int]:
         """Frame shape ``(h, w)`` in pixels."""
-        return self.roi.shape  # type: ignore[return-value]
+        height, width = self.roi.shape
+        return int(height), int(width)
 
     def _evaluated_gt(self, gt: np.ndarray) -> np.ndarray:
         """Ground truth with every pixel outside the ROI set to 85 (not evaluated)."""
@@ -143,7 +145,7 @@ class FrameCounter:
             raise ValueError(
                 f"ground truth shape {gt.shape} differs from ROI shape {self.roi.shape}"
             )
-        if self._outside is None:
+        if self._outside is None or self._fill is None:
             return np.ascontiguousarray(gt)
         masked = gt.copy()
         cv2.copyTo(self._fill, self._outside, masked)

@@ -37,8 +37,7 @@ from referee.core.measures.indicators import (
     undefined,
 )
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion, blend
-
-VideoKey = tuple[str, str]
+from referee.core.model.videos import VideoKey
 
 WEIGHT_SCHEMES: tuple[str, ...] = ("auto", "video", "category", "pixels", "custom")
 """Weight schemes of SPEC §2; ``auto`` means ``category`` if any video has one, else ``video``."""
@@ -60,11 +59,6 @@ def category_of(video: VideoConfusion) -> str:
     return video.category if video.category else video.video
 
 
-def video_label(video: VideoConfusion) -> str:
-    """``category/video`` for messages, or just ``video`` without category."""
-    return f"{video.category}/{video.video}" if video.category else video.video
-
-
 def _check_videos(videos: Sequence[VideoConfusion]) -> None:
     if not videos:
         raise RefereeError("nothing to summarize: no video")
@@ -72,12 +66,12 @@ def _check_videos(videos: Sequence[VideoConfusion]) -> None:
     for v in videos:
         if v.key in seen:
             raise RefereeError(
-                f"video {video_label(v)} appears twice; each video must appear once per method"
+                f"video {v.label} appears twice; each video must appear once per method"
             )
         seen.add(v.key)
         if not v.cm.total > 0:
             raise RefereeError(
-                f"video {video_label(v)} has no evaluated pixel; check its "
+                f"video {v.label} has no evaluated pixel; check its "
                 "ROI, temporal ROI and ground truth, or leave it out"
             )
 
@@ -153,13 +147,12 @@ def _custom_weights(
     for v in videos:
         if v.key not in custom:
             raise RefereeError(
-                f"custom weights give no weight for video {video_label(v)}; add a row for it"
+                f"custom weights give no weight for video {v.label}; add a row for it"
             )
         w = float(custom[v.key])
         if not math.isfinite(w) or w < 0:
             raise RefereeError(
-                f"custom weight of video {video_label(v)} is {w:g}; weights "
-                "must be non-negative numbers"
+                f"custom weight of video {v.label} is {w:g}; weights must be non-negative numbers"
             )
         raw.append(w)
     weights = np.array(raw, dtype=float)
@@ -304,7 +297,7 @@ def cdnet_procedure(videos: Sequence[VideoConfusion]) -> CdnetSummary:
         return {
             c: _means(
                 [per_video[v.key] for v in members],
-                [video_label(v) for v in members],
+                [v.label for v in members],
                 "videos",
                 keys,
             )

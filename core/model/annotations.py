@@ -8,7 +8,7 @@ half-open pixel ranges ``[x, x+w) × [y, y+h)``; ``w·h`` is the area.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +30,10 @@ ACTION_CLASSES: dict[int, tuple[str, str]] = {
 }
 
 
+_ALL_KEYFRAMES: np.ndarray = np.zeros(0, dtype=bool)
+"""Default of :attr:`Action.interpolated`, told apart by identity: every box is a keyframe."""
+
+
 @dataclass(frozen=True, eq=False)
 class Action:
     """One action: a class and one box per consecutive frame.
@@ -46,20 +50,21 @@ class Action:
         ``int64`` array ``(n, 4)`` of ``x, y, w, h`` in pixels, row k for ``frames[k]``.
     interpolated
         ``bool`` array ``(n,)``: True where the box was interpolated, False for keyframes.
+        Omitted (or ``None``): every box is a keyframe.
     """
 
     number: int
     action_class: int
     frames: np.ndarray
     boxes: np.ndarray
-    interpolated: np.ndarray = field(default=None)  # type: ignore[assignment]
+    interpolated: np.ndarray = field(default_factory=lambda: _ALL_KEYFRAMES)
 
     def __post_init__(self) -> None:
         frames = np.asarray(self.frames, dtype=np.int64).reshape(-1)
         boxes = np.asarray(self.boxes, dtype=np.int64).reshape(-1, 4)
         flags = (
             np.zeros(len(frames), dtype=bool)
-            if self.interpolated is None
+            if self.interpolated is None or self.interpolated is _ALL_KEYFRAMES
             else np.asarray(self.interpolated, dtype=bool).reshape(-1)
         )
         what = f"action {self.number}"
@@ -159,7 +164,7 @@ class AnnotationSet:
 
     videos: dict[str, VideoAnnotation]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[VideoAnnotation]:
         return iter(self.videos.values())
 
     def __len__(self) -> int:

@@ -69,7 +69,7 @@ class CaseScores:
         object.__setattr__(self, "labels", labels)
 
     def __len__(self) -> int:
-        return self.scores.shape[0]
+        return int(self.scores.shape[0])
 
     def column(self, method: str) -> np.ndarray:
         """The scores of ``method``."""
@@ -98,7 +98,7 @@ class CaseScores:
 def scores_table(
     measure: str,
     labels: Sequence[str],
-    columns: Mapping[str, Sequence[float]],
+    columns: Mapping[str, Sequence[float] | np.ndarray],
     undefined_reason: str = "a score is undefined",
 ) -> CaseScores:
     """:class:`CaseScores` from one column per method, dropping cases with a NaN score.
@@ -128,7 +128,7 @@ def scores_table(
     return CaseScores(
         measure,
         tuple(names),
-        tuple(l for l, k in zip(labels, keep) if k),
+        tuple(label for label, k in zip(labels, keep) if k),
         table[keep],
         dropped,
         undefined_reason if dropped else "",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.core.errors import RefereeError
+from referee.core.model.videos import VideoKey, video_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +78,13 @@ class VideoConfusion:
     shadow_errors: int | None = None
 
     @property
-    def key(self) -> tuple[str, str]:
+    def key(self) -> VideoKey:
         return (self.category, self.video)
+
+    @property
+    def label(self) -> str:
+        """The video's name for users (:func:`~referee.core.model.videos.video_label`)."""
+        return video_label(self.category, self.video)
 
 
 def check_weights(n_videos: int, weights: Sequence[float]) -> np.ndarray:

@@ -1,4 +1,12 @@
-"""The project model: which videos, ground truth and detector outputs Referee works on."""
+"""The project model: which videos, ground truth and detector outputs Referee works on.
+
+A :class:`Project` names a CDnet dataset (docs/measures.md §10), plain video
+files, the ground-truth actions and boxes (§4, §5), a counts root (§6) and named
+:class:`DetectorSource` s. It is saved as a ``*.referee.json`` file (see
+:mod:`referee.core.formats.project_json`) whose paths are relative to the file's
+folder; in memory every path is absolute. Projects are immutable:
+:func:`with_detector` and :func:`without_detector` return a new project.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +16,11 @@ from pathlib import Path
 
 from referee.core.errors import InvalidOptionError
 
+#: A project file's name ends with this.
 PROJECT_SUFFIX = ".referee.json"
-#: Extensions of the plain video files a project may hold (lower case).
 #: The name reserved for the ground truth among the files named after detectors
 #: (``<counts root>/<video>/groundtruth.csv``, the demo's ``actions/groundtruth.xml``).
 GROUND_TRUTH = "groundtruth"
-VIDEO_EXTENSIONS: tuple[str, ...] = (".mp4", ".avi", ".mkv", ".mov", ".webm")
 
 
 @dataclass(frozen=True)
@@ -21,8 +28,10 @@ class DetectorSource:
     """One named detector's outputs; each path is optional.
 
     ``masks`` and ``scores`` are CDnet results roots holding
-    ``<category>/<video>/bin%06d.png`` (0/255 masks, SPEC §1; 0-255 scores,
-    SPEC §3); ``actions`` is a LIRIS XML file of detected actions (SPEC §4).
+    ``<category>/<video>/bin%06d.png`` (0/255 masks, docs/measures.md §1; 0-255
+    scores, §3); ``actions`` is a LIRIS XML file of detected actions (§4);
+    ``boxes`` holds per-frame boxes, LIRIS XML or MOTChallenge CSV (§5; without
+    it, the boxes of ``actions`` are used).
     The detector's counts, if any, are ``<counts root>/<category>_<video>/<name>.csv``.
     """
 
@@ -30,6 +39,12 @@ class DetectorSource:
     masks: Path | None = None
     scores: Path | None = None
     actions: Path | None = None
+    boxes: Path | None = None
+
+    @property
+    def box_source(self) -> Path | None:
+        """Where this detector's per-frame boxes are: ``boxes``, else ``actions``."""
+        return self.boxes if self.boxes is not None else self.actions
 
 
 @dataclass(frozen=True)
@@ -38,7 +53,9 @@ class Project:
 
     ``dataset`` is a CDnet dataset folder or a single CDnet video folder;
     ``video_files`` are plain videos without ground truth;
-    ``actions_groundtruth`` is a LIRIS XML file; ``counts`` is a counts root
+    ``actions_groundtruth`` is a LIRIS XML file; ``boxes_groundtruth`` holds
+    per-frame boxes (LIRIS XML or MOTChallenge CSV; without it, the boxes of the
+    ground-truth actions are used); ``counts`` is a counts root
     holding ``<category>_<video>/<name>.csv`` with ``name`` "groundtruth" or a
     detector's name (SPEC §6). ``file`` is where the project was loaded from
     or saved to; it is not stored in the file.
@@ -48,6 +65,7 @@ class Project:
     dataset: Path | None = None
     video_files: tuple[Path, ...] = ()
     actions_groundtruth: Path | None = None
+    boxes_groundtruth: Path | None = None
     counts: Path | None = None
     detectors: tuple[DetectorSource, ...] = ()
     file: Path | None = None
@@ -59,6 +77,19 @@ class Project:
     def action_detectors(self) -> dict[str, Path]:
         """Detectors with LIRIS actions: name → XML file."""
         return {d.name: d.actions for d in self.detectors if d.actions is not None}
+
+    def box_detectors(self) -> dict[str, Path]:
+        """Detectors with per-frame boxes (or actions): name → file or folder."""
+        return {d.name: source for d in self.detectors if (source := d.box_source) is not None}
+
+    @property
+    def box_groundtruth(self) -> Path | None:
+        """The ground truth of per-frame boxes: ``boxes_groundtruth``, else the actions'."""
+        return (
+            self.boxes_groundtruth
+            if self.boxes_groundtruth is not None
+            else self.actions_groundtruth
+        )
 
     def detector(self, name: str) -> DetectorSource:
         """The detector called ``name``.

@@ -10,6 +10,21 @@ GROUNDTRUTH_DIR = "groundtruth"
 ROI_FILE = "ROI.bmp"
 TEMPORAL_ROI_FILE = "temporalROI.txt"
 
+#: A video's key: ``(category, name)``, unique within a dataset.
+VideoKey = tuple[str, str]
+
+
+def video_label(category: str, name: str) -> str:
+    """How a video is named to users: ``category/name``, or ``name`` alone when the video
+    has no category or is a category of its own (docs/measures.md §10)."""
+    return name if not category or category == name else f"{category}/{name}"
+
+
+def video_file_stem(category: str, name: str) -> str:
+    """The video's name in file and folder names, and its LIRIS ``videoName``:
+    ``category_name``, or ``name`` alone as in :func:`video_label`."""
+    return name if not category or category == name else f"{category}_{name}"
+
 
 @dataclass(frozen=True)
 class VideoSpec:
@@ -26,7 +41,17 @@ class VideoSpec:
     last: int
 
     @property
-    def key(self) -> tuple[str, str]:
+    def label(self) -> str:
+        """The video's name for users (:func:`video_label`)."""
+        return video_label(self.category, self.name)
+
+    @property
+    def file_stem(self) -> str:
+        """The video's name in file names (:func:`video_file_stem`)."""
+        return video_file_stem(self.category, self.name)
+
+    @property
+    def key(self) -> VideoKey:
         """``(category, name)``, unique within a dataset."""
         return (self.category, self.name)
 

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 # Worker processes import this module: SciPy (through .summarize) is imported
 # only where correlations and summaries are computed, which workers never do.
-VideoKey = tuple[str, str]
 
 
 def consensus(

@@ -18,13 +18,13 @@ from referee.core.frames.sources import masks_by_frame
 from referee.core.measures.indicators import (
     IndicatorValue,
 )
-from referee.core.model.videos import VideoSpec
+from referee.core.model.videos import VideoKey, VideoSpec, video_label
 from referee.core.parallel import check_workers, chunk_size, frame_chunks, map_chunks
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 from referee.core.pseudo.committee import CommitteeOptions, _Rules
-from referee.core.pseudo.consensus import VideoKey, ncc_from_sums, psnr_from_sums
+from referee.core.pseudo.consensus import ncc_from_sums, psnr_from_sums
 from referee.core.pseudo.engine import _Partial, _stream
-from referee.core.pseudo.video import PseudoVideoResult, _finish, _Job, _job, _label, _roi_of
+from referee.core.pseudo.video import PseudoVideoResult, _finish, _Job, _job, _roi_of
 
 if TYPE_CHECKING:
     from referee.core.measures.summarize import Summary
@@ -124,7 +124,7 @@ def summarize_pseudo(
     for v in videos:
         if v.methods != methods:
             raise RefereeError(
-                f"video {_label(v.category, v.video)} was evaluated with "
+                f"video {video_label(v.category, v.video)} was evaluated with "
                 f"detectors {', '.join(v.methods)}, not {', '.join(methods)}"
             )
     out = {}

@@ -19,9 +19,9 @@ from referee.core.measures.indicators import (
     undefined,
 )
 from referee.core.model.confusion import VideoConfusion
-from referee.core.pseudo.consensus import MAP_MEASURES, VideoKey, true_values
+from referee.core.model.videos import VideoKey, video_label
+from referee.core.pseudo.consensus import MAP_MEASURES, true_values
 from referee.core.pseudo.dataset import PseudoResult
-from referee.core.pseudo.video import _label
 
 if TYPE_CHECKING:
     pass
@@ -150,7 +150,7 @@ def compare_with_truth(
         for v in pseudo.videos:
             if v.key not in confusions[method]:
                 raise RefereeError(
-                    f"no true result of {method} on video {_label(v.category, v.video)}"
+                    f"no true result of {method} on video {video_label(v.category, v.video)}"
                 )
     true_per_video, per_video = {}, {}
     for v in pseudo.videos:

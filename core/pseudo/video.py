@@ -19,10 +19,10 @@ from referee.core.measures.indicators import (
     evaluate_all,
 )
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
-from referee.core.model.videos import VideoSpec
+from referee.core.model.videos import VideoKey, VideoSpec, video_label
 from referee.core.progress import CancelToken, ProgressCallback, check
 from referee.core.pseudo.committee import CommitteeOptions, _Rules
-from referee.core.pseudo.consensus import VideoKey, _map_measures, consensus
+from referee.core.pseudo.consensus import _map_measures, consensus
 from referee.core.pseudo.engine import _array_frames, _Partial, _stream
 
 if TYPE_CHECKING:
@@ -112,14 +112,10 @@ class PseudoVideoResult:
         where = np.flatnonzero(self.frames == i)
         if where.size == 0:
             raise InvalidOptionError(
-                f"frame {i} of {_label(self.category, self.video)} was not evaluated"
+                f"frame {i} of {video_label(self.category, self.video)} was not evaluated"
             )
         _, tp, fp, fn, tn = (float(v) for v in self.per_frame[method][where[0]])
         return ConfusionMatrix(tp=tp, fp=fp, fn=fn, tn=tn)
-
-
-def _label(category: str, video: str) -> str:
-    return f"{category}/{video}" if category and category != video else video
 
 
 def _finish(
@@ -133,12 +129,12 @@ def _finish(
     """Add up a video's pieces (in frame order) into its result."""
     rows = np.concatenate([piece.rows for piece in pieces])
     if rows.shape[0] == 0:
-        raise RefereeError(f"video {_label(category, video)}: no frame to evaluate")
+        raise RefereeError(f"video {video_label(category, video)}: no frame to evaluate")
     entropy_sums = [piece.entropy_sum for piece in pieces if piece.entropy_sum is not None]
     entropy = None
     if entropy_sums:
         if len({e.shape for e in entropy_sums}) > 1:
-            raise RefereeError(f"video {_label(category, video)}: its masks change size")
+            raise RefereeError(f"video {video_label(category, video)}: its masks change size")
         entropy = np.sum(entropy_sums, axis=0) / rows.shape[0]
         if roi is not None:
             entropy[~roi] = np.nan
@@ -281,7 +277,7 @@ def _job(
     else:
         numbers = frames if isinstance(frames, range) else [int(i) for i in frames]
     if len(numbers) == 0:
-        raise RefereeError(f"video {_label(video.category, video.name)}: no frame to evaluate")
+        raise RefereeError(f"video {video_label(video.category, video.name)}: no frame to evaluate")
     roi = _roi_of(video)
     if roi is not None:
         shape, reference = roi.shape, str(video.roi_path)

@@ -27,11 +27,6 @@ from referee.core.ranking.criteria import (
 )
 
 
-def video_label(video: VideoSpec) -> str:
-    """``category/video``, or the video's name alone when it is its own category."""
-    return video.name if video.category == video.name else f"{video.category}/{video.name}"
-
-
 def mask_frame_scores(
     video: VideoSpec,
     sources: Mapping[str, FrameSource],
@@ -92,7 +87,7 @@ def mask_frame_scores(
         criterion,
         pair,
         roi,
-        video_label(video),
+        video.label,
         threshold,
         len(numbers),
         progress,

@@ -15,16 +15,18 @@ from referee.core import __version__
 from referee.core.measures.indicators import get_indicator
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
-from referee.core.ranking.scores import video_label
-from referee.core.report.compute import ProjectResults, compute_results
+from referee.core.report.compute import ReportResults, compute_results
 from referee.core.report.definitions import definitions_section
 from referee.core.report.document import SHOWN_DIGITS, Paragraph, Report, Section, Table
 from referee.core.report.options import ReportOptions
-from referee.core.report.sections_more import (
-    PSEUDO_INDICATORS,
+from referee.core.report.sections_detections import (
     actions_section,
-    annotate_section,
+    boxes_section,
     counts_section,
+)
+from referee.core.report.sections_estimates import (
+    PSEUDO_INDICATORS,
+    annotate_section,
     pseudo_section,
     significance_section,
 )
@@ -34,31 +36,37 @@ from referee.core.report.sections_pixels import (
     roc_pr_section,
     summary_section,
 )
-from referee.core.significance.sweep import DEFAULT_THRESHOLDS
+from referee.core.significance.hypothesis_tests import TEST_NAMES
+from referee.core.significance.sweep import AUTO_TEST
+from referee.core.versions import library_versions
+from referee.core.workflow.options import AnalysisOptions
+from referee.core.workflow.results import ProjectResults
 
 #: What each skipped part is called in the report.
 PART_NAMES: dict[str, str] = {
     "pixels": "pixel masks",
     "curves": "ROC and PR curves of scores",
     "actions": "actions",
+    "boxes": "per-frame boxes",
     "counts": "counting",
     "pseudo": "pseudo ground truth",
-    "truth": "pseudo against truth",
-    "annotate": "frames to annotate next",
+    "ranking": "frames to annotate next",
     "significance": "significance",
 }
 
 
 def build_report(
     project: Project,
-    options: ReportOptions = ReportOptions(),
+    options: ReportOptions | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     created: datetime | None = None,
+    computed: ProjectResults | None = None,
 ) -> Report:
     """Compute every result of ``project`` and lay it out as a report.
 
-    ``progress(done, total)`` runs to ``total = 1000``; ``created`` defaults to now.
+    ``progress(done, total)`` runs to ``total = 1000``; ``created`` defaults to now;
+    results in ``computed`` made with the same options are reused.
 
     Raises
     ------
@@ -67,17 +75,19 @@ def build_report(
     CancelledError
         If ``cancel`` is set.
     """
-    results = compute_results(project, options, progress, cancel)
+    options = options or ReportOptions()
+    results = compute_results(project, options, progress, cancel, computed)
     return assemble_report(project, results, options, created)
 
 
 def assemble_report(
     project: Project,
-    results: ProjectResults,
-    options: ReportOptions = ReportOptions(),
+    results: ReportResults,
+    options: ReportOptions | None = None,
     created: datetime | None = None,
 ) -> Report:
     """Lay computed ``results`` out as a report (no computation beyond formatting)."""
+    options = options or ReportOptions()
     created = (created or datetime.now().astimezone()).isoformat(timespec="seconds")
     sections = [
         evaluated_section(project, results),
@@ -85,9 +95,10 @@ def assemble_report(
         summary_section(results),
         roc_pr_section(results),
         actions_section(results),
-        counts_section(results, options),
+        boxes_section(results),
+        counts_section(results),
         pseudo_section(results),
-        annotate_section(results, options),
+        annotate_section(results),
         significance_section(results),
         definitions_section(_indicators_used(options)),
     ]
@@ -102,42 +113,58 @@ def assemble_report(
 
 def _indicators_used(options: ReportOptions) -> tuple[str, ...]:
     keys = [*TABLE_INDICATORS, *PSEUDO_INDICATORS]
-    rank_key = "f1" if options.rank_by == "fmeasure" else get_indicator(options.rank_by).key
+    rank_by = options.analysis.pixels.rank_by
+    rank_key = "f1" if rank_by == "fmeasure" else get_indicator(rank_by).key
     return tuple(dict.fromkeys([*keys, rank_key]))
 
 
+def _default(value: object, default: object) -> str:
+    return " (default)" if value == default else ""
+
+
 def facts(
-    project: Project, results: ProjectResults, options: ReportOptions, created: str
+    project: Project, results: ReportResults, options: ReportOptions, created: str
 ) -> tuple[tuple[str, str], ...]:
     """What was evaluated and every parameter, defaults included, as (name, value) pairs."""
+    a, defaults = options.analysis, AnalysisOptions()
+    kinds = ("masks", "scores", "actions", "boxes")
     detectors = (
         "; ".join(
-            f"{d.name} ({', '.join(k for k in ('masks', 'scores', 'actions') if getattr(d, k))})"
-            for d in project.detectors
+            f"{d.name} ({', '.join(k for k in kinds if getattr(d, k))})" for d in project.detectors
         )
         or "none"
     )
     threshold = (
         "a mask pixel is positive iff it is 255 (default)"
-        if options.threshold is None
-        else f"a mask pixel is positive iff it is ≥ {options.threshold}"
+        if a.pixels.threshold is None
+        else f"a mask pixel is positive iff it is ≥ {a.pixels.threshold}"
     )
-    committee = options.committee.describe(
-        [d.name for d in project.detectors if d.masks is not None]
-    )
+    committee = a.pseudo.committee.describe(list(project.mask_detectors()))
     test = (
-        options.significance_test
-        or "paired t-test for two detectors, repeated-measures ANOVA for more (default)"
+        "paired t-test for two detectors, repeated-measures ANOVA for more (default)"
+        if a.significance.test == AUTO_TEST
+        else TEST_NAMES[a.significance.test]
     )
+    ranking = a.ranking
+    criterion = (
+        results.ranking.criterion + " (the project's default)"
+        if ranking.criterion is None and results.ranking is not None
+        else ranking.criterion or "the project's default"
+    )
+    window = a.counts.window
     rows = [
         ("project", project.name + (f" ({project.file})" if project.file else "")),
         ("Referee version", __version__),
         ("created", created),
+        (
+            "library versions",
+            ", ".join(f"{name} {version}" for name, version in library_versions().items()),
+        ),
         ("dataset", str(project.dataset) if project.dataset else "none"),
         (
             "videos",
             f"{len(results.videos)}: "
-            + ", ".join(f"{video_label(v)} frames {v.first}–{v.last}" for v in results.videos)
+            + ", ".join(f"{v.label} frames {v.first}–{v.last}" for v in results.videos)
             if results.videos
             else "none",
         ),
@@ -149,43 +176,56 @@ def facts(
         ("detectors", detectors),
         ("detection rule", threshold),
         ("summarization weights", _weights_text(options, results)),
-        ("ranking indicator", options.rank_by + (" (default)" if options.rank_by == "f1" else "")),
+        (
+            "ranking indicator",
+            a.pixels.rank_by + _default(a.pixels.rank_by, defaults.pixels.rank_by),
+        ),
         (
             "LIRIS",
-            f"ε = {options.liris.epsilon:g}; grid "
-            f"{', '.join(f'{t:g}' for t in options.liris.grid)}",
+            f"ε = {a.actions.liris.epsilon:g}; grid "
+            f"{', '.join(f'{t:g}' for t in a.actions.liris.grid)}"
+            + _default(a.actions, defaults.actions),
+        ),
+        (
+            "per-frame boxes",
+            f"IoU ≥ {a.boxes.iou:g}, {a.boxes.mapping} mapping"
+            + (", classes must agree" if a.boxes.class_aware else "")
+            + _default(a.boxes, defaults.boxes),
         ),
         (
             "counting window",
-            f"±{options.count_window} frame"
-            f"{'' if options.count_window == 1 else 's'} (SPEC sets no default)",
+            f"±{window} frame{'' if window == 1 else 's'}"
+            + _default(window, defaults.counts.window),
         ),
         ("pseudo ground truth", committee),
         ("consensus thumbnails", f"{options.heatmap_frames} per video"),
         (
             "frames to annotate",
-            f"criterion {options.ranking_criterion}, top "
-            f"{options.ranking_top}, gap ±{options.ranking_gap} frames",
+            f"criterion {criterion}; "
+            + ("every frame left by the gap" if ranking.top is None else f"top {ranking.top}")
+            + f"; gap ±{ranking.gap} frames; frames that already have ground truth "
+            + ("included" if ranking.include_annotated else "left out (default)"),
         ),
         (
             "significance",
-            f"cases: {options.significance_cases}; test: {test}; α = "
-            f"{options.alpha:g}; τ = {options.tau:g}; {DEFAULT_THRESHOLDS} "
-            f"thresholds t_k = k·max d / {DEFAULT_THRESHOLDS}",
+            f"cases: {a.significance.cases}; test: {test}; α = {a.significance.alpha:g}; "
+            f"τ = {a.significance.tau:g}; {a.significance.thresholds} thresholds "
+            f"t_k = k·max d / {a.significance.thresholds}",
         ),
         ("numbers shown", f"{SHOWN_DIGITS} decimals; CSV and JSON keep every digit"),
     ]
     return tuple(rows)
 
 
-def _weights_text(options: ReportOptions, results: ProjectResults) -> str:
-    text = options.weights + (" (default)" if options.weights == "auto" else "")
-    if options.weights == "auto" and results.methods:
-        text += f", which resolves to {next(iter(results.methods.values())).summary.scheme}"
+def _weights_text(options: ReportOptions, results: ReportResults) -> str:
+    weights = options.analysis.pixels.weights
+    text = weights + (" (default)" if weights == "auto" else "")
+    if weights == "auto" and results.pixels is not None:
+        text += f", which resolves to {results.pixels.scheme}"
     return text
 
 
-def _groundtruth_sources(project: Project, results: ProjectResults) -> str:
+def _groundtruth_sources(project: Project, results: ReportResults) -> str:
     parts = []
     if results.videos:
         parts.append(
@@ -194,12 +234,14 @@ def _groundtruth_sources(project: Project, results: ProjectResults) -> str:
         )
     if project.actions_groundtruth:
         parts.append(f"actions: {project.actions_groundtruth}")
+    if project.boxes_groundtruth:
+        parts.append(f"boxes: {project.boxes_groundtruth}")
     if project.counts:
-        parts.append(f"counts: {project.counts}/<category>_<video>/groundtruth.csv")
+        parts.append(f"counts: {project.counts}/<video>/groundtruth.csv")
     return "; ".join(parts) or "none"
 
 
-def evaluated_section(project: Project, results: ProjectResults) -> Section:
+def evaluated_section(project: Project, results: ReportResults) -> Section:
     """The videos and their frame ranges, and what the project could not provide."""
     rows = tuple((v.category, v.name, v.first, v.last, v.n_frames) for v in results.videos)
     blocks: list = [

@@ -20,11 +20,10 @@ import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
 
 from referee.core.measures.indicators import IndicatorValue
 
-Cell = Union[int, float, str, None, IndicatorValue]
+Cell = int | float | str | None | IndicatorValue
 
 #: Decimals shown for a float cell (the JSON and CSV keep every digit).
 SHOWN_DIGITS = 4
@@ -123,7 +122,7 @@ class Definitions:
     items: tuple[tuple[str, str], ...]
 
 
-Block = Union[Paragraph, Table, Figure, Definitions]
+Block = Paragraph | Table | Figure | Definitions
 
 
 @dataclass(frozen=True)
@@ -174,3 +173,8 @@ class Report:
             if table.key == key:
                 return table
         raise KeyError(key)
+
+
+def figure_key(text: str) -> str:
+    """A figure or table key made from ``text``: lower case, runs of other characters as ``-``."""
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")

@@ -28,7 +28,8 @@ FAINT = "#999999"
 
 
 def _rgb(index: int) -> tuple[float, float, float]:
-    return tuple(c / 255 for c in series_colour(index))
+    red, green, blue = series_colour(index)
+    return red / 255, green / 255, blue / 255
 
 
 def _png(figure: Figure) -> bytes:
@@ -38,10 +39,12 @@ def _png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    keep = np.isfinite(x) & np.isfinite(y)
-    return x[keep], y[keep]
+def _finite(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(xs) & np.isfinite(ys)
+    return xs[keep], ys[keep]
 
 
 def roc_pr_figure(

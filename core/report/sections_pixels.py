@@ -1,15 +1,14 @@
-"""Report sections for pixel masks: per-video tables, summaries side by side, ROC and PR (SPEC §1–3)."""
+"""Report sections for pixel masks: per-video tables, summaries side by side, ROC and PR
+(docs/measures.md §1–§3)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from referee.core.evaluation.masks import summarized_histogram_curves
 from referee.core.measures.curves import Curves, best_f1_threshold
 from referee.core.measures.indicators import IndicatorValue, evaluate_all, get_indicator
-from referee.core.measures.summarize import video_label
 from referee.core.model.confusion import ConfusionMatrix
-from referee.core.report.compute import ProjectResults
+from referee.core.report.compute import ReportResults
 from referee.core.report.document import Figure, Paragraph, Section, Table
 from referee.core.report.plots import roc_pr_figure
 
@@ -40,14 +39,14 @@ def _symbols(keys: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(get_indicator(k).symbol for k in keys)
 
 
-def per_video_section(results: ProjectResults) -> Section | None:
-    """Confusion counts and indicators of every detector on every video (SPEC §1)."""
-    if not results.evaluations:
+def per_video_section(results: ReportResults) -> Section | None:
+    """Confusion counts and indicators of every detector on every video (docs/measures.md §1)."""
+    if results.pixels is None:
         return None
     counts, values = [], []
-    for name, evaluations in results.evaluations.items():
+    for name, evaluations in results.pixels.evaluations.items():
         for e in evaluations:
-            cm, label = e.total, video_label(e.confusion)
+            cm, label = e.total, e.confusion.label
             counts.append(
                 (
                     name,
@@ -68,7 +67,7 @@ def per_video_section(results: ProjectResults) -> Section | None:
         (
             Paragraph(
                 "Pixels are counted inside the ROI on the frames of each video's temporal "
-                "ROI that have ground truth (SPEC §1). SE counts detections on hard shadow "
+                "ROI that have ground truth (docs/measures.md §1). SE counts detections on hard shadow "
                 "(grey level 50); they are also false positives."
             ),
             Table(
@@ -87,23 +86,22 @@ def per_video_section(results: ProjectResults) -> Section | None:
     )
 
 
-def summary_section(results: ProjectResults) -> Section | None:
-    """Blended summaries and the CDnet procedure side by side, with rank changes (SPEC §2)."""
-    if not results.methods:
+def summary_section(results: ReportResults) -> Section | None:
+    """Blended summaries and the CDnet procedure side by side, with rank changes
+    (docs/measures.md §2)."""
+    if results.pixels is None:
         return None
-    scheme = next(iter(results.methods.values())).summary.scheme
+    methods, scheme = results.pixels.methods, results.pixels.scheme
     blended = tuple(
-        (name, *(r.summary.values[k] for k in TABLE_INDICATORS))
-        for name, r in results.methods.items()
+        (name, *(r.summary.values[k] for k in TABLE_INDICATORS)) for name, r in methods.items()
     )
     cdnet = tuple(
-        (name, *(r.cdnet.overall_value(k) for k, _ in CDNET_COLUMNS))
-        for name, r in results.methods.items()
+        (name, *(r.cdnet.overall_value(k) for k, _ in CDNET_COLUMNS)) for name, r in methods.items()
     )
     blocks = [
         Paragraph(
             f"Summarized: the videos' normalized confusion matrices blended with "
-            f"'{scheme}' weights, then every indicator computed on the blend (SPEC §2). "
+            f"'{scheme}' weights, then every indicator computed on the blend (docs/measures.md §2). "
             "CDnet procedure: each statistic per video, averaged per category, then over "
             "categories, as CDnet's official scripts do."
         ),
@@ -120,15 +118,15 @@ def summary_section(results: ProjectResults) -> Section | None:
             cdnet,
         ),
     ]
-    comparison = results.rank_comparison
-    if comparison is not None:
+    comparison = results.pixels.ranking
+    if comparison.summary_ranking:
         summary_key = "f1" if comparison.indicator == "fmeasure" else comparison.indicator
         rows = tuple(
             (
                 m,
-                results.methods[m].summary.values[summary_key],
+                methods[m].summary.values[summary_key],
                 comparison.summary_rank[m],
-                results.methods[m].cdnet.overall_value(comparison.indicator),
+                methods[m].cdnet.overall_value(comparison.indicator),
                 comparison.cdnet_rank[m],
                 _rank_change(comparison.summary_rank[m], comparison.cdnet_rank[m]),
             )
@@ -167,15 +165,15 @@ def _tau_text(tau: IndicatorValue) -> str:
     return f"{tau.value:.4f}" if tau.defined else (tau.reason or "undefined")
 
 
-def roc_pr_section(results: ProjectResults) -> Section | None:
+def roc_pr_section(results: ReportResults) -> Section | None:
     """ROC and PR spaces: each video, each summary, and score curves where there are scores."""
-    if not results.methods and not results.histograms:
+    if results.pixels is None and results.curves is None:
         return None
     points, summaries = {}, {}
-    scheme = "auto"
-    for name, r in results.methods.items():
+    pixels = results.pixels
+    for name, r in (pixels.methods if pixels is not None else {}).items():
         values = [
-            evaluate_all(e.total, ("fpr", "recall", "precision")) for e in results.evaluations[name]
+            evaluate_all(e.total, ("fpr", "recall", "precision")) for e in pixels.evaluations[name]
         ]
         points[name] = {
             key: np.array([v[source].value for v in values])
@@ -183,11 +181,16 @@ def roc_pr_section(results: ProjectResults) -> Section | None:
         }
         s = r.summary.values
         summaries[name] = (s["fpr"].value, s["recall"].value, s["precision"].value)
-        scheme = r.summary.scheme
-    curves = {
-        name: summarized_histogram_curves(histograms, scheme)[1]
-        for name, histograms in results.histograms.items()
-    }
+    curves = (
+        {name: c for name, (_, c) in results.curves.summaries.items()} if results.curves else {}
+    )
+    scheme = (
+        pixels.scheme
+        if pixels is not None
+        else next((sch for sch, _ in results.curves.summaries.values()), "auto")
+        if results.curves
+        else "auto"
+    )
     blocks: list = [
         Figure(
             "roc-pr",
@@ -195,7 +198,7 @@ def roc_pr_section(results: ProjectResults) -> Section | None:
             roc_pr_figure(points, summaries, curves, scheme),
             caption="Dots: one video each; stars: the summarized point of each detector; lines: "
             "summarized curves of the detectors with soft scores, over thresholds 0–255 "
-            "(SPEC §3). Dotted lines in PR space are iso-F lines.",
+            "(docs/measures.md §3). Dotted lines in PR space are iso-F lines.",
         )
     ]
     if curves:

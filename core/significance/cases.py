@@ -12,19 +12,12 @@ from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.measures.action_matching import ActionMatching
 from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.measures.boxes import BoxEvaluation
+from referee.core.measures.indicators import f1_scores
 from referee.core.model.case_scores import CaseScores, scores_table
+from referee.core.model.videos import video_label
 from referee.core.pseudo.dataset import PseudoResult
 
 # --- test-case builders ----------------------------------------------------------------------
-
-
-def f1_from_counts(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
-    """``2tp / (2tp + fp + fn)`` element-wise; NaN where the denominator is 0."""
-    tp, fp, fn = (np.asarray(v, dtype=np.float64) for v in (tp, fp, fn))
-    denominator = 2 * tp + fp + fn
-    return np.divide(
-        2 * tp, denominator, out=np.full(denominator.shape, math.nan), where=denominator > 0
-    )
 
 
 F1_UNDEFINED = "F1 is undefined (no positive and no detected pixel) for at least one method"
@@ -43,7 +36,7 @@ def frame_f1_cases(evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> Case
     Returns
     -------
     CaseScores
-        One case per frame, labelled ``category/video:frame``; a frame where F1
+        One case per frame, labelled ``<video label>:frame``; a frame where F1
         is undefined for any method (no positive and no detected pixel) is
         dropped and counted in ``dropped``.
     """
@@ -63,8 +56,8 @@ def frame_f1_cases(evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> Case
             rows = side[key].per_frame
             where = np.searchsorted(rows[:, 0], frames)
             picked = rows[where]
-            columns[name].append(f1_from_counts(picked[:, 1], picked[:, 2], picked[:, 3]))
-        labels += [f"{key[0]}/{key[1]}:{int(i)}" for i in frames]
+            columns[name].append(f1_scores(picked[:, 1], picked[:, 2], picked[:, 3]))
+        labels += [f"{video_label(*key)}:{int(i)}" for i in frames]
     return scores_table(
         "per-frame F1",
         labels,
@@ -100,7 +93,7 @@ def pseudo_f1_cases(pseudo: Mapping[str, np.ndarray], labels: Sequence[str]) -> 
                 f"pseudo counts of {name} must be (frames, 4) with columns "
                 f"tp, fp, fn, tn; got shape {c.shape}"
             )
-        columns[name] = f1_from_counts(c[:, 0], c[:, 1], c[:, 2])
+        columns[name] = f1_scores(c[:, 0], c[:, 1], c[:, 2])
     return scores_table(
         "per-frame pseudo-F1",
         labels,
@@ -111,9 +104,11 @@ def pseudo_f1_cases(pseudo: Mapping[str, np.ndarray], labels: Sequence[str]) -> 
 
 def pseudo_result_cases(result: PseudoResult, methods: Sequence[str]) -> CaseScores:
     """:func:`pseudo_f1_cases` of ``methods`` from a :func:`~referee.core.pseudo.pseudo_evaluate`
-    result: one case per evaluated frame, labelled ``category/video:frame``."""
+    result: one case per evaluated frame, labelled ``<video label>:frame``."""
     counts = {m: np.concatenate([v.per_frame[m][:, 1:5] for v in result.videos]) for m in methods}
-    labels = [f"{v.category}/{v.video}:{int(i)}" for v in result.videos for i in v.frames]
+    labels = [
+        f"{video_label(v.category, v.video)}:{int(i)}" for v in result.videos for i in v.frames
+    ]
     return pseudo_f1_cases(counts, labels)
 
 
@@ -201,6 +196,7 @@ CASE_KINDS: dict[str, str] = {
     "frames": "F1 of each evaluated frame (needs ground truth)",
     "pseudo": "pseudo-F1 of each frame against the consensus (no ground truth needed)",
     "actions": "Dice of each ground-truth action (LIRIS)",
+    "boxes": "FDA of each frame's boxes (per-frame boxes)",
 }
 
 

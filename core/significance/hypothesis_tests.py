@@ -24,6 +24,9 @@ TEST_NAMES: dict[str, str] = {
     "anova": "repeated-measures ANOVA",
     "friedman": "Friedman test",
 }
+#: Wilcoxon p-values use the exact distribution up to this many cases (without ties or
+#: zero differences), the normal approximation beyond (:func:`wilcoxon_method`).
+WILCOXON_EXACT_MAX_CASES = 50
 #: p is undefined when fewer cases than this remain.
 MIN_CASES = 3
 
@@ -62,8 +65,24 @@ def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float, IndicatorValue]:
         return math.nan, undefined(
             "undefined: the two methods score the same on every remaining case"
         )
-    result = _quiet(stats.wilcoxon, a, b)
+    method = wilcoxon_method(a - b)
+    result = _quiet(stats.wilcoxon, a, b, zero_method="wilcox", correction=False, method=method)
     return float(result.statistic), _p(result.pvalue)
+
+
+def wilcoxon_method(differences: np.ndarray) -> str:
+    """How the Wilcoxon p-value is computed (docs/measures.md §9), fixed here so that it does
+    not depend on the SciPy version, whose ``"auto"`` rules differ on tied data.
+
+    ``"exact"`` (the exact null distribution) for at most :data:`WILCOXON_EXACT_MAX_CASES`
+    cases whose differences are all non-zero and distinct; ``"asymptotic"`` (the normal
+    approximation, corrected for ties, no continuity correction) otherwise.
+    """
+    d = np.abs(np.asarray(differences, dtype=np.float64))
+    distinct = np.unique(d).size == d.size
+    if d.size <= WILCOXON_EXACT_MAX_CASES and distinct and np.all(d > 0):
+        return "exact"
+    return "asymptotic"
 
 
 def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, IndicatorValue]:

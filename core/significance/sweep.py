@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
@@ -22,6 +23,55 @@ from referee.core.significance.hypothesis_tests import (
 DEFAULT_ALPHA = 0.05
 DEFAULT_TAU = 0.1
 DEFAULT_THRESHOLDS = 20
+#: The test chosen by the number of methods: :data:`PAIR_TESTS`' first for two, else
+#: :data:`SEVERAL_TESTS`' first.
+AUTO_TEST = "auto"
+#: Every value of the ``test`` option.
+TESTS: tuple[str, ...] = (AUTO_TEST, *PAIR_TESTS, *SEVERAL_TESTS)
+
+
+class VerdictKind(Enum):
+    """Why the methods differ or not (docs/measures.md §9)."""
+
+    #: p < α from ``t_0`` on, and ``t_0``'s normalized value is at most τ.
+    DIFFER = "differ"
+    #: p is undefined at every threshold.
+    P_UNDEFINED = "p undefined"
+    #: p is never below α.
+    NEVER_BELOW_ALPHA = "never below alpha"
+    #: p falls below α but is back above it at the largest threshold where it is defined.
+    RISES_ABOVE_ALPHA = "rises above alpha"
+    #: p < α from ``t_0`` on, but ``t_0``'s normalized value exceeds τ.
+    ABOVE_TAU = "above tau"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict and the rows of the sweep that explain it (indices into the sweep).
+
+    Attributes
+    ----------
+    kind
+        What was found.
+    t0_index
+        ``t_0``: set for :attr:`VerdictKind.DIFFER` and :attr:`VerdictKind.ABOVE_TAU`.
+    smallest_p_index
+        :attr:`VerdictKind.NEVER_BELOW_ALPHA`: the row with the smallest p.
+    first_below_index, rise_index, last_above_index
+        :attr:`VerdictKind.RISES_ABOVE_ALPHA`: the first row with p < α, the first
+        later row back at or above α, and the last row at or above α.
+    """
+
+    kind: VerdictKind
+    t0_index: int | None = None
+    smallest_p_index: int | None = None
+    first_below_index: int | None = None
+    rise_index: int | None = None
+    last_above_index: int | None = None
+
+    @property
+    def differ(self) -> bool:
+        return self.kind is VerdictKind.DIFFER
 
 
 # --- thresholds ------------------------------------------------------------------------------
@@ -114,13 +164,9 @@ class DiscriminativeResult:
         ``d_i`` per case (``|a_i − b_i|``, or the spread over several methods).
     rows
         The sweep, by increasing threshold.
-    differ
-        The verdict: the methods differ.
     verdict
-        The verdict and its reason, in words.
-    t0_index
-        Row of ``t_0``, the smallest threshold from which p stays below α where
-        defined; ``None`` if there is none. Set even when ``t_0`` fails τ.
+        Whether the methods differ, and why (worded by
+        :mod:`referee.core.significance.wording`).
     removed
         Indices of the cases removed at ``t_0`` (none when there is no ``t_0``).
     means
@@ -136,9 +182,7 @@ class DiscriminativeResult:
     higher_is_better: bool
     differences: np.ndarray
     rows: tuple[ThresholdRow, ...]
-    differ: bool
-    verdict: str
-    t0_index: int | None
+    verdict: Verdict
     removed: tuple[int, ...]
     means: tuple[float, ...]
     better: str | None
@@ -159,53 +203,29 @@ class DiscriminativeResult:
         return tuple(i for i in range(len(self.cases)) if i not in gone)
 
     @property
-    def direction(self) -> str:
-        """Which method is better on what remains, in words."""
-        sense = "higher" if self.higher_is_better else "lower"
-        means = ", ".join(f"{m} {v:.4f}" for m, v in zip(self.methods, self.means))
-        where = (
-            f"the {len(self.remaining)} cases left at t_0 = {_num(self.t0)}"
-            if self.t0 is not None
-            else f"all {len(self.cases)} cases"
-        )
-        if not len(self.remaining):
-            return "no case remains"
-        best = (
-            f"{self.better} is better ({sense} is better)"
-            if self.better is not None
-            else f"the best means tie ({sense} is better)"
-        )
-        return f"mean {self.cases.measure} on {where}: {means}; {best}"
+    def differ(self) -> bool:
+        """The verdict: the methods differ."""
+        return self.verdict.differ
+
+    @property
+    def t0_index(self) -> int | None:
+        """Row of ``t_0``, the smallest threshold from which p stays below α where defined;
+        ``None`` if there is none. Set even when ``t_0`` fails τ."""
+        return self.verdict.t0_index
 
 
-def _num(value: float | None) -> str:
-    return "undef." if value is None or math.isnan(value) else f"{value:.4g}"
-
-
-def _check_options(test: str, tests: Sequence[str], alpha: float, tau: float) -> None:
-    if test not in tests:
-        raise InvalidOptionError(f"unknown test {test!r}; choose one of {', '.join(tests)}")
+def _check_options(alpha: float, tau: float) -> None:
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InvalidOptionError(f"α must be between 0 and 1, not {alpha!r}")
     if not (isinstance(tau, (int, float)) and 0 <= tau <= 1):
         raise InvalidOptionError(f"τ must be between 0 and 1, not {tau!r}")
 
 
-def _verdict(
-    rows: Sequence[ThresholdRow], alpha: float, tau: float, subject: str
-) -> tuple[bool, str, int | None]:
-    """``(differ, sentence, t0 index)`` by the rule of SPEC §9."""
+def _verdict(rows: Sequence[ThresholdRow], alpha: float, tau: float) -> Verdict:
+    """The verdict by the rule of docs/measures.md §9."""
     defined = [k for k, row in enumerate(rows) if row.p.defined]
     if not defined:
-        return (
-            False,
-            (
-                f"no significant difference: p is undefined at every threshold "
-                f"({rows[0].p.reason.removeprefix('undefined: ')} at t = "
-                f"{_num(rows[0].threshold)})"
-            ),
-            None,
-        )
+        return Verdict(VerdictKind.P_UNDEFINED)
     at_or_above = [k for k in defined if rows[k].p.value >= alpha]
     last_bad = at_or_above[-1] if at_or_above else -1
     candidates = [k for k in defined if k > last_bad]
@@ -213,56 +233,49 @@ def _verdict(
         below = [k for k in defined if rows[k].p.value < alpha]
         if not below:
             best = min(defined, key=lambda k: rows[k].p.value)
-            return (
-                False,
-                (
-                    f"no significant difference: p never below α = {alpha:g} "
-                    f"(smallest p = {_num(rows[best].p.value)} at t = "
-                    f"{_num(rows[best].threshold)})"
-                ),
-                None,
-            )
+            return Verdict(VerdictKind.NEVER_BELOW_ALPHA, smallest_p_index=best)
         rise = next(k for k in at_or_above if k > below[0])
-        end = (
-            "" if rise == last_bad else f" and is still ≥ α at t = {_num(rows[last_bad].threshold)}"
-        )
-        return (
-            False,
-            (
-                f"no significant difference: p < α = {alpha:g} first at t = "
-                f"{_num(rows[below[0]].threshold)} but rises above α again at t = "
-                f"{_num(rows[rise].threshold)} (p = {_num(rows[rise].p.value)})"
-                f"{end}, the largest threshold where p is defined"
-            ),
-            None,
+        return Verdict(
+            VerdictKind.RISES_ABOVE_ALPHA,
+            first_below_index=below[0],
+            rise_index=rise,
+            last_above_index=last_bad,
         )
     k0 = candidates[0]
-    row = rows[k0]
-    removed = f"{row.fraction_removed:.0%} of the cases removed"
-    if row.normalized <= tau * (1 + RELATIVE_TOLERANCE) + RELATIVE_TOLERANCE:
-        return (
-            True,
-            (
-                f"{subject} differ: p < α = {alpha:g} from t = {_num(row.threshold)} on "
-                f"(p = {_num(row.p.value)}; normalized threshold {row.normalized:.3g} ≤ "
-                f"τ = {tau:g}; {removed})"
-            ),
-            k0,
+    if rows[k0].normalized <= tau * (1 + RELATIVE_TOLERANCE) + RELATIVE_TOLERANCE:
+        return Verdict(VerdictKind.DIFFER, t0_index=k0)
+    return Verdict(VerdictKind.ABOVE_TAU, t0_index=k0)
+
+
+def resolve_test(test: str | None, methods: int) -> str:
+    """The test to run on ``methods`` methods: ``test``, or for :data:`AUTO_TEST` (or
+    ``None``) the paired t-test for two and the repeated-measures ANOVA for more.
+
+    Raises
+    ------
+    InvalidOptionError
+        An unknown test, a test of two methods with more, or Friedman with two.
+    """
+    if test is None or test == AUTO_TEST:
+        return PAIR_TESTS[0] if methods == 2 else SEVERAL_TESTS[0]
+    if test not in TESTS:
+        raise InvalidOptionError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+    if test == "friedman" and methods < 3:
+        raise InvalidOptionError(
+            "the Friedman test needs at least three methods; with two "
+            f"use one of {', '.join(PAIR_TESTS)}"
         )
-    return (
-        False,
-        (
-            f"no significant difference: p < α = {alpha:g} from t = "
-            f"{_num(row.threshold)} on, but its normalized threshold "
-            f"{row.normalized:.3g} > τ = {tau:g} ({removed})"
-        ),
-        k0,
-    )
+    if test in PAIR_TESTS and methods > 2:
+        raise InvalidOptionError(
+            f"the {TEST_NAMES[test]} compares two methods, not {methods}; "
+            f"choose two, or use one of {', '.join(SEVERAL_TESTS)}"
+        )
+    return test
 
 
 def compare_cases(
     cases: CaseScores,
-    test: str | None = None,
+    test: str | None = AUTO_TEST,
     alpha: float = DEFAULT_ALPHA,
     tau: float = DEFAULT_TAU,
     thresholds: int | Sequence[float] = DEFAULT_THRESHOLDS,
@@ -275,9 +288,10 @@ def compare_cases(
     cases
         Scores, one column per method (at least two).
     test
-        Two methods: ``"t"`` (paired t-test, default), ``"wilcoxon"``, ``"welch"``;
-        more: ``"anova"`` (repeated-measures ANOVA, default) or ``"friedman"``
-        (at least three methods). ``"anova"`` also accepts two methods.
+        ``"auto"`` (default, or ``None``): the paired t-test for two methods, the
+        repeated-measures ANOVA for more. Two methods: ``"t"``, ``"wilcoxon"``,
+        ``"welch"``; more: ``"anova"`` or ``"friedman"`` (at least three methods).
+        ``"anova"`` also accepts two methods.
     alpha, tau
         Significance level (default 0.05) and largest normalized ``t_0`` (default 0.1).
     thresholds
@@ -300,19 +314,8 @@ def compare_cases(
             "there is no test case to compare on"
             + (f" ({cases.dropped} dropped: {cases.dropped_reason})" if cases.dropped else "")
         )
-    if test is None:
-        test = PAIR_TESTS[0] if m == 2 else SEVERAL_TESTS[0]
-    if test == "friedman" and m < 3:
-        raise InvalidOptionError(
-            "the Friedman test needs at least three methods; with two "
-            f"use one of {', '.join(PAIR_TESTS)}"
-        )
-    if test in PAIR_TESTS and m > 2:
-        raise InvalidOptionError(
-            f"the {TEST_NAMES[test]} compares two methods, not {m}; "
-            f"choose two, or use one of {', '.join(SEVERAL_TESTS)}"
-        )
-    _check_options(test, PAIR_TESTS + SEVERAL_TESTS, alpha, tau)
+    test = resolve_test(test, m)
+    _check_options(alpha, tau)
     x = cases.scores
     d = x.max(axis=1) - x.min(axis=1)
     max_d = float(d.max())
@@ -339,8 +342,8 @@ def compare_cases(
                 p,
             )
         )
-    subject = " and ".join(cases.methods) if m == 2 else "the methods"
-    differ, sentence, k0 = _verdict(rows, alpha, tau, subject)
+    verdict = _verdict(rows, alpha, tau)
+    k0 = verdict.t0_index
     removed = tuple(int(i) for i in np.flatnonzero(d < t[k0])) if k0 is not None else ()
     gone = np.zeros(n, dtype=bool)
     gone[list(removed)] = True
@@ -359,9 +362,7 @@ def compare_cases(
         bool(higher_is_better),
         d,
         tuple(rows),
-        differ,
-        sentence,
-        k0,
+        verdict,
         removed,
         means,
         better,

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
-from referee.core.errors import InputFileError
+from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats import project_json
 from referee.core.formats.cdnet import discover_videos, find_result_folder
+from referee.core.formats.registry import VIDEO_EXTENSIONS, is_project_file, is_video_file
 from referee.core.model.project import (
     PROJECT_SUFFIX,
-    VIDEO_EXTENSIONS,
     DetectorSource,
     Project,
     detector_name_problem,
@@ -30,8 +31,11 @@ _WHAT_OPENS = (
 )
 
 
-def project_videos(project: Project) -> tuple[VideoSpec, ...]:
+def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[VideoSpec, ...]:
     """The CDnet videos of the project's dataset, by category then name (empty without one).
+
+    ``require_groundtruth=False`` also lists video folders without ground truth
+    (for the computations that need none).
 
     Raises
     ------
@@ -40,7 +44,65 @@ def project_videos(project: Project) -> tuple[VideoSpec, ...]:
     """
     if project.dataset is None:
         return ()
-    return tuple(discover_videos(project.dataset))
+    return tuple(discover_videos(project.dataset, require_groundtruth))
+
+
+def method_names(paths: Sequence[Path]) -> list[str]:
+    """Each path's detector name: its file stem or folder name.
+
+    Raises
+    ------
+    InvalidOptionError
+        If two paths give the same name.
+    """
+    names: list[str] = []
+    for path in paths:
+        resolved = path.resolve()
+        name = (resolved.stem if resolved.is_file() else resolved.name) or str(path)
+        if name in names:
+            raise InvalidOptionError(
+                f"two detectors are both named {name!r} (after their folders or files); "
+                "rename one so they can be told apart"
+            )
+        names.append(name)
+    return names
+
+
+def project_of_outputs(
+    kind: str,
+    outputs: Sequence[Path],
+    dataset: Path | None = None,
+    groundtruth: Path | None = None,
+) -> Project:
+    """A project of detector outputs given one by one (the command line's arguments).
+
+    Parameters
+    ----------
+    kind
+        What the outputs are: ``masks``, ``scores``, ``actions`` or ``boxes``
+        (a field of :class:`DetectorSource`); each detector is named after its
+        file or folder.
+    dataset
+        The CDnet dataset or video folder of masks and scores.
+    groundtruth
+        The ground-truth actions (``actions``) or boxes (``boxes``).
+
+    Raises
+    ------
+    InvalidOptionError
+        If two outputs have the same name.
+    """
+    detectors = tuple(
+        DetectorSource(name, **{kind: path}) for name, path in zip(method_names(outputs), outputs)
+    )
+    anchor = dataset or groundtruth or (outputs[0] if outputs else Path("."))
+    return Project(
+        name=anchor.resolve().name or str(anchor),
+        dataset=dataset,
+        actions_groundtruth=groundtruth if kind == "actions" else None,
+        boxes_groundtruth=groundtruth if kind == "boxes" else None,
+        detectors=detectors,
+    )
 
 
 # --------------------------------------------------------------------------- opening
@@ -66,9 +128,9 @@ def open_path(path: str | Path) -> Project:
     target = Path(os.path.abspath(path))
     if not target.exists():
         raise InputFileError(target, "does not exist; " + _WHAT_OPENS)
-    if target.is_file() and target.suffix.lower() == ".json":
+    if target.is_file() and is_project_file(target):
         return project_json.read_project(target)
-    if target.is_file() and target.suffix.lower() in VIDEO_EXTENSIONS:
+    if target.is_file() and is_video_file(target):
         return Project(name=target.stem, video_files=(target,))
     if target.is_dir():
         return _open_folder(target)

@@ -156,11 +156,7 @@ def _results_status(
         return row(MISSING, f"{kind} folder does not exist")
     if not videos:
         return row(LOADED, "folder exists (no dataset video to check it against)")
-    lacking = [
-        f"{video.category}/{video.name}"
-        for video in videos
-        if not _has_results(root, [video], single_video)
-    ]
+    lacking = [video.label for video in videos if not _has_results(root, [video], single_video)]
     if lacking:
         return row(
             MISSING, f"no {kind} for {_plural(len(lacking), 'video')}: " + ", ".join(lacking)

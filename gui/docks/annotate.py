@@ -1,19 +1,21 @@
-"""The Annotate next dock: which frames to label next, by detector disagreement (SPEC §8).
+"""The Annotate next dock: which frames to label next, by detector disagreement
+(docs/measures.md §8).
 
-The dock asks for a ranking (:class:`RankingRequest` through ``run_requested``)
-and lists the :class:`~referee.core.ranking.RankedFrame` entries the window
-gives back; activating a row (double-click or Enter) asks the window to show
-that frame. The window says which frames already have ground truth.
+The dock asks for a ranking (its :class:`~referee.core.workflow.options.RankingOptions`
+through ``run_requested``) and lists the ranked frames the window gives back;
+activating a row (double-click or Enter) asks the window to show that frame.
+Frames that already have ground truth are left out unless the user includes
+them; then they are ticked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDockWidget,
     QFormLayout,
@@ -27,11 +29,13 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.ranking.criteria import MASK_CRITERIA, PAIR_CRITERIA, describe
-from referee.core.ranking.order import DEFAULT_GAP, RankedFrame
+from referee.core.ranking.order import RankedFrame
+from referee.core.workflow.options import RankingOptions
+from referee.core.workflow.results import RankingResult
 from referee.gui.widgets.tables import number_item, read_only_table, text_item
 
-#: Entries asked for by default.
-DEFAULT_COUNT = 20
+#: What the count box shows for "every frame left by the gap" (its value 0).
+EVERY_FRAME = "all"
 #: Text and tooltip of the mark of a frame that already has ground truth.
 ANNOTATED_MARK = "✓"
 ANNOTATED_TOOLTIP = "already annotated"
@@ -40,21 +44,8 @@ _HEADERS = ("rank", "video", "frame", "score", "criterion", "annotated")
 _VIDEO_COLUMN, _FRAME_COLUMN, _ANNOTATED_COLUMN = 1, 2, 5
 
 
-@dataclass(frozen=True)
-class RankingRequest:
-    """What to rank: criterion key, number of entries, suppression gap (frames).
-
-    ``pair`` names the two compared detectors for the pair criteria, else ``None``.
-    """
-
-    criterion: str
-    k: int
-    gap: int
-    pair: tuple[str, str] | None = None
-
-
 class AnnotateDock(QDockWidget):
-    """Frames ranked by disagreement, most informative to annotate first (SPEC §8)."""
+    """Frames ranked by disagreement, most informative to annotate first (docs/measures.md §8)."""
 
     run_requested = Signal(object)
     frame_requested = Signal(str, int)
@@ -74,17 +65,29 @@ class AnnotateDock(QDockWidget):
         self._a, self._b = QComboBox(), QComboBox()
         self._a.setToolTip("First detector of the pair criteria")
         self._b.setToolTip("Second detector of the pair criteria")
+        defaults = RankingOptions()
         self._count = QSpinBox()
-        self._count.setRange(1, 10_000)
-        self._count.setValue(DEFAULT_COUNT)
-        self._count.setToolTip("How many frames to list")
+        self._count.setRange(0, 10_000)
+        self._count.setSpecialValueText(EVERY_FRAME)
+        self._count.setValue(defaults.top or 0)
+        self._count.setToolTip(
+            f"How many frames to list ({EVERY_FRAME}: every frame left by the gap)"
+        )
         self._gap = QSpinBox()
         self._gap.setRange(0, 100_000)
-        self._gap.setValue(DEFAULT_GAP)
+        self._gap.setValue(defaults.gap)
         self._gap.setSuffix(" frames")
         self._gap.setToolTip(
             "After a frame is chosen, frames within ± this many of it are skipped (diversity)"
         )
+        self._include = QCheckBox("Include annotated frames")
+        self._include.setChecked(defaults.include_annotated)
+        self._include.setToolTip(
+            "Also rank frames that already have ground truth (ticked in the list): where the "
+            "detectors disagree most is where the ground truth is worth checking"
+        )
+        self._status = QLabel("No ranking yet.")
+        self._status.setWordWrap(True)
         self._run = QPushButton("Update")
         self._run.setToolTip("Rank the frames with these options")
         self._run.clicked.connect(self._on_run_clicked)
@@ -116,6 +119,8 @@ class AnnotateDock(QDockWidget):
         layout = QVBoxLayout(body)
         layout.addLayout(form)
         layout.addLayout(numbers)
+        layout.addWidget(self._include)
+        layout.addWidget(self._status)
         layout.addWidget(self._table, 1)
         return body
 
@@ -128,13 +133,19 @@ class AnnotateDock(QDockWidget):
             combo.addItems(list(names))
             combo.setCurrentIndex(min(default, len(names) - 1))
 
-    def request(self) -> RankingRequest:
-        """The request the Update button sends."""
+    def request(self) -> RankingOptions:
+        """The ranking options the Update button sends."""
         criterion = self._criterion.currentText()
         pair = (
             (self._a.currentText(), self._b.currentText()) if criterion in PAIR_CRITERIA else None
         )
-        return RankingRequest(criterion, self._count.value(), self._gap.value(), pair)
+        return RankingOptions(
+            criterion=criterion,
+            pair=pair,
+            top=self._count.value() or None,
+            gap=self._gap.value(),
+            include_annotated=self._include.isChecked(),
+        )
 
     def _on_criterion_changed(self) -> None:
         criterion = self._criterion.currentText()
@@ -146,6 +157,22 @@ class AnnotateDock(QDockWidget):
         self.run_requested.emit(self.request())
 
     # --- results ------------------------------------------------------------------------
+
+    def show_result(self, result: RankingResult) -> None:
+        """List a ranking and say what it left out."""
+        if result.all_annotated:
+            self._status.setText(
+                f"All {result.considered:,} frames already have ground truth: nothing is left "
+                "to annotate. Tick “Include annotated frames” to rank them anyway."
+            )
+        elif result.annotated and not result.options.include_annotated:
+            self._status.setText(
+                f"{result.annotated:,} of {result.considered:,} frames already have ground "
+                "truth and are left out."
+            )
+        else:
+            self._status.setText(f"{len(result.frames):,} frames ranked by {result.criterion}.")
+        self.show_ranking(result.frames)
 
     def show_ranking(self, frames: Sequence[RankedFrame]) -> None:
         """List the ranked frames, in the order given."""

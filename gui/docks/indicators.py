@@ -1,4 +1,5 @@
-"""The Indicators dock: per-video counts and indicators, and both summaries (SPEC §2).
+"""The Indicators dock: per-video counts and indicators, and both summaries
+(docs/measures.md §2).
 
 One row per (detector, video) with its confusion counts and every indicator
 of the registry, then per detector the blended summary under the chosen
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
@@ -39,15 +39,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.errors import RefereeError
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluate_all
-from referee.core.measures.summarize import WEIGHT_SCHEMES, cdnet_procedure, summarize, video_label
+from referee.core.measures.summarize import MethodResult
+from referee.core.workflow.options import SCHEMES
+from referee.core.workflow.results import PixelResult
 from referee.gui.widgets.palette import OKABE_ITO
 from referee.gui.widgets.tables import UNDEFINED_TEXT
 
 #: Weight schemes offered; ``custom`` needs a table of weights the dock does not hold.
-OFFERED_SCHEMES: tuple[str, ...] = tuple(s for s in WEIGHT_SCHEMES if s != "custom")
+OFFERED_SCHEMES: tuple[str, ...] = SCHEMES
 SCHEME_TIPS: dict[str, str] = {
     "auto": "category weights when videos have categories, else video weights",
     "video": "every video weighs the same (1/|V|)",
@@ -115,10 +116,6 @@ def _value_item(value: IndicatorValue) -> QTableWidgetItem:
     return item
 
 
-def _undefined_values(reason: str) -> dict[str, IndicatorValue]:
-    return {key: IndicatorValue(math.nan, reason) for key in INDICATORS}
-
-
 class IndicatorsDock(QDockWidget):
     """Counts and indicators per (detector, video), with both summaries per detector.
 
@@ -136,7 +133,7 @@ class IndicatorsDock(QDockWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Indicators", parent)
         self.setObjectName("IndicatorsDock")
-        self._evaluations: dict[str, list[VideoEvaluation]] = {}
+        self._pixels: PixelResult | None = None
         self.detector_list = self._make_detector_list()
         self.scheme_combo = self._make_scheme_combo()
         self.copy_button = QPushButton("Copy as CSV")
@@ -165,7 +162,9 @@ class IndicatorsDock(QDockWidget):
         for scheme in OFFERED_SCHEMES:
             combo.addItem(scheme)
             combo.setItemData(combo.count() - 1, SCHEME_TIPS[scheme], Qt.ItemDataRole.ToolTipRole)
-        combo.setToolTip("Weights P(V=v) of the videos in the blended summary (SPEC §2)")
+        combo.setToolTip(
+            "Weights P(V=v) of the videos in the blended summary (docs/measures.md §2)"
+        )
         combo.currentTextChanged.connect(self._on_scheme_changed)
         return combo
 
@@ -232,15 +231,25 @@ class IndicatorsDock(QDockWidget):
 
     # --- public API --------------------------------------------------------------------
 
-    def show_evaluations(self, evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> None:
-        """Show detector name → its per-video evaluations; every detector starts checked."""
-        self._evaluations = {name: list(videos) for name, videos in evaluations.items()}
+    def show_pixels(self, result: PixelResult) -> None:
+        """Show every detector's per-video evaluations and its summaries (computed by the
+        session); detectors shown before stay as they were, new ones start checked."""
+        hidden = {
+            self.detector_list.item(i).text()
+            for i in range(self.detector_list.count())
+            if self.detector_list.item(i).checkState() != Qt.CheckState.Checked
+        }
+        self._pixels = result
+        self.scheme_combo.blockSignals(True)
+        self.scheme_combo.setCurrentText(result.options.weights)
+        self.scheme_combo.blockSignals(False)
         self.detector_list.blockSignals(True)
         self.detector_list.clear()
-        for name in self._evaluations:
+        for name in result.methods:
             item = QListWidgetItem(name)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked)
+            shown = Qt.CheckState.Unchecked if name in hidden else Qt.CheckState.Checked
+            item.setCheckState(shown)
             self.detector_list.addItem(item)
         self.detector_list.blockSignals(False)
         self._fit_detector_list()
@@ -255,7 +264,8 @@ class IndicatorsDock(QDockWidget):
         return self.scheme_combo.currentText()
 
     def set_scheme(self, scheme: str) -> None:
-        """Select a weight scheme (one of :data:`OFFERED_SCHEMES`)."""
+        """Ask for another weight scheme (one of :data:`OFFERED_SCHEMES`): ``scheme_changed``
+        is emitted and the summaries change when the session's new result is shown."""
         self.scheme_combo.setCurrentText(scheme)
 
     def selected_detectors(self) -> list[str]:
@@ -282,11 +292,12 @@ class IndicatorsDock(QDockWidget):
 
     def _rebuild(self) -> None:
         self.table.setRowCount(0)
+        if self._pixels is None:
+            return
         for name in self.selected_detectors():
-            evaluations = self._evaluations[name]
-            for evaluation in evaluations:
+            for evaluation in self._pixels.evaluations.get(name, ()):
                 self._add_video_row(name, evaluation)
-            self._add_summary_rows(name, evaluations)
+            self._add_summary_rows(name, self._pixels.methods[name])
         self.table.resizeColumnsToContents()
 
     def _append_row(self, items: Sequence[QTableWidgetItem]) -> int:
@@ -298,7 +309,7 @@ class IndicatorsDock(QDockWidget):
 
     def _add_video_row(self, detector: str, evaluation: VideoEvaluation) -> None:
         cm = evaluation.total
-        label = video_label(evaluation.confusion)
+        label = evaluation.confusion.label
         values = evaluate_all(cm)
         items = [
             _text_item(detector, detector),
@@ -311,15 +322,9 @@ class IndicatorsDock(QDockWidget):
             item.setData(_VIDEO_KEY_ROLE, evaluation.key)
         self._append_row(items)
 
-    def _add_summary_rows(self, detector: str, evaluations: Sequence[VideoEvaluation]) -> None:
-        confusions = [e.confusion for e in evaluations]
-        try:
-            summary = summarize(confusions, self.scheme())
-            blended, title = summary.values, f"summarized ({summary.scheme})"
-            cdnet = cdnet_procedure(confusions).indicators_overall
-        except RefereeError as error:
-            blended, title = _undefined_values(f"undefined: {error}"), "summarized"
-            cdnet = _undefined_values(f"undefined: {error}")
+    def _add_summary_rows(self, detector: str, method: MethodResult) -> None:
+        blended, title = method.summary.values, f"summarized ({method.summary.scheme})"
+        cdnet = method.cdnet.indicators_overall
         rows = [
             self._summary_row(detector, title, blended),
             self._summary_row(detector, CDNET_ROW, cdnet),
@@ -374,7 +379,6 @@ class IndicatorsDock(QDockWidget):
         self._rebuild()
 
     def _on_scheme_changed(self, scheme: str) -> None:
-        self._rebuild()
         self.scheme_changed.emit(scheme)
 
     def _on_cell_clicked(self, row: int, _column: int) -> None:

@@ -15,14 +15,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from referee.core.errors import RefereeError
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
 from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.measures.curves import ISO_F_LEVELS, iso_f1_curve
 from referee.core.measures.indicators import evaluate_all
-from referee.core.measures.summarize import summarize, video_label
-from referee.core.significance.cases import f1_from_counts
+from referee.core.measures.summarize import Summary
+from referee.core.workflow.results import PixelResult
 from referee.gui.widgets.palette import OKABE_ITO, series_colour
 
 FAINT_RGBA = (*OKABE_ITO["grey"], 120)
@@ -30,12 +29,6 @@ CURRENT_FRAME_RGB = OKABE_ITO["vermillion"]
 LEGEND_BRUSH_RGBA = (255, 255, 255, 210)
 VIDEO_POINT_SIZE = 9
 SUMMARY_POINT_SIZE = 18
-
-
-def per_frame_f(evaluation: VideoEvaluation) -> tuple[np.ndarray, np.ndarray]:
-    """Frame numbers and per-frame F1 of one video (NaN where undefined; SPEC §1, §2)."""
-    rows = evaluation.per_frame
-    return rows[:, 0].copy(), f1_from_counts(rows[:, 1], rows[:, 2], rows[:, 3])
 
 
 def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -86,8 +79,7 @@ class PlotsDock(QDockWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Plots", parent)
         self.setObjectName("PlotsDock")
-        self._evaluations: dict[str, list[VideoEvaluation]] = {}
-        self._scheme = "auto"
+        self._pixels: PixelResult | None = None
         self._frames = np.zeros(0)
         self.roc_plot = _space_plot(
             "false positive rate (FPR)",
@@ -155,14 +147,9 @@ class PlotsDock(QDockWidget):
 
     # --- ROC and PR spaces -------------------------------------------------------------
 
-    def show_evaluations(self, evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> None:
-        """Show detector name → its per-video evaluations in the ROC and PR spaces."""
-        self._evaluations = {name: list(videos) for name, videos in evaluations.items()}
-        self._draw_spaces()
-
-    def set_scheme(self, scheme: str) -> None:
-        """Weight scheme of the summarized points (connect to ``IndicatorsDock.scheme_changed``)."""
-        self._scheme = scheme
+    def show_pixels(self, result: PixelResult) -> None:
+        """Show every detector's videos and its summarized point in the ROC and PR spaces."""
+        self._pixels = result
         self._draw_spaces()
 
     def _draw_spaces(self) -> None:
@@ -170,16 +157,14 @@ class PlotsDock(QDockWidget):
             plot.clear()
         self._draw_chance_line()
         self._draw_iso_f_lines()
-        notes, schemes = [], set()
-        for index, (name, evaluations) in enumerate(self._evaluations.items()):
-            colour = series_colour(index)
-            self._draw_video_points(name, evaluations, colour)
-            try:
-                schemes.add(self._draw_summary_point(name, evaluations, colour))
-            except RefereeError as error:
-                notes.append(f"{name}: no summarized point ({error})")
-        if schemes:
-            self._add_summary_legend(", ".join(sorted(schemes)))
+        notes: list[str] = []
+        result = self._pixels
+        if result is not None:
+            for index, (name, method) in enumerate(result.methods.items()):
+                colour = series_colour(index)
+                self._draw_video_points(name, result.evaluations.get(name, []), colour)
+                self._draw_summary_point(name, method.summary, colour)
+            self._add_summary_legend(result.scheme)
         self._set_note(notes)
 
     def _draw_chance_line(self) -> None:
@@ -206,7 +191,7 @@ class PlotsDock(QDockWidget):
         self, name: str, evaluations: Sequence[VideoEvaluation], colour: tuple[int, int, int]
     ) -> None:
         values = [evaluate_all(e.total, ("fpr", "recall", "precision")) for e in evaluations]
-        labels = [f"{name} — {video_label(e.confusion)}" for e in evaluations]
+        labels = [f"{name} — {e.confusion.label}" for e in evaluations]
         fpr, tpr, ppv = (
             np.array([v[k].value for v in values]) for k in ("fpr", "recall", "precision")
         )
@@ -226,10 +211,9 @@ class PlotsDock(QDockWidget):
             plot.addItem(_named(points, f"video points: {name}"))
 
     def _draw_summary_point(
-        self, name: str, evaluations: Sequence[VideoEvaluation], colour: tuple[int, int, int]
-    ) -> str:
-        """Draw the blended summary's point; return the weight scheme used."""
-        summary = summarize([e.confusion for e in evaluations], self._scheme)
+        self, name: str, summary: Summary, colour: tuple[int, int, int]
+    ) -> None:
+        """Draw the blended summary's point."""
         fpr, tpr, ppv = (summary.values[k].value for k in ("fpr", "recall", "precision"))
         label = f"{name} — summarized ({summary.scheme})"
         for plot, x, y in ((self.roc_plot, fpr, tpr), (self.pr_plot, tpr, ppv)):
@@ -246,7 +230,6 @@ class PlotsDock(QDockWidget):
                 tip=self._point_tip,
             )
             plot.addItem(_named(point, f"summary point: {name}"))
-        return summary.scheme
 
     def _add_summary_legend(self, scheme: str) -> None:
         for plot in (self.roc_plot, self.pr_plot):
@@ -313,7 +296,7 @@ class PlotsDock(QDockWidget):
     # --- LIRIS curves ------------------------------------------------------------------
 
     def show_actions(self, evaluations: Mapping[str, ActionEvaluation]) -> None:
-        """Show F against each quality threshold (SPEC §4), one panel per criterion."""
+        """Show F against each quality threshold (docs/measures.md §4), one panel per criterion."""
         if not self._liris_plots:
             self._liris_plots = [
                 self._make_liris_plot(k, key) for k, key in enumerate(THRESHOLD_KEYS)
@@ -353,4 +336,4 @@ class PlotsDock(QDockWidget):
         self.note_label.setVisible(bool(notes))
 
 
-__all__ = ["PlotsDock", "per_frame_f"]
+__all__ = ["PlotsDock"]

@@ -1,4 +1,4 @@
-"""The Significance dock: do the methods really differ? (SPEC §9)
+"""The Significance dock: do the methods really differ? (docs/measures.md §9)
 
 The dock asks for a discriminative evaluation (:class:`SignificanceRequest`
 through ``run_requested``) and draws the
@@ -31,13 +31,13 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.significance.hypothesis_tests import PAIR_TESTS, SEVERAL_TESTS, TEST_NAMES
-from referee.core.significance.sweep import DEFAULT_ALPHA, DiscriminativeResult
+from referee.core.significance.sweep import AUTO_TEST, DiscriminativeResult
+from referee.core.significance.wording import direction_text, sentence, verdict_text
+from referee.core.workflow.options import SignificanceOptions
 from referee.gui.widgets.check_list import CheckList
 from referee.gui.widgets.palette import OKABE_ITO, series_colour
 from referee.gui.widgets.tables import number_item, read_only_table, text_item
 
-#: Let core choose the test: paired t-test for two methods, ANOVA for more.
-AUTO_TEST = "auto"
 #: Case kinds the window can build, with what a case's score is (core's builders).
 CASE_KIND_MEASURES: dict[str, str] = {
     "frames": "per-frame F1",
@@ -60,6 +60,12 @@ class SignificanceRequest:
     test: str
     alpha: float
 
+    def options(self) -> SignificanceOptions:
+        """The request as the workflow's options."""
+        return SignificanceOptions(
+            cases=self.kind, methods=self.methods, test=self.test, alpha=self.alpha
+        )
+
 
 def kind_label(kind: str) -> str:
     """``frames (per-frame F1)`` for a known kind, else the kind itself."""
@@ -68,7 +74,7 @@ def kind_label(kind: str) -> str:
 
 
 class SignificanceDock(QDockWidget):
-    """Threshold sweep and verdict of the discriminative evaluation (SPEC §9)."""
+    """Threshold sweep and verdict of the discriminative evaluation (docs/measures.md §9)."""
 
     run_requested = Signal(object)
 
@@ -77,7 +83,7 @@ class SignificanceDock(QDockWidget):
         self.setObjectName("SignificanceDock")
         self.setToolTip(
             "Is one method really better? Cases where the methods score alike are "
-            "removed step by step and the rest is tested (SPEC §9)"
+            "removed step by step and the rest is tested (docs/measures.md §9)"
         )
         self._methods = CheckList(
             "Check two methods (A and B) for a pairwise test, or more for ANOVA / Friedman"
@@ -93,7 +99,7 @@ class SignificanceDock(QDockWidget):
         self._alpha.setDecimals(3)
         self._alpha.setRange(0.001, 0.5)
         self._alpha.setSingleStep(0.01)
-        self._alpha.setValue(DEFAULT_ALPHA)
+        self._alpha.setValue(SignificanceOptions.alpha)
         self._alpha.setToolTip("Significance level α")
         self._run = QPushButton("Run")
         self._run.setToolTip("Compare the checked methods")
@@ -119,13 +125,13 @@ class SignificanceDock(QDockWidget):
             name="p-value",
         )
         self._alpha_line = pg.InfiniteLine(
-            pos=math.log10(DEFAULT_ALPHA),
+            pos=math.log10(SignificanceOptions.alpha),
             angle=0,
             pen=pg.mkPen(_ALPHA_RGB, width=1.5, style=Qt.PenStyle.DashLine),
         )
         self._plot.addItem(self._alpha_line)
         self._plot.getPlotItem().legend.addItem(
-            pg.PlotDataItem(pen=self._alpha_line.pen), f"α = {DEFAULT_ALPHA:g}"
+            pg.PlotDataItem(pen=self._alpha_line.pen), f"α = {SignificanceOptions.alpha:g}"
         )
         self._verdict = QLabel("No result yet.")
         self._verdict.setWordWrap(True)
@@ -194,9 +200,8 @@ class SignificanceDock(QDockWidget):
         self._plot.setTitle(
             f"{TEST_NAMES[result.test]} on {result.cases.measure}, {' vs '.join(result.methods)}"
         )
-        direction = result.direction
         self._verdict.setText(
-            f"{result.verdict}.\n{direction[:1].upper()}{direction[1:]}."
+            f"{verdict_text(result)}.\n{sentence(direction_text(result))}"
             + (
                 f" {result.cases.dropped} case(s) left out: {result.cases.dropped_reason}."
                 if result.cases.dropped

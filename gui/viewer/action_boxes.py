@@ -121,8 +121,12 @@ def _drawing(
         f"class {action.action_class} {code} ({name})\n{pair_tooltip(row)}"
     )
     marker = row.outcome if row.outcome in (MISS, FALSE_ALARM) else None
+    x, y, width, height = box
     return BoxDrawing(
-        *(float(v) for v in box),
+        float(x),
+        float(y),
+        float(width),
+        float(height),
         label=f"{side} {class_name(action.action_class)}",
         colour=colour,
         dashed=row.outcome == VETOED,

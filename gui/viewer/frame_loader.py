@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QObject, Signal
 
-from referee.core.frames.sources import FrameSource
+from referee.core.frames.sources import FrameReader
 from referee.core.frames.video_files import FrameCache, FramePrefetcher
+from referee.core.workflow.frame_layers import FrameLayers
 
 #: Memory kept for decoded frames and their layers.
 CACHE_BYTES = 512 * 1024 * 1024
@@ -16,10 +15,10 @@ CACHE_BYTES = 512 * 1024 * 1024
 class FrameLoader(QObject):
     """Asks a core prefetcher for frames; ``frame_ready`` arrives on the GUI thread.
 
-    ``frame_ready(i, layers)`` carries whatever the source's ``read(i)``
-    returns (here :class:`~referee.core.frame_layers.FrameLayers`);
-    ``frame_failed(i, message)`` a read error. Results of requests that were
-    superseded before they were read never arrive.
+    ``frame_ready(i, layers)`` carries what the source's ``read(i)`` returns, a
+    :class:`~referee.core.workflow.frame_layers.FrameLayers`; ``frame_failed(i, message)``
+    a read error. Results of requests that were superseded before they were read
+    never arrive.
     """
 
     frame_ready = Signal(int, object)
@@ -29,12 +28,14 @@ class FrameLoader(QObject):
         self, parent: QObject | None = None, cache_bytes: int = CACHE_BYTES, ahead: int = 12
     ) -> None:
         super().__init__(parent)
-        self.cache = FrameCache(cache_bytes)
+        self.cache: FrameCache[FrameLayers] = FrameCache(cache_bytes)
         self._ahead = ahead
-        self._prefetcher: FramePrefetcher | None = None
+        self._prefetcher: FramePrefetcher[FrameLayers] | None = None
         self._wanted: int | None = None
 
-    def set_source(self, source: FrameSource | None, last_frame: int | None = None) -> None:
+    def set_source(
+        self, source: FrameReader[FrameLayers] | None, last_frame: int | None = None
+    ) -> None:
         """Read from ``source`` from now on (``None``: nothing to show)."""
         self.close()
         self.cache.clear()
@@ -59,7 +60,7 @@ class FrameLoader(QObject):
             self._prefetcher = None
 
     # Both run on the prefetch thread; emitting queues the call to the GUI thread.
-    def _on_ready(self, i: int, layers: Any) -> None:
+    def _on_ready(self, i: int, layers: FrameLayers) -> None:
         if i == self._wanted:
             self.frame_ready.emit(i, layers)
 

@@ -94,7 +94,7 @@ def mask_rgba(mask: np.ndarray, rgb: tuple[int, int, int]) -> np.ndarray:
     """RGBA image of a boolean or 0..255 mask: ``rgb`` with alpha ``MASK_ALPHA × value / 255``."""
     mask = np.asarray(mask)
     strength = mask.astype(np.uint16) * 255 if mask.dtype == bool else mask.astype(np.uint16)
-    rgba = np.empty(mask.shape + (4,), dtype=np.uint8)
+    rgba = np.empty((*mask.shape, 4), dtype=np.uint8)
     rgba[..., :3] = rgb
     rgba[..., 3] = strength * MASK_ALPHA // 255
     return rgba

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -10,9 +12,7 @@ from referee.core.frames.sources import CdnetResultSource
 from referee.core.frames.video_files import VideoFileSource
 from referee.core.measures.action_scores import PairRow
 from referee.core.measures.pixel import COMPARISON_LABELS, GT_LEVEL_NAMES
-from referee.core.ranking.scores import video_label
 from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayerReader, FrameLayers
-from referee.gui.docks.plots import per_frame_f
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.action_boxes import boxes_for_frame
 from referee.gui.viewer.frame_loader import FrameLoader
@@ -31,11 +31,6 @@ from referee.gui.viewer.timeline import TimelineWidget
 VIEW_COUNTS = (1, 2, 4)
 #: Layers shown when the application starts: the comparison alone reads best.
 DEFAULT_VISIBLE = (COMPARISON,)
-
-
-def liris_name(label: str) -> str:
-    """LIRIS ``videoName`` of a video labelled ``category/video`` (``category_video``)."""
-    return label.replace("/", "_")
 
 
 class ViewerPanel(QWidget):
@@ -141,9 +136,9 @@ class ViewerPanel(QWidget):
             view.set_layer_opacity(name, opacity)
 
     def go_to(self, label: str, frame: int) -> None:
-        """Show frame ``frame`` of the video labelled ``label`` (``category/video`` or LIRIS name)."""
+        """Show frame ``frame`` of the video labelled ``label`` (its label or its LIRIS name)."""
         labels = self.video_labels
-        names = [liris_name(x) for x in labels]
+        names = [v.file_stem for v in self.session.videos]
         if label in labels:
             index = labels.index(label)
         elif label in names:
@@ -167,14 +162,19 @@ class ViewerPanel(QWidget):
     def current_video_label(self) -> str | None:
         return self.video_box.currentText() or None
 
+    def _video_files(self) -> tuple[Path, ...]:
+        """The project's plain video files (listed after its CDnet videos)."""
+        project = self.session.project
+        return () if project is None else project.video_files
+
     # --- session events ---------------------------------------------------------------------
 
     def _on_project_changed(self) -> None:
         session = self.session
         self.video_box.blockSignals(True)
         self.video_box.clear()
-        self.video_box.addItems([video_label(v) for v in session.videos])
-        self.video_box.addItems([path.name for path in session.project.video_files])
+        self.video_box.addItems([v.label for v in session.videos])
+        self.video_box.addItems([path.name for path in self._video_files()])
         self.video_box.blockSignals(False)
         self.detector_box.blockSignals(True)
         self.detector_box.clear()
@@ -199,7 +199,7 @@ class ViewerPanel(QWidget):
                 first, last, fps = 1, inputs.frame_count, 25.0
                 start = video.first
             else:
-                source = VideoFileSource(session.project.video_files[index - len(session.videos)])
+                source = VideoFileSource(self._video_files()[index - len(session.videos)])
                 reader = FrameLayerReader(source, source.frame_count)
                 first, last, fps, start = 1, source.frame_count, source.fps, 1
         except RefereeError as error:
@@ -228,7 +228,7 @@ class ViewerPanel(QWidget):
             self.timeline.set_strip([], [], "")
             self.timeline.set_marks([])
         else:
-            frames, f = per_frame_f(evaluation)
+            frames, f = evaluation.frame_f1()
             self.timeline.set_strip(frames, f, f"F1 of {shown[0]}")
             self.timeline.set_marks(evaluation.heavy_frames("fp"))
         self._redraw()
@@ -249,21 +249,22 @@ class ViewerPanel(QWidget):
             return
         gt_motion = None if layers.groundtruth is None else layers.groundtruth == 255
         label = self.current_video_label() or ""
-        for view, name in zip(self.grid.views, self.detectors_shown() or [None]):
+        index = self.video_box.currentIndex()
+        stem = self.session.videos[index].file_stem if index < len(self.session.videos) else label
+        names: list[str | None] = [*self.detectors_shown()] or [None]
+        for view, name in zip(self.grid.views, names):
             view.show_frame(layers.image)
             view.set_title(name or label)
-            view.set_layer(COMPARISON, layers.comparisons.get(name))
+            view.set_layer(COMPARISON, None if name is None else layers.comparisons.get(name))
             view.set_layer(GROUND_TRUTH, gt_motion)
-            view.set_layer(DETECTOR, layers.masks.get(name))
+            view.set_layer(DETECTOR, None if name is None else layers.masks.get(name))
             view.set_layer(CONSENSUS, layers.consensus)
             view.set_layer(DISAGREEMENT, layers.disagreement)
             evaluation = self.session.actions.get(name) if name else None
             boxes = []
             if evaluation is not None:
                 try:
-                    boxes = boxes_for_frame(
-                        evaluation, liris_name(label), layers.frame, self.selected_pair
-                    )
+                    boxes = boxes_for_frame(evaluation, stem, layers.frame, self.selected_pair)
                 except RefereeError:  # a video the actions file does not cover
                     boxes = []
             view.set_boxes(boxes)
@@ -299,5 +300,6 @@ def describe_pixel(layers: FrameLayers | None, x: int, y: int) -> str:
         lines.append(f"{name}: {int(mask[y, x])}{meaning}")
     if layers.consensus is not None:
         lines.append(f"consensus P: {float(layers.consensus[y, x]):.3f}")
+    if layers.disagreement is not None:
         lines.append(f"disagreement H(P): {float(layers.disagreement[y, x]):.3f} bit")
     return "\n".join(lines)

@@ -251,7 +251,7 @@ class TimelineWidget(QWidget):
 
     def set_marks(self, frames: Sequence[int]) -> None:
         """Frames worth a look (e.g. many false positives), reached with the mark buttons."""
-        self._marks = sorted(set(int(frame) for frame in frames))
+        self._marks = sorted({int(frame) for frame in frames})
         self._mark_points.setData(x=self._marks, y=[0.5] * len(self._marks))
         self._update_marks_enabled()
 
@@ -309,12 +309,17 @@ class TimelineWidget(QWidget):
 
     # -- strip ---------------------------------------------------------------------------------
 
-    def set_strip(self, frames: Sequence[int], values: Sequence[float], label: str) -> None:
+    def set_strip(
+        self,
+        frames: Sequence[int] | np.ndarray,
+        values: Sequence[float] | np.ndarray,
+        label: str,
+    ) -> None:
         """Plot one value per frame under the controls (e.g. F-measure); ``label`` names it."""
-        values = np.asarray(values, dtype=float)
-        self._curve.setData(np.asarray(frames, dtype=float), values)
+        points = np.asarray(values, dtype=float)
+        self._curve.setData(np.asarray(frames, dtype=float), points)
         self._strip_label.setText(label)
-        finite = values[np.isfinite(values)]
+        finite = points[np.isfinite(points)]
         low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         self._value_axis.setTicks([[(value, f"{value:.3g}") for value in {low, high}]])
         self._strip_view.setYRange(low, high, padding=0.25)

@@ -25,6 +25,8 @@ _DARK = {
 def apply_theme(window: QWidget, dark: bool) -> None:
     """Switch the application palette and every plot background under ``window``."""
     app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        raise RuntimeError("the theme applies to widgets: create the QApplication first")
     app.setStyle("Fusion")
     palette = app.style().standardPalette()
     if dark:

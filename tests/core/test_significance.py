@@ -28,6 +28,7 @@ from referee.core.significance.sweep import (
     normalized_thresholds,
     threshold_grid,
 )
+from referee.core.significance.wording import direction_text, verdict_text
 
 # Hand example: 6 cases where A is clearly better (d 0.20–0.30), 6 cases of mixed sign
 # with d 0.08–0.10 that drown the signal, 6 near-ties (d <= 0.02).
@@ -120,13 +121,13 @@ def test_hand_example_differs_once_the_mixed_cases_are_removed() -> None:
     assert result.rows[0].p.value > 0.05
     assert result.differ
     assert result.t0_index == 7 and result.t0 == pytest.approx(0.105)
-    assert result.verdict.startswith("A and B differ: p < α = 0.05 from t = 0.105 on")
-    assert "normalized threshold 0.0368 ≤ τ = 0.1" in result.verdict
+    assert verdict_text(result).startswith("A and B differ: p < α = 0.05 from t = 0.105 on")
+    assert "normalized threshold 0.0368 ≤ τ = 0.1" in verdict_text(result)
     assert result.removed == tuple(range(6, 18))
     assert result.remaining == tuple(range(6))
     assert result.means == pytest.approx((4.33 / 6, 2.85 / 6))
     assert result.better == "A"
-    assert "A is better (higher is better)" in result.direction
+    assert "A is better (higher is better)" in direction_text(result)
 
 
 def test_p_values_equal_scipy_on_the_reduced_sets() -> None:
@@ -167,7 +168,7 @@ def test_normalized_threshold_above_tau_means_no_difference() -> None:
     assert [r.normalized for r in result.rows] == pytest.approx([0, 0.1, 0.2, 0.3, 0.4])
     assert not result.differ
     assert result.t0_index == 2
-    assert result.verdict == (
+    assert verdict_text(result) == (
         "no significant difference: p < α = 0.05 from t = 0.12 on, but "
         "its normalized threshold 0.2 > τ = 0.1 (67% of the cases "
         "removed)"
@@ -185,7 +186,7 @@ def test_p_never_below_alpha() -> None:
     b = np.full(len(diff), 0.5)
     result = compare_pair(b + diff, b)
     assert not result.differ and result.t0_index is None
-    assert result.verdict.startswith(
+    assert verdict_text(result).startswith(
         "no significant difference: p never below α = 0.05 (smallest p = 0.6794 at t = 0)"
     )
     assert result.removed == () and result.means == pytest.approx((np.mean(b + diff), 0.5))
@@ -198,7 +199,7 @@ def test_p_rising_above_alpha_again() -> None:
     ps = [r.p for r in result.rows]
     assert ps[0].value < 0.05 <= ps[1].value and not ps[2].defined
     assert not result.differ
-    assert result.verdict.startswith(
+    assert verdict_text(result).startswith(
         "no significant difference: p < α = 0.05 first at t = 0 but rises above α again at t = 0.05"
     )
 
@@ -208,7 +209,7 @@ def test_fewer_than_three_cases_is_undefined() -> None:
     assert all(not r.p.defined for r in result.rows)
     assert result.rows[0].p.reason == "undefined: fewer than 3 cases remain (2)"
     assert not result.differ
-    assert "p is undefined at every threshold" in result.verdict
+    assert "p is undefined at every threshold" in verdict_text(result)
     full = compare_pair(A, B)
     assert [r.p.defined for r in full.rows] == [r.cases_left >= 3 for r in full.rows]
 
@@ -282,7 +283,7 @@ def test_several_methods_sweep_on_the_spread() -> None:
             assert row.p.value == pytest.approx(repeated_measures_anova(TABLE[keep]).p.value)
     assert result.rows[0].p.value == pytest.approx(stats.f.sf(24.0, 2, 6))
     assert result.differ and result.better == "z"
-    assert result.verdict.startswith("the methods differ")
+    assert verdict_text(result).startswith("the methods differ")
 
 
 def test_friedman_equals_scipy_on_the_reduced_sets() -> None:

@@ -10,7 +10,8 @@ from referee.core.formats.cdnet import discover_videos
 from referee.core.frames.results import result_sources
 from referee.core.ranking.order import DEFAULT_GAP, rank_frames
 from referee.core.ranking.scores import mask_scores
-from referee.gui.docks.annotate import AnnotateDock, RankingRequest
+from referee.core.workflow.options import RankingOptions
+from referee.gui.docks.annotate import AnnotateDock
 
 METHODS = ("mog2", "knn", "cnt")
 
@@ -77,11 +78,11 @@ def test_annotated_frames_are_marked(dock, ranking) -> None:
 
 
 def test_update_sends_the_request(qtbot, dock) -> None:
-    assert dock.request() == RankingRequest("vote-entropy", 20, 10, None)
+    assert dock.request() == RankingOptions("vote-entropy")
     criterion = dock.findChildren(QComboBox)[0]
     criterion.setCurrentText("pairwise-dice")
     assert criterion.toolTip().startswith("1 − Dice")
     update = next(b for b in dock.findChildren(QPushButton) if b.text() == "Update")
     with qtbot.waitSignal(dock.run_requested) as signal:
         qtbot.mouseClick(update, Qt.MouseButton.LeftButton)
-    assert signal.args == [RankingRequest("pairwise-dice", 20, 10, ("mog2", "knn"))]
+    assert signal.args == [RankingOptions("pairwise-dice", ("mog2", "knn"))]

@@ -12,6 +12,8 @@ from PySide6.QtGui import QGuiApplication
 
 from referee.core.evaluation.masks import VideoEvaluation, evaluate_method
 from referee.core.formats.cdnet import discover_videos
+from referee.core.workflow.options import PixelOptions
+from referee.core.workflow.pixels import summarize_evaluations
 from referee.gui.docks.indicators import IndicatorsDock
 
 DETECTORS = ("mog2", "knn", "cnt")
@@ -29,7 +31,13 @@ def dock(qtbot, evaluations) -> IndicatorsDock:
     widget = IndicatorsDock()
     qtbot.addWidget(widget)
     widget.resize(700, 450)
-    widget.show_evaluations(evaluations)
+    # The session summarizes again when the scheme changes; here the test does it.
+    widget.scheme_changed.connect(
+        lambda scheme: widget.show_pixels(
+            summarize_evaluations(evaluations, PixelOptions(weights=scheme))
+        )
+    )
+    widget.show_pixels(summarize_evaluations(evaluations))
     return widget
 
 
@@ -142,7 +150,7 @@ def test_undefined_value_shows_a_dash_with_the_reason(qtbot):
     no_positive = VideoEvaluation.from_per_frame("", "empty", np.array([[1, 0, 5, 0, 95, 0]]))
     dock = IndicatorsDock()
     qtbot.addWidget(dock)
-    dock.show_evaluations({"m": [no_positive]})
+    dock.show_pixels(summarize_evaluations({"m": [no_positive]}))
     row = row_of(dock, "m", "empty")
     item = dock.table.item(row, column(dock, "TPR"))
     assert item.text() == "—"

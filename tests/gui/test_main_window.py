@@ -8,6 +8,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from referee.core.demo.project import demo_project
+from referee.core.workflow.options import RankingOptions
 from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
 from referee.gui.viewer.frame_view import COMPARISON, LAYERS
@@ -118,6 +119,8 @@ def test_layout_is_restored(qtbot, window) -> None:
 
 
 def test_enter_on_the_ranking_jumps_to_that_frame(qtbot, window) -> None:
+    # Every demo frame has ground truth, so the default ranking is empty: include them.
+    window.session.run_ranking(RankingOptions(include_annotated=True))
     qtbot.waitUntil(lambda: bool(window.session.ranking), timeout=60000)
     ranked = window.session.ranking[-1]
     table = window.annotate_dock.table

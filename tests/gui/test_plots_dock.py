@@ -14,7 +14,9 @@ from referee.core.formats.cdnet import discover_videos
 from referee.core.formats.liris_xml import read_liris
 from referee.core.measures.action_scores import ActionEvaluation, evaluate_actions, operating_point
 from referee.core.measures.curves import ISO_F_LEVELS
-from referee.gui.docks.plots import PlotsDock, per_frame_f
+from referee.core.workflow.options import PixelOptions
+from referee.core.workflow.pixels import summarize_evaluations
+from referee.gui.docks.plots import PlotsDock
 
 DETECTORS = ("mog2", "knn", "cnt")
 
@@ -36,7 +38,7 @@ def dock(qtbot, evaluations) -> PlotsDock:
     widget = PlotsDock()
     qtbot.addWidget(widget)
     widget.resize(700, 450)
-    widget.show_evaluations(evaluations)
+    widget.show_pixels(summarize_evaluations(evaluations))
     return widget
 
 
@@ -68,7 +70,7 @@ def test_roc_space_holds_one_point_per_detector_and_video(dock, evaluations):
 
 
 def test_summary_point_is_the_blend_of_the_scheme(dock, evaluations):
-    dock.set_scheme("video")
+    dock.show_pixels(summarize_evaluations(evaluations, PixelOptions(weights="video")))
     counts = np.array(
         [[e.total.tp, e.total.fp, e.total.fn, e.total.tn] for e in evaluations["knn"]], dtype=float
     )
@@ -94,7 +96,7 @@ def test_undefined_points_are_left_out(qtbot):
     some = VideoEvaluation.from_per_frame("", "some", np.array([[1, 3, 1, 1, 95, 0]]))
     dock = PlotsDock()
     qtbot.addWidget(dock)
-    dock.show_evaluations({"m": [no_positive, some]})
+    dock.show_pixels(summarize_evaluations({"m": [no_positive, some]}))
     assert scatter_points(named(dock.roc_plot, "video points: ")) == {(round(1 / 96, 12), 0.75)}
     assert scatter_points(named(dock.pr_plot, "video points: ")) == {(0.75, 0.75)}
 
@@ -105,7 +107,7 @@ def test_per_frame_f_and_its_curve(dock, evaluations):
     tp, fp, fn = (rows[:, k].astype(float) for k in (1, 2, 3))
     with np.errstate(invalid="ignore", divide="ignore"):
         expected = np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), math.nan)
-    frames, f = per_frame_f(street)
+    frames, f = street.frame_f1()
     np.testing.assert_array_equal(frames, rows[:, 0])
     np.testing.assert_allclose(f, expected, atol=1e-12)
 
@@ -119,12 +121,12 @@ def test_per_frame_f_and_its_curve(dock, evaluations):
 
 def test_per_frame_gap_is_nan_not_zero(qtbot):
     rows = np.array([[1, 4, 0, 0, 96, 0], [2, 0, 0, 0, 100, 0], [3, 2, 2, 0, 96, 0]])
-    frames, f = per_frame_f(VideoEvaluation.from_per_frame("", "v", rows))
+    frames, f = VideoEvaluation.from_per_frame("", "v", rows).frame_f1()
     assert f[0] == 1.0 and math.isnan(f[1]) and f[2] == pytest.approx(4 / 6)
 
 
 def test_clicking_a_point_requests_its_frame(dock, evaluations, qtbot):
-    frames, f = per_frame_f(evaluations["mog2"][0])
+    frames, f = evaluations["mog2"][0].frame_f1()
     dock.show_frame_f("baseline/plaza", {"mog2": (frames, f)})
     dock.tabs.setCurrentWidget(dock.frame_plot)
     dock.show()

@@ -20,6 +20,12 @@ from referee.core.model.project import Project
 from referee.core.pseudo.committee import CommitteeOptions
 from referee.core.report.document import Figure, Paragraph, Report, Section, Table
 from referee.core.report.options import ReportOptions
+from referee.core.workflow.options import (
+    AnalysisOptions,
+    PixelOptions,
+    PseudoOptions,
+    RankingOptions,
+)
 from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
 from referee.gui.report_dialog import (
@@ -131,18 +137,21 @@ def test_default_paths_sit_next_to_the_project_file(tmp_path) -> None:
 def test_options_follow_the_session_last_requests() -> None:
     committee = CommitteeOptions(include_trivial=False, leave_one_out=True)
     session = SimpleNamespace(
-        _ranking_request=("pairwise-dice", 7, 3, ("a", "b")),
-        _pseudo_request=(("a", "b"), committee),
+        options=AnalysisOptions(
+            pixels=PixelOptions(weights="video"),
+            pseudo=PseudoOptions(committee=committee, methods=("a", "b")),
+            ranking=RankingOptions("pairwise-dice", ("a", "b"), 7, 3),
+        )
     )
-    options = session_report_options(session, "video")
-    assert (options.ranking_criterion, options.ranking_top, options.ranking_gap) == (
+    options = session_report_options(session).analysis
+    assert (options.ranking.criterion, options.ranking.top, options.ranking.gap) == (
         "pairwise-dice",
         7,
         3,
     )
-    assert options.committee == committee and options.weights == "video"
-    session = SimpleNamespace(_ranking_request=("classes", 20, 10, None), _pseudo_request=None)
-    assert session_report_options(session, "auto") == ReportOptions()
+    assert options.pseudo.committee == committee and options.pixels.weights == "video"
+    session = SimpleNamespace(options=AnalysisOptions())
+    assert session_report_options(session) == ReportOptions()
 
 
 def test_the_built_report_is_previewed_with_its_figure(qtbot, dialog) -> None:

@@ -12,6 +12,7 @@ from referee.core.evaluation.masks import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.significance.cases import frame_f1_cases
 from referee.core.significance.sweep import DEFAULT_ALPHA, compare_cases
+from referee.core.significance.wording import verdict_text
 from referee.gui.docks.significance import SignificanceDock, SignificanceRequest
 
 
@@ -54,7 +55,7 @@ def test_p_curve_alpha_line_and_table(dock, cases) -> None:
 def test_verdict_is_shown_in_words(dock, cases) -> None:
     result = compare_cases(cases)
     dock.show_result(result)
-    assert result.verdict in dock.verdict_text
+    assert verdict_text(result) in dock.verdict_text
     assert dock.verdict_text.startswith(("mog2 and knn differ", "no significant difference"))
 
 

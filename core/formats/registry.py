@@ -1,0 +1,237 @@
+"""Which format a file is in, and its reader: one registry for every command.
+
+A command asks for what it needs — annotated actions, per-frame boxes,
+per-video confusion matrices, counts — and :func:`read` finds the registered
+format of that kind that claims the path (by its name or content) and reads
+it. A path no format claims gets one error naming the file and the formats
+accepted for that kind.
+
+Formats are registered with :func:`register_reader`; a new format is one
+module with a reader and one registration::
+
+    from referee.core.formats.registry import BOXES, register_reader
+
+    def read_my_boxes(path):                     # -> list[VideoBoxes]
+        ...
+
+    register_reader(
+        name="my-boxes", kind=BOXES, description="my tracker's .boxes files",
+        claims=lambda path: path.suffix == ".boxes", read=read_my_boxes,
+    )
+
+Readers take the path and the keyword options of their kind (``min_conf`` for
+boxes) and raise :class:`~referee.core.errors.InputFileError` on bad content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.core.errors import InputFileError, InvalidOptionError
+
+#: Kinds of content a reader returns.
+ACTIONS = "actions"  # AnnotationSet: LIRIS actions with their boxes
+BOXES = "boxes"  # list[VideoBoxes]: per-frame boxes
+CONFUSIONS = "confusions"  # list[VideoConfusion]: per-video confusion matrices
+COUNTS = "counts"  # CountSeries: a count per frame
+SCORES = "scores"  # CaseScores: per-case scores of several methods
+
+#: What the name of a video file may end with (lower case).
+VIDEO_EXTENSIONS: tuple[str, ...] = (".mp4", ".avi", ".mkv", ".mov", ".webm")
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One registered format: what it holds, which paths it claims, how to read them."""
+
+    name: str
+    kind: str
+    description: str
+    claims: Callable[[Path], bool]
+    read: Callable[..., Any]
+
+
+_READERS: list[Reader] = []
+
+
+def register_reader(
+    *,
+    name: str,
+    kind: str,
+    description: str,
+    claims: Callable[[Path], bool],
+    read: Callable[..., Any],
+    first: bool = False,
+) -> Reader:
+    """Register a format's reader; formats are tried in registration order.
+
+    Parameters
+    ----------
+    name
+        The format's short name (``"liris-xml"``), shown in messages and outputs.
+    kind
+        What ``read`` returns: :data:`ACTIONS`, :data:`BOXES`, :data:`CONFUSIONS`,
+        :data:`COUNTS`, :data:`SCORES`, or a kind of your own.
+    description
+        What a user should give, for error messages ("a LIRIS XML file or folder").
+    claims
+        Whether a path is in this format, from its name or a cheap look at it.
+    read
+        ``read(path, **options) -> content``.
+    first
+        Try this format before those already registered.
+
+    Raises
+    ------
+    InvalidOptionError
+        If a reader of that name and kind is already registered.
+    """
+    if any(r.name == name and r.kind == kind for r in _READERS):
+        raise InvalidOptionError(f"a {kind} reader named {name!r} is already registered")
+    reader = Reader(name, kind, description, claims, read)
+    if first:
+        _READERS.insert(0, reader)
+    else:
+        _READERS.append(reader)
+    return reader
+
+
+def readers(kind: str) -> tuple[Reader, ...]:
+    """The readers of ``kind``, in the order they are tried."""
+    return tuple(r for r in _READERS if r.kind == kind)
+
+
+def detect(path: str | Path, kind: str) -> Reader:
+    """The reader of ``kind`` that claims ``path``.
+
+    Raises
+    ------
+    InputFileError
+        If the path does not exist or no reader of that kind claims it; the
+        message lists what is accepted.
+    """
+    target = Path(path)
+    candidates = readers(kind)
+    accepted = "; ".join(r.description for r in candidates) or f"no format reads {kind}"
+    if not target.exists():
+        raise InputFileError(target, f"no such file or folder; give {accepted}")
+    for reader in candidates:
+        if reader.claims(target):
+            return reader
+    raise InputFileError(target, f"cannot tell the format from its name; give {accepted}")
+
+
+def read(path: str | Path, kind: str, **options: Any) -> tuple[Any, str]:
+    """The content of ``path`` as ``kind``, and the name of the format it was read as.
+
+    Raises
+    ------
+    InputFileError
+        See :func:`detect`, and whatever the format's reader raises on bad content.
+    """
+    reader = detect(path, kind)
+    return reader.read(Path(path), **options), reader.name
+
+
+def claims_any(path: str | Path, kind: str) -> bool:
+    """Whether some reader of ``kind`` claims ``path`` (which must exist)."""
+    target = Path(path)
+    return target.exists() and any(r.claims(target) for r in readers(kind))
+
+
+def is_video_file(path: str | Path) -> bool:
+    """Whether ``path`` names a video file (:data:`VIDEO_EXTENSIONS`)."""
+    return Path(path).suffix.lower() in VIDEO_EXTENSIONS
+
+
+def is_project_file(path: str | Path) -> bool:
+    """Whether ``path`` names a Referee project file (``*.json``)."""
+    return Path(path).suffix.lower() == ".json"
+
+
+# --- the built-in formats ----------------------------------------------------------------------
+
+
+def _liris_claims(path: Path) -> bool:
+    if path.is_dir():
+        return any(p.is_file() and p.suffix.lower() == ".xml" for p in path.iterdir())
+    return path.suffix.lower() == ".xml"
+
+
+def _suffix(*suffixes: str) -> Callable[[Path], bool]:
+    return lambda path: path.is_file() and path.suffix.lower() in suffixes
+
+
+def _is_stats_txt(path: Path) -> bool:
+    return path.is_file() and (path.name.lower() == "stats.txt" or path.suffix.lower() == ".txt")
+
+
+def _read_actions(path: Path) -> Any:
+    from referee.core.formats.liris_xml import read_liris
+
+    return read_liris(path)
+
+
+def _read_liris_boxes(path: Path, min_conf: float | None = None) -> Any:
+    from referee.core.formats.liris_xml import read_liris
+    from referee.core.measures.boxes import boxes_from_annotations
+
+    return boxes_from_annotations(read_liris(path))
+
+
+def _read_mot_boxes(path: Path, min_conf: float | None = None) -> Any:
+    from referee.core.formats.mot_csv import read_mot_boxes
+
+    return [read_mot_boxes(path, min_conf)]
+
+
+def _read_stats_txt(path: Path) -> Any:
+    from referee.core.formats.stats_txt import read_stats_txt
+
+    return read_stats_txt(path)
+
+
+def _read_cm_csv(path: Path) -> Any:
+    from referee.core.formats.cm_csv import read_cm_csv
+
+    return read_cm_csv(path)
+
+
+def _read_counts_csv(path: Path) -> Any:
+    from referee.core.formats.counts_csv import read_counts_csv
+
+    return read_counts_csv(path)
+
+
+def _read_scores_csv(path: Path, measure: str | None = None) -> Any:
+    from referee.core.formats.scores_csv import read_scores_csv
+
+    return read_scores_csv(path, measure)
+
+
+_LIRIS = "a LIRIS XML file (.xml) or a folder of them"
+for _name, _kind, _description, _claims, _read in (
+    ("liris-xml", ACTIONS, _LIRIS, _liris_claims, _read_actions),
+    ("liris-xml", BOXES, _LIRIS, _liris_claims, _read_liris_boxes),
+    (
+        "mot-csv",
+        BOXES,
+        "a MOTChallenge CSV 'frame,id,x,y,w,h,conf,…' (.csv or .txt)",
+        _suffix(".csv", ".txt"),
+        _read_mot_boxes,
+    ),
+    ("stats-txt", CONFUSIONS, "a CDnet stats.txt (.txt)", _is_stats_txt, _read_stats_txt),
+    (
+        "cm-csv",
+        CONFUSIONS,
+        "a CSV 'category,video,TP,FP,FN,TN[,SE]' (.csv)",
+        _suffix(".csv"),
+        _read_cm_csv,
+    ),
+    ("counts-csv", COUNTS, "a CSV 'frame,count' (.csv)", _suffix(".csv"), _read_counts_csv),
+    ("scores-csv", SCORES, "a CSV 'case,A,B[,C…]' (.csv)", _suffix(".csv"), _read_scores_csv),
+):
+    register_reader(name=_name, kind=_kind, description=_description, claims=_claims, read=_read)

@@ -1,0 +1,167 @@
+"""Actions, per-frame boxes and counts against their ground truth (docs/measures.md §4–§6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.core.errors import UnavailableError
+from referee.core.formats import registry
+from referee.core.formats.counts_csv import read_counts_pair
+from referee.core.measures.action_scores import evaluate_actions
+from referee.core.measures.boxes import VideoBoxes, evaluate_boxes
+from referee.core.measures.counting import evaluate_counts
+from referee.core.model.project import GROUND_TRUTH, Project
+from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.workflow.options import ActionOptions, BoxOptions, CountOptions
+from referee.core.workflow.results import (
+    ActionsResult,
+    BoxesResult,
+    CountRow,
+    CountsResult,
+)
+
+
+def run_actions(
+    project: Project,
+    options: ActionOptions | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> ActionsResult:
+    """Every detector's LIRIS actions against the ground-truth actions.
+
+    Raises
+    ------
+    UnavailableError
+        If the project has no ground-truth actions or no detector has actions.
+    """
+    options = options or ActionOptions()
+    detectors = project.action_detectors()
+    if project.actions_groundtruth is None:
+        raise UnavailableError("the project has no ground-truth actions")
+    if not detectors:
+        raise UnavailableError("no detector has actions")
+    groundtruth, _ = registry.read(project.actions_groundtruth, registry.ACTIONS)
+    evaluations = {}
+    for k, (name, path) in enumerate(detectors.items()):
+        detections, _ = registry.read(path, registry.ACTIONS)
+
+        def step(done: int, total: int, k: int = k) -> None:
+            report(progress, k * total + done, total * len(detectors))
+
+        evaluations[name] = evaluate_actions(groundtruth, detections, options.liris, step, cancel)
+    return ActionsResult(options, evaluations)
+
+
+def read_boxes(path: Path, min_conf: float | None = None) -> tuple[list[VideoBoxes], str]:
+    """The per-frame boxes of a file or folder in any registered format, and its format."""
+    videos, name = registry.read(path, registry.BOXES, min_conf=min_conf)
+    return list(videos), name
+
+
+def pair_single_videos(
+    groundtruth: list[VideoBoxes], detections: list[VideoBoxes], formats: tuple[str, str]
+) -> list[VideoBoxes]:
+    """The detections, renamed after the ground truth's video when a one-video format
+    (MOTChallenge, whose file names no video) faces a single video."""
+    single = "mot-csv" in formats and len(groundtruth) == len(detections) == 1
+    if single and groundtruth[0].name != detections[0].name:
+        return [VideoBoxes(groundtruth[0].name, detections[0].frames)]
+    return detections
+
+
+def run_boxes(
+    project: Project,
+    options: BoxOptions | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> BoxesResult:
+    """Every detector's per-frame boxes against the ground truth, frame by frame.
+
+    The boxes are the project's box files, or its actions' boxes when it has none.
+    Progress counts frames over all detectors.
+
+    Raises
+    ------
+    UnavailableError
+        If the project has no ground-truth boxes or actions, or no detector has any.
+    """
+    options = options or BoxOptions()
+    source = project.box_groundtruth
+    detectors = project.box_detectors()
+    if source is None:
+        raise UnavailableError("the project has no ground-truth boxes or actions")
+    if not detectors:
+        raise UnavailableError("no detector has boxes or actions")
+    groundtruth, gt_format = read_boxes(source, options.groundtruth_min_conf)
+    evaluations, formats = {}, {"": gt_format}
+    for k, (name, path) in enumerate(detectors.items()):
+        check(cancel)
+        detections, formats[name] = read_boxes(path, options.min_conf)
+        detections = pair_single_videos(groundtruth, detections, (gt_format, formats[name]))
+
+        def step(done: int, total: int, k: int = k) -> None:
+            report(progress, k * total + done, total * len(detectors))
+
+        evaluations[name] = evaluate_boxes(
+            groundtruth, detections, options.iou, options.mapping, options.class_aware, step, cancel
+        )
+    return BoxesResult(options, evaluations, formats)
+
+
+def evaluate_count_pair(
+    groundtruth: Path,
+    estimate: Path,
+    options: CountOptions | None = None,
+    video: str = "",
+    detector: str = "",
+) -> CountRow:
+    """One count file against its ground truth (CCR_WCC and the MAEs); the row names
+    ``video`` and ``detector`` (default: the estimate's file name).
+
+    Raises
+    ------
+    InputFileError
+        A malformed file, or files that do not cover the same frames.
+    """
+    options = options or CountOptions()
+    gt, est = read_counts_pair(groundtruth, estimate)
+    result = evaluate_counts(gt.counts, est.counts, options.window)
+    return CountRow(video, detector or estimate.stem, gt, est, result)
+
+
+def run_counts(
+    project: Project,
+    options: CountOptions | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> CountsResult:
+    """Every detector's counts on every video of the counts root that has ground-truth counts.
+
+    The counts root holds ``<video>/groundtruth.csv`` and ``<video>/<detector>.csv``.
+
+    Raises
+    ------
+    UnavailableError
+        If there is no ground-truth count, or no detector has counts beside one.
+    """
+    options = options or CountOptions()
+    root = project.counts
+    folders = (
+        sorted(p.parent for p in root.glob(f"*/{GROUND_TRUTH}.csv"))
+        if root is not None and root.is_dir()
+        else []
+    )
+    if not folders:
+        raise UnavailableError("the project has no ground-truth counts")
+    rows = []
+    for k, folder in enumerate(folders):
+        for detector in project.detectors:
+            path = folder / f"{detector.name}.csv"
+            if path.is_file():
+                gt_path = folder / f"{GROUND_TRUTH}.csv"
+                rows.append(evaluate_count_pair(gt_path, path, options, folder.name, detector.name))
+        check(cancel)
+        report(progress, k + 1, len(folders))
+    if not rows:
+        raise UnavailableError("no detector has counts beside the ground-truth counts")
+    return CountsResult(options, rows)

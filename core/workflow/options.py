@@ -1,0 +1,270 @@
+"""The options of every computation, with their defaults, each in exactly one place.
+
+One frozen dataclass per stage of :mod:`referee.core.workflow`; the command line,
+the report and the desktop application build these and nothing else holds a
+default. docs/measures.md gives the meaning of every option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from referee.core.errors import InvalidOptionError
+from referee.core.measures.action_matching import LirisParameters
+from referee.core.measures.boxes import DEFAULT_IOU_THRESHOLD, MAPPINGS
+from referee.core.measures.pixel import check_threshold
+from referee.core.measures.summarize import WEIGHT_SCHEMES
+from referee.core.model.videos import VideoKey
+from referee.core.parallel import check_workers
+from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.ranking.criteria import CRITERIA
+from referee.core.ranking.order import DEFAULT_GAP
+from referee.core.significance.cases import CASE_KINDS
+from referee.core.significance.sweep import (
+    AUTO_TEST,
+    DEFAULT_ALPHA,
+    DEFAULT_TAU,
+    DEFAULT_THRESHOLDS,
+    TESTS,
+)
+
+#: CCR_WCC's half window, in frames (docs/measures.md §6 sets no default; its worked
+#: example uses 1).
+DEFAULT_COUNT_WINDOW = 1
+
+#: Weight schemes an option may name (``custom`` comes with its weights).
+SCHEMES: tuple[str, ...] = tuple(s for s in WEIGHT_SCHEMES if s != "custom")
+
+
+def _check_scheme(scheme: str) -> None:
+    if scheme not in SCHEMES:
+        raise InvalidOptionError(
+            f"unknown weight scheme {scheme!r} (choose from {', '.join(SCHEMES)})"
+        )
+
+
+@dataclass(frozen=True)
+class PixelOptions:
+    """Masks against the ground truth, summarized over videos (docs/measures.md §1, §2).
+
+    Attributes
+    ----------
+    threshold
+        ``None``: a mask pixel is detected iff it is 255; ``T``: iff it is ``>= T``.
+    weights
+        How videos weigh in the summary: ``auto`` (``category`` when videos have
+        categories, else ``video``), ``video``, ``category`` or ``pixels``.
+    custom_weights
+        One weight per video key, instead of ``weights``.
+    rank_by
+        Indicator ranking the methods under both summaries.
+    workers
+        Processes evaluating frame ranges.
+    pattern, offset
+        Result file names inside a one-video result folder (``mask_%04d.png``) and
+        the difference between file and frame numbers; default CDnet's ``bin%06d``.
+    """
+
+    threshold: int | None = None
+    weights: str = "auto"
+    custom_weights: Mapping[VideoKey, float] | None = None
+    rank_by: str = "f1"
+    workers: int = 1
+    pattern: str | None = None
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        check_threshold(self.threshold)
+        _check_scheme(self.weights)
+        check_workers(self.workers)
+
+    @property
+    def scheme(self) -> str:
+        """The scheme passed to the summary: ``custom`` with custom weights."""
+        return "custom" if self.custom_weights is not None else self.weights
+
+
+@dataclass(frozen=True)
+class CurveOptions:
+    """ROC and PR curves of soft scores (docs/measures.md §3)."""
+
+    weights: str = "auto"
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        _check_scheme(self.weights)
+        check_workers(self.workers)
+
+
+@dataclass(frozen=True)
+class ActionOptions:
+    """LIRIS action localization (docs/measures.md §4): ε and the threshold grid."""
+
+    liris: LirisParameters = field(default_factory=LirisParameters)
+
+
+@dataclass(frozen=True)
+class BoxOptions:
+    """Per-frame boxes (docs/measures.md §5).
+
+    ``iou``: a mapped pair is a true positive iff its IoU is at least this;
+    ``mapping``: ``hungarian`` or ``greedy``; ``class_aware``: only boxes of one
+    class match; ``min_conf`` / ``groundtruth_min_conf``: MOTChallenge rows of
+    lower confidence are dropped from the detections / the ground truth.
+    """
+
+    iou: float = DEFAULT_IOU_THRESHOLD
+    mapping: str = MAPPINGS[0]
+    class_aware: bool = False
+    min_conf: float | None = None
+    groundtruth_min_conf: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.iou <= 1:
+            raise InvalidOptionError(f"the IoU threshold must be between 0 and 1, not {self.iou}")
+        if self.mapping not in MAPPINGS:
+            raise InvalidOptionError(
+                f"unknown mapping {self.mapping!r} (choose from {', '.join(MAPPINGS)})"
+            )
+
+
+@dataclass(frozen=True)
+class CountOptions:
+    """Counting (docs/measures.md §6): CCR_WCC's half window ``w``, in frames."""
+
+    window: int = DEFAULT_COUNT_WINDOW
+
+    def __post_init__(self) -> None:
+        if self.window < 0:
+            raise InvalidOptionError(f"the counting window must be >= 0 frames, not {self.window}")
+
+
+@dataclass(frozen=True)
+class PseudoOptions:
+    """Pseudo ground truth (docs/measures.md §7).
+
+    ``methods`` are the committee's detectors (default: every detector with masks);
+    ``committee`` says how they vote; ``weights`` how videos weigh in the
+    summary; ``entropy`` also keeps each video's per-pixel mean ``H(P)``;
+    ``compare_with_truth`` correlates the pseudo values with the true ones when
+    every video has ground truth.
+    """
+
+    committee: CommitteeOptions = field(default_factory=CommitteeOptions)
+    weights: str = "auto"
+    workers: int = 1
+    entropy: bool = True
+    compare_with_truth: bool = True
+    methods: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        _check_scheme(self.weights)
+        if self.methods is not None and len(set(self.methods)) < 2:
+            raise InvalidOptionError("the committee needs at least two different detectors")
+        check_workers(self.workers)
+
+
+@dataclass(frozen=True)
+class RankingOptions:
+    """Frames to annotate next (docs/measures.md §8).
+
+    Attributes
+    ----------
+    criterion
+        ``None``: ``vote-entropy`` when the project has masks, ``pairwise-fda``
+        when it has only boxes or actions.
+    pair
+        The two detectors of the pair criteria (default: the first two).
+    top
+        List at most this many frames (default: every frame left by the gap rule).
+    gap
+        After a frame is chosen, the frames within ±gap of it are dropped.
+    include_annotated
+        Also rank frames that already have ground truth (default: they are left out).
+    threshold
+        Masks: the detection rule, as in :class:`PixelOptions`.
+    mapping
+        Boxes: the per-frame mapping of ``pairwise-fda``.
+    """
+
+    criterion: str | None = None
+    pair: tuple[str, str] | None = None
+    top: int | None = None
+    gap: int = DEFAULT_GAP
+    include_annotated: bool = False
+    threshold: int | None = None
+    mapping: str = MAPPINGS[0]
+
+    def __post_init__(self) -> None:
+        if self.criterion is not None and self.criterion not in CRITERIA:
+            raise InvalidOptionError(
+                f"unknown ranking criterion {self.criterion!r} (choose from {', '.join(CRITERIA)})"
+            )
+        if self.pair is not None and (len(self.pair) != 2 or self.pair[0] == self.pair[1]):
+            raise InvalidOptionError(f"give two different detectors to compare, not {self.pair}")
+        if self.top is not None and self.top < 1:
+            raise InvalidOptionError(f"top must be at least 1, not {self.top}")
+        if self.gap < 0:
+            raise InvalidOptionError(f"the gap must be 0 frames or more, not {self.gap}")
+        check_threshold(self.threshold)
+
+
+@dataclass(frozen=True)
+class SignificanceOptions:
+    """Do the detectors really differ (docs/measures.md §9)?
+
+    Attributes
+    ----------
+    cases
+        ``frames`` (per-frame F1), ``pseudo`` (per-frame pseudo-F1), ``boxes``
+        (per-frame FDA) or ``actions`` (per-action Dice).
+    methods
+        The detectors compared (default: all that have such cases).
+    test
+        ``auto``: the paired t-test for two detectors, the repeated-measures
+        ANOVA for more; else ``t``, ``wilcoxon``, ``welch``, ``anova``, ``friedman``.
+    alpha, tau, thresholds
+        Significance level, largest normalized ``t_0``, number of thresholds.
+    higher_is_better
+        Which way the scores point.
+    """
+
+    cases: str = "frames"
+    methods: tuple[str, ...] | None = None
+    test: str = AUTO_TEST
+    alpha: float = DEFAULT_ALPHA
+    tau: float = DEFAULT_TAU
+    thresholds: int = DEFAULT_THRESHOLDS
+    higher_is_better: bool = True
+
+    def __post_init__(self) -> None:
+        if self.cases not in CASE_KINDS:
+            raise InvalidOptionError(
+                f"unknown test cases {self.cases!r} (choose from {', '.join(CASE_KINDS)})"
+            )
+        if self.test not in TESTS:
+            raise InvalidOptionError(f"unknown test {self.test!r} (choose from {', '.join(TESTS)})")
+        if not 0 < self.alpha < 1:
+            raise InvalidOptionError(f"alpha must be between 0 and 1, not {self.alpha}")
+        if not 0 <= self.tau <= 1:
+            raise InvalidOptionError(f"tau must be between 0 and 1, not {self.tau}")
+        if self.thresholds < 1:
+            raise InvalidOptionError(f"give at least one threshold, not {self.thresholds}")
+        if self.methods is not None and len(set(self.methods)) < 2:
+            raise InvalidOptionError("compare at least two different detectors")
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """Every stage's options together: what a report computes, what the desktop session
+    uses."""
+
+    pixels: PixelOptions = field(default_factory=PixelOptions)
+    curves: CurveOptions = field(default_factory=CurveOptions)
+    actions: ActionOptions = field(default_factory=ActionOptions)
+    boxes: BoxOptions = field(default_factory=BoxOptions)
+    counts: CountOptions = field(default_factory=CountOptions)
+    pseudo: PseudoOptions = field(default_factory=PseudoOptions)
+    ranking: RankingOptions = field(default_factory=RankingOptions)
+    significance: SignificanceOptions = field(default_factory=SignificanceOptions)

@@ -1,0 +1,135 @@
+"""Masks and score maps against the ground truth (docs/measures.md §1–§3)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from referee.core.errors import UnavailableError
+from referee.core.evaluation.masks import (
+    VideoEvaluation,
+    evaluate_method,
+    score_histograms_method,
+    summarized_histogram_curves,
+)
+from referee.core.measures.summarize import compare_rankings, summarize_method
+from referee.core.model.confusion import VideoConfusion
+from referee.core.model.project import Project
+from referee.core.progress import CancelToken, ProgressCallback, report
+from referee.core.workflow.options import CurveOptions, PixelOptions
+from referee.core.workflow.projects import project_videos
+from referee.core.workflow.results import CurvesResult, PixelResult
+
+
+def run_pixels(
+    project: Project,
+    options: PixelOptions | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> PixelResult:
+    """Every mask detector on every video against the ground truth, summarized.
+
+    Progress counts frames over all detectors.
+
+    Raises
+    ------
+    UnavailableError
+        If the project has no CDnet dataset or no detector with masks.
+    RefereeError
+        Missing or malformed files, named in the message.
+    """
+    options = options or PixelOptions()
+    detectors = project.mask_detectors()
+    if project.dataset is None:
+        raise UnavailableError("the project has no CDnet dataset with ground truth")
+    if not detectors:
+        raise UnavailableError("no detector has masks")
+    videos = project_videos(project)
+    total = sum(v.n_frames for v in videos) * len(detectors)
+    evaluations = {}
+    for k, (name, root) in enumerate(detectors.items()):
+        offset = k * total // len(detectors)
+
+        def step(done: int, _total: int, offset: int = offset) -> None:
+            report(progress, offset + done, total)
+
+        evaluations[name] = evaluate_method(
+            videos,
+            root,
+            threshold=options.threshold,
+            workers=options.workers,
+            progress=step,
+            cancel=cancel,
+            pattern=options.pattern,
+            offset=options.offset,
+        )
+    return summarize_evaluations(evaluations, options)
+
+
+def summarize_evaluations(
+    evaluations: Mapping[str, list[VideoEvaluation]], options: PixelOptions | None = None
+) -> PixelResult:
+    """Every detector's evaluated videos with their summaries (:func:`summarize_pixels`)."""
+    options = options or PixelOptions()
+    confusions = {name: [e.confusion for e in found] for name, found in evaluations.items()}
+    summarized = summarize_pixels(confusions, options)
+    return PixelResult(options, dict(evaluations), summarized.methods, summarized.ranking)
+
+
+def summarize_pixels(
+    confusions: Mapping[str, Sequence[VideoConfusion]], options: PixelOptions | None = None
+) -> PixelResult:
+    """Per-video confusion matrices of every detector, summarized over videos both ways.
+
+    The blended summary with ``options.weights`` (or its custom weights), the
+    CDnet procedure, and the ranking of the detectors by ``options.rank_by``
+    under each. The result has no per-frame evaluations.
+    """
+    options = options or PixelOptions()
+    methods = {
+        name: summarize_method(name, videos, options.scheme, options.custom_weights)
+        for name, videos in confusions.items()
+    }
+    ranking = compare_rankings(
+        {m: r.summary for m, r in methods.items()},
+        {m: r.cdnet for m, r in methods.items()},
+        options.rank_by,
+    )
+    return PixelResult(options, {}, methods, ranking)
+
+
+def resummarize(result: PixelResult, options: PixelOptions) -> PixelResult:
+    """``result`` summarized again with other weights or ranking indicator (no frame is read)."""
+    if result.evaluations:
+        return summarize_evaluations(result.evaluations, options)
+    return summarize_pixels({name: m.videos for name, m in result.methods.items()}, options)
+
+
+def run_curves(
+    project: Project,
+    options: CurveOptions | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> CurvesResult:
+    """ROC and PR curves of every detector with soft scores, per video and summarized.
+
+    Raises
+    ------
+    UnavailableError
+        If the project has no dataset or no detector with scores.
+    """
+    options = options or CurveOptions()
+    soft = {d.name: d.scores for d in project.detectors if d.scores is not None}
+    if project.dataset is None or not soft:
+        raise UnavailableError("no detector has soft scores (0–255) for ROC and PR curves")
+    videos = project_videos(project)
+    total = sum(v.n_frames for v in videos) * len(soft)
+    histograms, summaries = {}, {}
+    for k, (name, root) in enumerate(soft.items()):
+        offset = k * total // len(soft)
+
+        def step(done: int, _total: int, offset: int = offset) -> None:
+            report(progress, offset + done, total)
+
+        histograms[name] = score_histograms_method(videos, root, options.workers, step, cancel)
+        summaries[name] = summarized_histogram_curves(histograms[name], options.weights)
+    return CurvesResult(options, histograms, summaries)

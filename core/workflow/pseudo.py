@@ -1,0 +1,146 @@
+"""Detectors judged by their consensus, without ground truth (docs/measures.md §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from referee.core.errors import RefereeError, UnavailableError
+from referee.core.frames.results import result_sources
+from referee.core.model.project import Project
+from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
+from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.pseudo.dataset import pseudo_evaluate
+from referee.core.pseudo.truth import compare_with_truth
+from referee.core.pseudo.video import PseudoVideoResult, consensus_map
+from referee.core.workflow.options import PixelOptions, PseudoOptions
+from referee.core.workflow.pixels import run_pixels
+from referee.core.workflow.projects import project_videos
+from referee.core.workflow.results import PixelResult, PseudoOutcome
+
+#: Why there is no comparison with the truth on a project without complete ground truth.
+NO_GROUND_TRUTH = "no complete ground truth (groundtruth/, ROI.bmp and temporalROI.txt)"
+
+
+def run_pseudo(
+    project: Project,
+    options: PseudoOptions | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    pixels: PixelResult | None = None,
+) -> PseudoOutcome:
+    """Every mask detector against the consensus of all of them, and, when every video
+    has ground truth, the pseudo values against the true ones.
+
+    The true values come from ``pixels`` when it holds every committee member
+    evaluated with the committee's detection rule; otherwise they are computed.
+    Progress runs over the consensus, then over the true values.
+
+    Raises
+    ------
+    UnavailableError
+        If the project has no dataset or fewer than two detectors with masks.
+    """
+    options = options or PseudoOptions()
+    roots = project.mask_detectors()
+    if project.dataset is None or len(roots) < 2:
+        raise UnavailableError("pseudo ground truth needs at least two detectors with masks")
+    unknown = [m for m in options.methods or () if m not in roots]
+    if unknown:
+        raise UnavailableError(
+            f"no masks for {', '.join(unknown)}; detectors with masks: {', '.join(roots)}"
+        )
+    detectors = {m: roots[m] for m in options.methods or roots}
+    videos = project_videos(project, require_groundtruth=False)
+    with_truth = options.compare_with_truth and _has_ground_truth(videos)
+    reuse = pixels is not None and _covers(pixels, detectors, options)
+    share = 2 if with_truth and not reuse else 1
+
+    def first(done: int, total: int) -> None:
+        report(progress, done, total * share)
+
+    result = pseudo_evaluate(
+        videos,
+        detectors,
+        options.committee,
+        workers=options.workers,
+        progress=first,
+        cancel=cancel,
+        scheme=options.weights,
+        entropy=options.entropy,
+    )
+    problem = None if with_truth or not options.compare_with_truth else NO_GROUND_TRUTH
+    outcome = PseudoOutcome(options, result, truth_problem=problem)
+    if not with_truth:
+        return outcome
+    if pixels is None or not reuse:
+
+        def second(done: int, total: int) -> None:
+            report(progress, total + done, 2 * total)
+
+        pixel_options = PixelOptions(
+            threshold=options.committee.threshold, weights=options.weights, workers=options.workers
+        )
+        pixels = run_pixels(project, pixel_options, second, cancel)
+    return compare_pseudo_with_truth(outcome, pixels)
+
+
+def compare_pseudo_with_truth(outcome: PseudoOutcome, pixels: PixelResult) -> PseudoOutcome:
+    """``outcome`` with its pseudo values correlated with the true values of ``pixels``.
+
+    A project whose true results do not cover the committee keeps no comparison
+    and says why in :attr:`PseudoOutcome.truth_problem`.
+    """
+    try:
+        truth = compare_with_truth(outcome.result, pixels.evaluations)
+    except RefereeError as error:
+        return replace(outcome, truth=None, truth_problem=str(error))
+    return replace(outcome, truth=truth, truth_problem=None)
+
+
+def consensus_maps(
+    project: Project,
+    outcome: PseudoOutcome,
+    frames: Callable[[PseudoVideoResult], Sequence[int]],
+    cancel: CancelToken | None = None,
+) -> list[tuple[VideoSpec, int, np.ndarray]]:
+    """The committee's consensus ``P`` (NaN outside the ROI) of ``frames(video result)``
+    in every video, for display."""
+    roots = project.mask_detectors()
+    maps = []
+    for video in project_videos(project, require_groundtruth=False):
+        sources = {m: result_sources([video], roots[m])[0] for m in outcome.methods}
+        for frame in frames(outcome.result.video(video.key)):
+            check(cancel)
+            maps.append(
+                (video, frame, consensus_map(video, frame, sources, outcome.options.committee))
+            )
+    return maps
+
+
+def spread(frames: Sequence[int] | np.ndarray, count: int) -> list[int]:
+    """``count`` frames evenly spaced over ``frames`` (all of them if there are fewer)."""
+    numbers = np.asarray(frames)
+    if count <= 0 or numbers.size == 0:
+        return []
+    picks = np.linspace(0, numbers.size - 1, num=min(count, numbers.size)).round().astype(int)
+    return [int(numbers[i]) for i in np.unique(picks)]
+
+
+def _has_ground_truth(videos: Sequence[VideoSpec]) -> bool:
+    """Whether every video has what true values need: ground truth, ROI, temporal ROI."""
+    return bool(videos) and all(
+        (v.folder / GROUNDTRUTH_DIR).is_dir()
+        and v.roi_path.is_file()
+        and v.temporal_roi_path.is_file()
+        for v in videos
+    )
+
+
+def _covers(pixels: PixelResult, detectors: Mapping[str, object], options: PseudoOptions) -> bool:
+    """Whether ``pixels`` holds every committee member under the committee's detection rule."""
+    return pixels.options.threshold == options.committee.threshold and all(
+        name in pixels.evaluations for name in detectors
+    )
