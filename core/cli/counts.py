@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee.core.cli.common import add_force, refuse_overwrite, whole_number, write_json
+from referee.core.cli.common import add_force, add_quiet, refuse_overwrite, whole_number, write_json
 from referee.core.workflow.options import CountOptions
 
 
@@ -33,6 +33,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--json", type=Path, metavar="FILE", help="write the result, with every instant, to FILE"
     )
     add_force(parser)
+    add_quiet(parser)
     parser.set_defaults(run=run_counts)
 
 

@@ -61,7 +61,7 @@ def format_boxes_table(result: BoxEvaluation) -> str:
     rows = [_totals_row(_video_label(v), v.totals) for v in result.videos]
     rows.append(_totals_row("all videos (frames pooled)", result.overall))
     notes = [
-        f"{name} undefined: {value.reason.removeprefix('undefined: ')}"
+        f"{name} undefined: {(value.reason or '').removeprefix('undefined: ')}"
         for name, value in (
             ("SFDA", result.overall.sfda),
             ("MODA", result.overall.moda),

@@ -72,3 +72,27 @@ def test_run_sends_methods_kind_test_and_alpha(qtbot, dock) -> None:
     assert signal.args == [
         SignificanceRequest(("mog2", "knn", "cnt"), "pseudo", "friedman", DEFAULT_ALPHA)
     ]
+
+
+def test_the_default_request_runs_through_the_session(qtbot, demo) -> None:
+    """The default test, 'auto', once failed with "unknown test 'auto'"."""
+    from referee.core.demo.project import demo_project
+    from referee.gui.session import ProjectSession
+    from referee.gui.worker import JobRunner
+
+    dock = SignificanceDock()
+    qtbot.addWidget(dock)
+    dock.set_detectors(["mog2", "knn", "cnt"])
+    dock.set_case_kinds(["frames", "pseudo"])
+    runner = JobRunner()
+    session = ProjectSession(runner)
+    session.project = demo_project(demo)
+    errors: list[str] = []
+    session.error.connect(errors.append)
+    session.run_significance(dock.request().options())
+    qtbot.waitUntil(lambda: session.significance is not None or bool(errors), timeout=60000)
+    assert errors == []
+    assert session.significance.test == "t" and session.significance.methods == ("mog2", "knn")
+    dock.show_result(session.significance)
+    assert dock.verdict_text.startswith(verdict_text(session.significance))
+    runner.wait()
