@@ -1,4 +1,4 @@
-"""Cost of the LIRIS integrated score against one operating point (SPEC §4).
+"""Cost of the LIRIS integrated score against one operating point (docs/measures.md §4).
 
 The matching does not depend on the thresholds, so the 45 operating points of
 the integrated measures (ε, then 4 thresholds × 11 grid values) must be cheap

@@ -1,4 +1,4 @@
-"""Do frames chosen by disagreement teach more than random frames? (SPEC §8, §9)
+"""Do frames chosen by disagreement teach more than random frames? (docs/measures.md §8, §9)
 
 Simulates an annotator who labels k frames of fully annotated data, chosen by
 each disagreement criterion of ``referee rank`` (vote entropy, pairwise 1−Dice,
@@ -6,7 +6,7 @@ pseudo-F1 gap; gap 10) or at random (several seeds), and asks two questions:
 
 * ranking: the detectors ranked by F1 pooled over the k frames, against the
   ranking by F1 pooled over every frame (Kendall τ; 1 = same order);
-* verdicts: for every pair of detectors, the discriminative verdict of SPEC §9
+* verdicts: for every pair of detectors, the discriminative verdict of docs/measures.md §9
   (paired t-test on per-frame F1) on the k frames, against the verdict on every
   frame; agreement = same "differ / no difference" and, when both differ, the
   same winner.
@@ -116,7 +116,7 @@ def run(name: str, cases: Cases, ks: list[int], seeds: int) -> None:
         f"\n{name}: {len(cases.labels)} annotated frames, detectors by F1 on all frames: "
         + ", ".join(f"{m} {pooled_f1(cases.counts[m]):.3f}" for m in order)
     )
-    print(f"  all frames: {differ} of {len(full_verdicts)} detector pairs differ (SPEC §9)")
+    print(f"  all frames: {differ} of {len(full_verdicts)} detector pairs differ (docs/measures.md §9)")
     print(f"  {'k':>3}  {'chooser':<16} {'Kendall tau':>18}  {'verdicts agree':>18}")
     rng = np.random.default_rng(0)
     for k in ks:

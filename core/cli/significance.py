@@ -6,10 +6,10 @@ The test cases come from one of four inputs:
 * ``DATASET RESULTS...`` (CDnet masks): per-frame F1 over every video's
   temporal-ROI frames (``--cases frames``, default), or, without ground truth,
   per-frame pseudo-F1 under the consensus of all the RESULTS as a committee
-  (``--cases pseudo``; SPEC §7 default committee, trivial classifiers included,
+  (``--cases pseudo``; docs/measures.md §7 default committee, trivial classifiers included,
   ROI pixels only);
-* ``--boxes GT DET DET...``: per-frame FDA (SPEC §5);
-* ``--actions GT DET DET...``: per-action Dice of the LIRIS matching (SPEC §4);
+* ``--boxes GT DET DET...``: per-frame FDA (docs/measures.md §5);
+* ``--actions GT DET DET...``: per-action Dice of the LIRIS matching (docs/measures.md §4);
 * ``--scores FILE.csv``: any scores, ``case,A,B[,C…]``.
 
 Two methods (two inputs, or ``--a``/``--b`` among more) get a pairwise test;
@@ -60,9 +60,9 @@ Inputs (exactly one kind):
                             ROI; frames where F1 is 0/0 for a method are left out
                             and counted. --cases pseudo: per-frame pseudo-F1 with
                             every RESULTS as the committee (plus the all-ones and
-                            all-zeros classifiers, SPEC §7), ROI pixels; no
+                            all-zeros classifiers, docs/measures.md §7), ROI pixels; no
                             ground-truth frame is read.
-  --boxes GT DET DET...     per-frame FDA (SPEC §5): LIRIS XML file/folder or
+  --boxes GT DET DET...     per-frame FDA (docs/measures.md §5): LIRIS XML file/folder or
                             MOTChallenge CSV; frames with no box on any side are
                             left out.
   --actions GT DET DET...   per ground-truth action, the Dice overlap of the

@@ -1,16 +1,16 @@
 """A small, deterministic CDnet-style demo: synthetic videos, ground truth and real results.
 
 :func:`write_demo` renders three short synthetic scenes (160x120 pixels) in the
-CDnet 2014 layout (SPEC §1 and §10), with ground truth that uses all five grey
+CDnet 2014 layout (docs/measures.md §1 and §10), with ground truth that uses all five grey
 levels, a palette ``ROI.bmp`` and a ``temporalROI.txt`` that leaves the first
 fifth of each video for background learning. It then runs real OpenCV
 background subtractors on the JPEG frames it wrote, so the results show the
 mistakes such methods really make: salt noise, ghosts, cast shadows detected
 as motion, a stopped car absorbed into the background, false alarms during an
-illumination change. One method also writes a soft score map (SPEC §3) so
+illumination change. One method also writes a soft score map (docs/measures.md §3) so
 ROC and PR curves have something to show.
 
-The demo also holds actions (SPEC §4) and counts (SPEC §6). The ground-truth
+The demo also holds actions (docs/measures.md §4) and counts (docs/measures.md §6). The ground-truth
 actions are the scene objects themselves: one action per object and per
 stretch of frames where any of it is inside the image (all frames, not only
 the temporal ROI), one box per frame bounding the object's own pixels (not

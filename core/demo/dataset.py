@@ -53,7 +53,7 @@ TRACKER_PARAMS = TrackerParams(
 _GENERATOR = "referee.core.demo"
 _OWN_ENTRIES = ("dataset", "results", "results-soft", "actions", "counts")
 
-# CDnet ground-truth grey levels (SPEC §1).
+# CDnet ground-truth grey levels (docs/measures.md §1).
 GT_STATIC, GT_SHADOW, GT_OUTSIDE_ROI, GT_UNKNOWN, GT_MOTION = 0, 50, 85, 170, 255
 
 
@@ -66,7 +66,7 @@ class DemoVideo:
     path: Path
     frame_count: int
     temporal_roi: tuple[int, int]  # (first, last), 1-based, inclusive
-    #: Counting region ``(x, y, w, h)`` in pixels, half-open (SPEC §6).
+    #: Counting region ``(x, y, w, h)`` in pixels, half-open (docs/measures.md §6).
     count_region: tuple[int, int, int, int] = (0, 0, WIDTH, HEIGHT)
 
     @property
@@ -380,7 +380,7 @@ def count_inside(
 
     ``region`` is ``(x, y, w, h)`` in pixels, half-open; a box ``(x, y, w, h)``
     has its centre at ``(x + w/2, y + h/2)``. Element ``k`` is frame ``k + 1``
-    (SPEC §6 counts).
+    (docs/measures.md §6 counts).
     """
     rx, ry, rw, rh = region
     counts = np.zeros(frame_count, np.int64)
@@ -430,7 +430,7 @@ def _palette_bmp(grey: np.ndarray) -> bytes:
     """An 8-bit indexed BMP of a 0/255 image whose palette entry 0 is white.
 
     CDnet's ``ROI.bmp`` files are palette images like this one, so a reader
-    that takes raw indices instead of colours inverts the ROI (SPEC §1).
+    that takes raw indices instead of colours inverts the ROI (docs/measures.md §1).
     """
     height, width = grey.shape
     palette = bytearray()

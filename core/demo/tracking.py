@@ -1,7 +1,7 @@
 """A small multi-object tracker over binary foreground masks.
 
 :func:`track_masks` turns a sequence of background-subtraction masks into
-actions (SPEC §4): per frame it cleans the mask (opening, then closing),
+actions (docs/measures.md §4): per frame it cleans the mask (opening, then closing),
 finds connected components above a minimum area, and links them to the
 tracks of earlier frames greedily, best overlap first. A track that finds no
 component for a few frames ends; short tracks are dropped; the frames a
@@ -111,7 +111,7 @@ def track_masks(
         Numbered 1, 2, … in order of first frame (then of creation). Every
         action has one box per frame from its first to its last keyframe;
         bridged frames are flagged interpolated. Boxes are ``x, y, w, h`` in
-        pixels (SPEC §4).
+        pixels (docs/measures.md §4).
 
     Raises
     ------

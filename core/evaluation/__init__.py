@@ -1,4 +1,4 @@
-"""Streaming evaluation of pixel masks against CDnet ground truth (SPEC §1, §3).
+"""Streaming evaluation of pixel masks against CDnet ground truth (docs/measures.md §1, §3).
 
 Frames are read one at a time and never held together. A video's counts are
 the sum of its frames' counts, so a video splits into contiguous frame chunks

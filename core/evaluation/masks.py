@@ -43,7 +43,7 @@ _Kind = Literal["counts", "histograms"]
 
 @dataclass(frozen=True, eq=False)
 class VideoEvaluation:
-    """A method's counts on one video (SPEC §1).
+    """A method's counts on one video (docs/measures.md §1).
 
     Attributes
     ----------
@@ -125,7 +125,7 @@ class VideoEvaluation:
 
 @dataclass(frozen=True, eq=False)
 class VideoHistograms:
-    """Score histograms of a soft result on one video, summed over frames (SPEC §3).
+    """Score histograms of a soft result on one video, summed over frames (docs/measures.md §3).
 
     ``histograms`` is ``int64`` ``(3, 256)``: rows static (GT 0), shadow
     (GT 50), motion (GT 255); column ``s`` counts evaluated pixels of score ``s``.
@@ -190,7 +190,7 @@ def evaluate_video(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> VideoEvaluation:
-    """Count one method's masks on one video, frame by frame (SPEC §1).
+    """Count one method's masks on one video, frame by frame (docs/measures.md §1).
 
     Parameters
     ----------
@@ -233,7 +233,7 @@ def score_histograms_video(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> VideoHistograms:
-    """Score histograms of a soft result (score maps 0..255) on one video (SPEC §3).
+    """Score histograms of a soft result (score maps 0..255) on one video (docs/measures.md §3).
 
     Parameters are those of :func:`evaluate_video`; there is no threshold,
     since the histograms hold every threshold at once.
@@ -378,7 +378,7 @@ def evaluate_videos(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[VideoEvaluation]:
-    """Evaluate ``(video, source)`` pairs over their temporal ROIs (SPEC §1).
+    """Evaluate ``(video, source)`` pairs over their temporal ROIs (docs/measures.md §1).
 
     With ``workers > 1`` every video's frames are split into contiguous
     chunks evaluated by that many worker processes, and the chunks' counts
@@ -400,7 +400,7 @@ def evaluate_method(
     pattern: str | None = None,
     offset: int = 0,
 ) -> list[VideoEvaluation]:
-    """Evaluate one method's results on every video (SPEC §1, §10).
+    """Evaluate one method's results on every video (docs/measures.md §1, §10).
 
     Parameters
     ----------
@@ -448,7 +448,7 @@ def evaluate_methods(
 def summarized_histogram_curves(
     histograms: Sequence[VideoHistograms], scheme: str = "auto"
 ) -> tuple[str, Curves]:
-    """One method's ROC and PR curves summarized over its videos, and the scheme used (SPEC §2, §3).
+    """One method's ROC and PR curves summarized over its videos, and the scheme used (docs/measures.md §2, §3).
 
     Each video weighs as its confusion matrix at threshold 0 says (the
     evaluated pixels are the same at every threshold).
@@ -470,6 +470,6 @@ def score_histograms_method(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[VideoHistograms]:
-    """Score histograms of a soft result tree (score maps 0..255) on every video (SPEC §3)."""
+    """Score histograms of a soft result tree (score maps 0..255) on every video (docs/measures.md §3)."""
     jobs = list(zip(videos, result_sources(videos, results_root)))
     return _run_jobs("histograms", jobs, None, workers, progress, cancel)

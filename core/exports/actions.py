@@ -1,4 +1,4 @@
-"""LIRIS action evaluation results as text, JSON and CSV (SPEC §4).
+"""LIRIS action evaluation results as text, JSON and CSV (docs/measures.md §4).
 
 Input is a :class:`referee.core.actions.ActionEvaluation`; nothing is
 computed here beyond formatting.
@@ -109,13 +109,13 @@ def _shown(value: IndicatorValue) -> str:
 def format_report(
     evaluation: ActionEvaluation, per_video: bool = False, confusion: bool = False
 ) -> str:
-    """The terminal summary: point values at ε, integrals, final score (SPEC §4)."""
+    """The terminal summary: point values at ε, integrals, final score (docs/measures.md §4)."""
     params, overall = evaluation.parameters, evaluation.overall
     point = overall.point
     unassigned_gt = point.n_gt - point.assigned
     eps = f"{params.epsilon:g}"
     lines = [
-        f"LIRIS action localization (SPEC §4): {len(evaluation.matching.videos)} videos, "
+        f"LIRIS action localization (docs/measures.md §4): {len(evaluation.matching.videos)} videos, "
         f"{point.n_gt} ground-truth actions, {point.n_det} detections",
         f"Matching: {point.assigned} pairs assigned (greedy on Dice overlap, same class)",
         f"At ε = {eps} (t_sr = t_sp = t_tr = t_tp = {eps}):",

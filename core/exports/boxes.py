@@ -54,7 +54,7 @@ def format_boxes_table(result: BoxEvaluation) -> str:
     """The terminal report of ``referee boxes``: one row per video, then all videos."""
     classes = "classes must match" if result.class_aware else "classes ignored"
     title = (
-        f"Per-frame boxes (SPEC §5): mapping {result.mapping}, TP iff IoU >= "
+        f"Per-frame boxes (docs/measures.md §5): mapping {result.mapping}, TP iff IoU >= "
         f"{result.iou_threshold:g}, {classes}; frames = frames with a box"
     )
     header = ["video", "frames", "GT", "det", "TP", "FP", "misses", "SFDA", "MODA", "N-MODP"]
@@ -179,7 +179,7 @@ def format_boxes_csv(result: BoxEvaluation) -> str:
 
 
 def format_frames_csv(result: BoxEvaluation) -> str:
-    """CSV, one row per frame with a box: counts and FDA (inputs for SPEC §9)."""
+    """CSV, one row per frame with a box: counts and FDA (inputs for docs/measures.md §9)."""
     header = ["video", "frame", "gt_boxes", "det_boxes", "tp", "fp", "misses", "fda"]
     rows = [
         [

@@ -70,7 +70,7 @@ def format_counts_report(result: CountingResult, gt: CountSeries, estimate: Coun
     width = max(len(r[0]) for r in rows)
     value_width = max(len(r[1]) for r in rows)
     title = (
-        f"Counting (SPEC §6): {gt.path or 'ground truth'} vs "
+        f"Counting (docs/measures.md §6): {gt.path or 'ground truth'} vs "
         f"{estimate.path or 'estimate'}, frames {gt.first_frame}–{gt.last_frame}, "
         f"window ±{result.window} {frames}"
     )

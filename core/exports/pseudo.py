@@ -1,4 +1,4 @@
-"""Pseudo-evaluation results (SPEC §7) as JSON and CSV.
+"""Pseudo-evaluation results (docs/measures.md §7) as JSON and CSV.
 
 Input is a :class:`referee.core.pseudo.PseudoResult` and, when ground truth
 existed, a :class:`referee.core.pseudo.TruthComparison`. Nothing is computed
@@ -269,7 +269,7 @@ def format_pseudo_table(result: PseudoResult, truth: TruthComparison | None = No
         rows.append(row)
     return (
         f"Pseudo values summarized over videos: blend of normalized pseudo confusion "
-        f"matrices, weights '{result.scheme}' (SPEC §2, §7)\n" + grid(header, rows)
+        f"matrices, weights '{result.scheme}' (docs/measures.md §2, §7)\n" + grid(header, rows)
     )
 
 

@@ -1,4 +1,4 @@
-"""Frames to annotate next, as CSV: ``rank,video,frame,score,criterion`` (SPEC §8).
+"""Frames to annotate next, as CSV: ``rank,video,frame,score,criterion`` (docs/measures.md §8).
 
 One row per ranked frame, in rank order, after a header row. ``video`` is
 the video's label (``category/video`` for CDnet), ``score`` the frame's

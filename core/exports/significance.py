@@ -66,7 +66,7 @@ def format_report(result: DiscriminativeResult, grid: str = "") -> str:
     cases = result.cases
     n = len(cases)
     title = (
-        f"Discriminative evaluation (SPEC §9): {cases.measure} of "
+        f"Discriminative evaluation (docs/measures.md §9): {cases.measure} of "
         f"{', '.join(cases.methods)} on {n} cases"
     )
     lines = [title]

@@ -1,4 +1,4 @@
-"""Results of several methods as JSON and CSV (SPEC §2).
+"""Results of several methods as JSON and CSV (docs/measures.md §2).
 
 Input is a sequence of :class:`referee.core.summarize.MethodResult` (and, for
 JSON, optional :class:`~referee.core.summarize.RankComparison` objects).

@@ -10,7 +10,7 @@ from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluat
 from referee.core.measures.summarize import MethodResult, RankComparison
 from referee.core.model.confusion import ConfusionMatrix
 
-#: Indicators shown in the terminal summary, in order (SPEC §2 keys).
+#: Indicators shown in the terminal summary, in order (docs/measures.md §2 keys).
 TABLE_INDICATORS: tuple[str, ...] = (
     "recall",
     "specificity",
@@ -57,7 +57,7 @@ def format_summary_table(results: Sequence[MethodResult]) -> str:
     rows = [[r.method, *(_number(r.summary.values[k]) for k in TABLE_INDICATORS)] for r in results]
     return (
         f"Summary over videos: blend of normalized confusion matrices, "
-        f"weights '{scheme}' (SPEC §2)\n" + grid(header, rows)
+        f"weights '{scheme}' (docs/measures.md §2)\n" + grid(header, rows)
     )
 
 
@@ -142,5 +142,5 @@ def format_best_threshold_table(rows: Sequence[tuple[str, str, Curves]]) -> str:
         )
     return (
         "Soft outputs: summarized curves, threshold of highest F1 "
-        "(detected iff score >= T; SPEC §3)\n" + grid(header, lines)
+        "(detected iff score >= T; docs/measures.md §3)\n" + grid(header, lines)
     )

@@ -1,4 +1,4 @@
-"""Which frames of a CDnet video already have ground truth (SPEC §8).
+"""Which frames of a CDnet video already have ground truth (docs/measures.md §8).
 
 A frame counts as annotated when ``groundtruth/gt%06d.png`` exists for it,
 whatever the file holds (even a frame that is all "outside ROI" or "unknown"
@@ -19,7 +19,7 @@ _GT_NAME = re.compile(r"gt(\d{6})\.png")
 
 
 def annotated_frames(video: VideoSpec) -> set[int]:
-    """Numbers of the frames of ``video`` that have a ground-truth file (SPEC §8).
+    """Numbers of the frames of ``video`` that have a ground-truth file (docs/measures.md §8).
 
     Every ``groundtruth/gt%06d.png`` counts, inside the temporal ROI or not; a
     video without a ``groundtruth/`` folder has none.

@@ -1,4 +1,4 @@
-"""CDnet 2014 dataset folders and result folders (SPEC §1, §10).
+"""CDnet 2014 dataset folders and result folders (docs/measures.md §1, §10).
 
 A dataset is ``<root>/<category>/<video>/`` where each video folder holds
 ``input/in%06d.jpg``, ``groundtruth/gt%06d.png``, ``ROI.bmp`` and
@@ -150,7 +150,7 @@ def is_video_folder(path: str | Path, require_groundtruth: bool = True) -> bool:
 
     It does if it has a ``groundtruth/`` folder or a ``temporalROI.txt`` file;
     with ``require_groundtruth=False`` (evaluation without ground truth,
-    SPEC §7) an ``input/`` folder is enough.
+    docs/measures.md §7) an ``input/`` folder is enough.
     """
     p = Path(path)
     if (p / GROUNDTRUTH_DIR).is_dir() or (p / TEMPORAL_ROI_FILE).is_file():
@@ -170,7 +170,7 @@ def load_video(
     category
         Its category; by default the video is a category of its own, named after it.
     require_groundtruth
-        ``False`` for evaluation without ground truth (SPEC §7): ``groundtruth/``
+        ``False`` for evaluation without ground truth (docs/measures.md §7): ``groundtruth/``
         and ``ROI.bmp`` may then be missing, and without ``temporalROI.txt``
         the frames are ``1..N``, ``N`` the highest ``input/in%06d.jpg`` number
         (0, an empty range, when there is no input frame).
@@ -211,12 +211,12 @@ def load_video(
 
 
 def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[VideoSpec]:
-    """All videos of a CDnet dataset, sorted by category then name (SPEC §10).
+    """All videos of a CDnet dataset, sorted by category then name (docs/measures.md §10).
 
     ``root`` may be a dataset (``<root>/<category>/<video>``), a folder of
     video folders, a mix of both, or a single video folder. A video without a
     category level is a category of its own named after the video. With
-    ``require_groundtruth=False`` (SPEC §7) video folders need not hold ground
+    ``require_groundtruth=False`` (docs/measures.md §7) video folders need not hold ground
     truth, a ROI or a temporal ROI: see :func:`load_video`.
 
     Raises
@@ -357,6 +357,6 @@ def result_frame_numbers(folder: str | Path) -> list[int]:
     """Sorted numbers of the result frames ``bin%06d.<ext>`` present in ``folder``.
 
     Any extension of :data:`RESULT_EXTENSIONS` counts. Used when a video has
-    no temporal ROI, to find the frames every detector has (SPEC §7).
+    no temporal ROI, to find the frames every detector has (docs/measures.md §7).
     """
     return sorted(_numbers_of(Path(folder), RESULT_PREFIX, RESULT_EXTENSIONS))

@@ -1,10 +1,10 @@
-"""Per-video confusion matrices as CSV: ``category,video,TP,FP,FN,TN[,SE]`` (SPEC §10).
+"""Per-video confusion matrices as CSV: ``category,video,TP,FP,FN,TN[,SE]`` (docs/measures.md §10).
 
 The header row is required; column names are case-insensitive and may come in
 any order; other columns are ignored. Counts are non-negative whole numbers;
 ``SE`` (shadow errors) may be absent or empty. A row with an empty category
 cell is a video without category: it becomes a category of its own, named
-after the video (the rule SPEC §10 gives for CDnet folders), so
+after the video (the rule docs/measures.md §10 gives for CDnet folders), so
 ``,highway,...`` reads as category ``highway``, video ``highway``.
 """
 
@@ -26,7 +26,7 @@ _EXPECTED = "category,video,TP,FP,FN,TN[,SE]"
 
 
 def read_cm_csv(path: str | Path) -> list[VideoConfusion]:
-    """Read per-video confusion matrices from a CSV file (SPEC §10).
+    """Read per-video confusion matrices from a CSV file (docs/measures.md §10).
 
     Raises
     ------
@@ -114,7 +114,7 @@ def format_cm_csv(videos: Sequence[VideoConfusion]) -> str:
 
 
 def write_cm_csv(path: str | Path, videos: Sequence[VideoConfusion]) -> None:
-    """Write ``videos`` to ``path`` as a confusion-matrix CSV (SPEC §10)."""
+    """Write ``videos`` to ``path`` as a confusion-matrix CSV (docs/measures.md §10)."""
     text = format_cm_csv(videos)
     write_text(path, text)
 

@@ -1,4 +1,4 @@
-"""Counts per frame as CSV: ``frame,count`` (SPEC §10, used by SPEC §6).
+"""Counts per frame as CSV: ``frame,count`` (docs/measures.md §10, used by docs/measures.md §6).
 
 The header row is required; column names are case-insensitive, in any order,
 and other columns are ignored. Frames are whole numbers >= 0, listed in order
@@ -51,7 +51,7 @@ class CountSeries:
 
 
 def read_counts_csv(path: str | Path) -> CountSeries:
-    """Read a ``frame,count`` CSV (SPEC §10).
+    """Read a ``frame,count`` CSV (docs/measures.md §10).
 
     Raises
     ------

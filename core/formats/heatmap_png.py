@@ -1,4 +1,4 @@
-"""Heatmaps (consensus, entropy; SPEC §7) as PNG images.
+"""Heatmaps (consensus, entropy; docs/measures.md §7) as PNG images.
 
 Two variants of one float map whose values lie in ``[vmin, vmax]``:
 

@@ -1,4 +1,4 @@
-"""LIRIS HARL action annotations in XML, ground truth and detections alike (SPEC §4, §10).
+"""LIRIS HARL action annotations in XML, ground truth and detections alike (docs/measures.md §4, §10).
 
 ``<tagset><video><videoName>NAME</videoName><action nr="1" class="3">
 <bbox x="40" y="30" width="50" height="101" framenr="34"/>…</action>…</video>…</tagset>``
@@ -95,7 +95,7 @@ class XmlFormatError(InputFileError):
 
 
 def read_liris(path: str | Path) -> AnnotationSet:
-    """Read LIRIS annotations from one XML file or a folder of ``*.xml`` files (SPEC §10).
+    """Read LIRIS annotations from one XML file or a folder of ``*.xml`` files (docs/measures.md §10).
 
     A folder's files (not its subfolders) are read in name order; each may
     hold one or more videos. Videos keep their file order and are paired with
@@ -556,7 +556,7 @@ def _action(element: etree._Element, video: str, number: int, path: str | Path) 
 
 
 def format_liris(annotations: AnnotationSet | Iterable[VideoAnnotation]) -> bytes:
-    """The UTF-8 LIRIS XML document of ``annotations`` (SPEC §10).
+    """The UTF-8 LIRIS XML document of ``annotations`` (docs/measures.md §10).
 
     Videos and actions keep their order, boxes are in frame order, and
     interpolated boxes carry ``interpolated="1"``.
@@ -610,7 +610,7 @@ def _add_action(video: etree._Element, action: Action) -> None:
 
 
 def write_liris(path: str | Path, annotations: AnnotationSet | Iterable[VideoAnnotation]) -> None:
-    """Write all videos to one LIRIS XML file, atomically (SPEC §10).
+    """Write all videos to one LIRIS XML file, atomically (docs/measures.md §10).
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""MOTChallenge boxes: CSV ``frame,id,x,y,w,h,conf,…`` (SPEC §10, used by SPEC §5).
+"""MOTChallenge boxes: CSV ``frame,id,x,y,w,h,conf,…`` (docs/measures.md §10, used by docs/measures.md §5).
 
 No header (a first row starting with ``frame`` is skipped); blank lines are
 ignored; columns after ``conf`` (world coordinates, class, visibility) are
@@ -51,7 +51,7 @@ class MotRows:
 
 
 def read_mot_csv(path: str | Path, min_conf: float | None = None) -> MotRows:
-    """Read a MOTChallenge CSV file (SPEC §10).
+    """Read a MOTChallenge CSV file (docs/measures.md §10).
 
     Parameters
     ----------

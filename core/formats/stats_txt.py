@@ -1,4 +1,4 @@
-"""CDnet's ``stats.txt``: written in the layout of CDnet's Stats.py, read back (SPEC §2, §10).
+"""CDnet's ``stats.txt``: written in the layout of CDnet's Stats.py, read back (docs/measures.md §2, §10).
 
 The writer reproduces the overall file for one method: three comment lines,
 ``cm video CATEGORY VIDEO TP FP FN TN SE`` per video, ``cm category`` with the
@@ -105,7 +105,7 @@ def _join(counts: list[int]) -> str:
 
 
 def read_stats_txt(path: str | Path) -> list[VideoConfusion]:
-    """Read the ``cm video`` lines of a CDnet ``stats.txt`` (SPEC §10).
+    """Read the ``cm video`` lines of a CDnet ``stats.txt`` (docs/measures.md §10).
 
     Raises
     ------

@@ -19,7 +19,7 @@ from referee.core.model.videos import VideoSpec
 def result_sources(
     videos: Sequence[VideoSpec], results: str | Path, pattern: str | None = None, offset: int = 0
 ) -> list[FrameSource]:
-    """Each video's result frames for one method (SPEC §1, §10).
+    """Each video's result frames for one method (docs/measures.md §1, §10).
 
     Parameters
     ----------

@@ -101,7 +101,7 @@ class _ImageFolderSource:
 
 
 class CdnetResultSource(_ImageFolderSource):
-    """A method's CDnet result frames ``bin%06d.<ext>`` in one folder (SPEC §1, §10).
+    """A method's CDnet result frames ``bin%06d.<ext>`` in one folder (docs/measures.md §1, §10).
 
     The extension is decided once, by probing frame ``first`` with ``.png
     .jpg .jpeg .bmp .ppm`` in that order; a frame missing under that extension
@@ -242,7 +242,7 @@ class MaskVideoSource:
     wrong frame), and frames before the one asked for are decoded and dropped.
     Asking for an earlier frame than the last one reopens the file. Frames are
     converted to grey levels. Lossy codecs blur mask values, so evaluate such
-    masks with a threshold (SPEC §1 option).
+    masks with a threshold (docs/measures.md §1 option).
 
     Raises
     ------

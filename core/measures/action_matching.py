@@ -13,7 +13,7 @@ from referee.core.progress import CancelToken, ProgressCallback, check, report
 
 #: Keys of the four quality thresholds, in the order used by every array here.
 THRESHOLD_KEYS: tuple[str, ...] = ("sr", "sp", "tr", "tp")
-#: What each threshold constrains (SPEC §4), also the veto reasons of the pair table.
+#: What each threshold constrains (docs/measures.md §4), also the veto reasons of the pair table.
 CRITERIA: dict[str, str] = {
     "sr": "spatial recall",
     "sp": "spatial precision",
@@ -37,7 +37,7 @@ _BLOCK_ELEMENTS = 2_000_000
 
 @dataclass(frozen=True)
 class LirisParameters:
-    """Thresholds of the LIRIS metric (SPEC §4).
+    """Thresholds of the LIRIS metric (docs/measures.md §4).
 
     Attributes
     ----------
@@ -115,7 +115,7 @@ class VideoPairs:
         """Dice overlap ``O`` of every pair, ``(n_gt, n_det)`` float.
 
         ``2·Area(g∩d) / (Area(g)+Area(d))``; 0 when both areas are 0 and, if
-        ``class_aware``, 0 when the classes differ (SPEC §4).
+        ``class_aware``, 0 when the classes differ (docs/measures.md §4).
         """
         total = self.area_gt[:, None] + self.area_det[None, :]
         dice: np.ndarray = np.divide(
@@ -212,7 +212,7 @@ def _framewise_intersections(
 
 
 def pair_statistics(gt: Sequence[Action], det: Sequence[Action]) -> VideoPairs:
-    """Areas, intersections and common frames of all pairs of one video (SPEC §4).
+    """Areas, intersections and common frames of all pairs of one video (docs/measures.md §4).
 
     Frames of an action are consecutive, so common frames and the areas
     ``Area(g|d)``, ``Area(d|g)`` follow in closed form from each pair's common
@@ -253,7 +253,7 @@ def pair_statistics(gt: Sequence[Action], det: Sequence[Action]) -> VideoPairs:
 
 
 def greedy_match(overlap: np.ndarray) -> tuple[tuple[int, int], ...]:
-    """One-to-one greedy matching on an overlap matrix (SPEC §4).
+    """One-to-one greedy matching on an overlap matrix (docs/measures.md §4).
 
     Repeatedly take the largest overlap, assign that (row, column) pair and
     remove both, while the largest overlap is > 0. Ties go to the lowest row
@@ -329,7 +329,7 @@ class AssignedPairs:
         """``(m, k)`` bool: pair accepted at each row of ``thresholds`` ``(m, 4)``.
 
         Every ratio must be strictly greater than its threshold and, with
-        ``class_test``, the classes equal (SPEC §4).
+        ``class_test``, the classes equal (docs/measures.md §4).
         """
         limits = np.asarray(thresholds, dtype=float).reshape(-1, 4)
         ok: np.ndarray = np.all(self.ratios[None, :, :] > limits[:, None, :], axis=2)
@@ -389,7 +389,7 @@ class ActionMatching:
 
 
 def match_video(name: str, gt: Sequence[Action], det: Sequence[Action]) -> VideoMatching:
-    """Pair statistics and both greedy matchings of one video (SPEC §4)."""
+    """Pair statistics and both greedy matchings of one video (docs/measures.md §4)."""
     pairs = pair_statistics(gt, det)
     return VideoMatching(
         name,
@@ -407,7 +407,7 @@ def match_actions(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> ActionMatching:
-    """Match detections to ground truth in every video, once for all thresholds (SPEC §4).
+    """Match detections to ground truth in every video, once for all thresholds (docs/measures.md §4).
 
     Videos are paired by name; a video only in ``det`` contributes false
     alarms, one only in ``gt`` misses. ``progress`` is called with

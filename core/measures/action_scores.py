@@ -57,7 +57,7 @@ def _value(value: float, reason: str) -> IndicatorValue:
 
 @dataclass(frozen=True)
 class OperatingPoint:
-    """Counts, recall, precision and F at one set of thresholds (SPEC §4).
+    """Counts, recall, precision and F at one set of thresholds (docs/measures.md §4).
 
     ``thresholds`` maps ``THRESHOLD_KEYS`` to values. ``assigned`` counts the
     pairs of the matching, ``accepted`` those that pass every test.
@@ -105,7 +105,7 @@ def _operating_point(
 
 
 def operating_point(matching: ActionMatching, thresholds: Sequence[float]) -> OperatingPoint:
-    """Overall recall, precision and F at ``(t_sr, t_sp, t_tr, t_tp)`` (SPEC §4)."""
+    """Overall recall, precision and F at ``(t_sr, t_sp, t_tr, t_tp)`` (docs/measures.md §4)."""
     limits = np.asarray(thresholds, dtype=float)
     if limits.shape != (4,):
         raise InvalidOptionError(
@@ -119,7 +119,7 @@ def operating_point(matching: ActionMatching, thresholds: Sequence[float]) -> Op
 
 @dataclass(frozen=True, eq=False)
 class QualityCurves:
-    """Performance against quality: P, R, F as one threshold varies (SPEC §4).
+    """Performance against quality: P, R, F as one threshold varies (docs/measures.md §4).
 
     Row ``k`` varies threshold ``THRESHOLD_KEYS[k]`` over ``grid``; the other
     three stay at ε. Arrays are ``(4, len(grid))``; NaN where undefined.
@@ -134,7 +134,7 @@ class QualityCurves:
 
 @dataclass(frozen=True, eq=False)
 class ActionScores:
-    """Every score of one video, or of all videos pooled (SPEC §4).
+    """Every score of one video, or of all videos pooled (docs/measures.md §4).
 
     Attributes
     ----------
@@ -179,7 +179,7 @@ _DEFAULT_PARAMETERS = LirisParameters()
 def score_matching(
     matching: ActionMatching, params: LirisParameters = _DEFAULT_PARAMETERS
 ) -> tuple[ActionScores, dict[str, ActionScores]]:
-    """Scores at all ``1 + 4·G`` operating points, overall and per video (SPEC §4).
+    """Scores at all ``1 + 4·G`` operating points, overall and per video (docs/measures.md §4).
 
     Overall counts pool all videos (accepted pairs / all GT actions, / all
     detections); each video's scores use only its own actions.
@@ -210,7 +210,7 @@ def score_matching(
 
 @dataclass(frozen=True, eq=False)
 class ClassConfusion:
-    """Class confusion matrix of the class-agnostic matching (SPEC §4).
+    """Class confusion matrix of the class-agnostic matching (docs/measures.md §4).
 
     Rows are ground-truth classes, columns detected classes, both in
     :data:`CLASSES` order. Only pairs matched ignoring class and accepted at ε
@@ -234,7 +234,7 @@ def _confusion(counts: np.ndarray) -> ClassConfusion:
 def class_confusion(
     matching: ActionMatching, epsilon: float = DEFAULT_EPSILON
 ) -> tuple[ClassConfusion, dict[str, ClassConfusion]]:
-    """Class confusion matrix, overall and per video (SPEC §4)."""
+    """Class confusion matrix, overall and per video (docs/measures.md §4)."""
     pairs = matching.pairs_any_class
     keep = pairs.accepted(np.full((1, 4), float(epsilon)), class_test=False)[0]
     rows = np.searchsorted(CLASSES, pairs.gt_class[keep])
@@ -255,7 +255,7 @@ FALSE_ALARM = "false alarm"
 
 @dataclass(frozen=True)
 class PairRow:
-    """One line of the explanation table (SPEC §4).
+    """One line of the explanation table (docs/measures.md §4).
 
     ``outcome`` is ``"accepted"`` or ``"vetoed"`` for an assigned pair (at ε),
     ``"miss"`` for an unassigned ground-truth action, ``"false alarm"`` for an
@@ -282,7 +282,7 @@ class PairRow:
 
 
 def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tuple[PairRow, ...]:
-    """Every assigned pair, miss and false alarm, with why each pair was vetoed (SPEC §4).
+    """Every assigned pair, miss and false alarm, with why each pair was vetoed (docs/measures.md §4).
 
     Per video: ground-truth actions in order (their pair, or a miss), then
     the unassigned detections as false alarms.
@@ -337,7 +337,7 @@ def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tu
 
 @dataclass(frozen=True, eq=False)
 class ActionEvaluation:
-    """The complete LIRIS evaluation of one method (SPEC §4).
+    """The complete LIRIS evaluation of one method (docs/measures.md §4).
 
     Attributes
     ----------
@@ -369,7 +369,7 @@ def evaluate_actions(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> ActionEvaluation:
-    """Evaluate detected actions against ground truth with the LIRIS metric (SPEC §4).
+    """Evaluate detected actions against ground truth with the LIRIS metric (docs/measures.md §4).
 
     Parameters
     ----------

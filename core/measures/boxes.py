@@ -1,4 +1,4 @@
-"""Per-frame box evaluation: FDA, SFDA, MODA, N-MODP (SPEC §5; VACE, Kasturi et al. 2009).
+"""Per-frame box evaluation: FDA, SFDA, MODA, N-MODP (docs/measures.md §5; VACE, Kasturi et al. 2009).
 
 On every frame, ground-truth boxes are mapped one-to-one to detected boxes so
 that the total IoU is largest (Hungarian, the default) or by taking the largest
@@ -37,7 +37,7 @@ from referee.core.measures.indicators import IndicatorValue, undefined
 from referee.core.model.annotations import AnnotationSet, VideoAnnotation
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 
-#: Frame-level mapping strategies (SPEC §5); the first is the default.
+#: Frame-level mapping strategies (docs/measures.md §5); the first is the default.
 MAPPINGS: tuple[str, ...] = ("hungarian", "greedy")
 DEFAULT_IOU_THRESHOLD = 0.5
 
@@ -150,7 +150,7 @@ def boxes_from_rows(
 
 
 def boxes_from_video(video: VideoAnnotation) -> VideoBoxes:
-    """Per-frame boxes of a LIRIS video (SPEC §5): every action's box on every frame.
+    """Per-frame boxes of a LIRIS video (docs/measures.md §5): every action's box on every frame.
 
     Each box keeps its action's class as label and the action number as id;
     within a frame, boxes follow the actions' order in the file. Whether classes
@@ -222,7 +222,7 @@ def frame_ious(gt: FrameBoxes, det: FrameBoxes, class_aware: bool = False) -> np
 
 
 def map_boxes(iou: np.ndarray, mapping: str = "hungarian") -> list[tuple[int, int]]:
-    """One-to-one (gt index, det index) pairs with IoU > 0, sorted by gt index (SPEC §5).
+    """One-to-one (gt index, det index) pairs with IoU > 0, sorted by gt index (docs/measures.md §5).
 
     ``hungarian`` maximizes the total IoU (``scipy.optimize.linear_sum_assignment``);
     ``greedy`` repeatedly takes the largest remaining IoU, ties to the lowest
@@ -345,7 +345,7 @@ def evaluate_frame(
     mapping: str = "hungarian",
     class_aware: bool = False,
 ) -> FrameBoxResult:
-    """Map and classify the boxes of one frame (SPEC §5)."""
+    """Map and classify the boxes of one frame (docs/measures.md §5)."""
     iou = frame_ious(gt, det, class_aware)
     mapped = [(g, d, float(iou[g, d])) for g, d in map_boxes(iou, mapping)]
     tp = [p for p in mapped if p[2] >= iou_threshold]
@@ -471,7 +471,7 @@ def evaluate_boxes(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> BoxEvaluation:
-    """Evaluate detections against ground truth frame by frame (SPEC §5).
+    """Evaluate detections against ground truth frame by frame (docs/measures.md §5).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Counting: the windowed count-change correct classification rate CCR_WCC (SPEC §6).
+"""Counting: the windowed count-change correct classification rate CCR_WCC (docs/measures.md §6).
 
 Counts ``y_0..y_N`` (ground truth) and ``ŷ_0..ŷ_N`` (estimate) give changes
 ``Δ_n = y_{n+1} − y_n`` and ``Δ̂_m = ŷ_{m+1} − ŷ_m`` for ``n, m = 0…N−1``. Each
@@ -28,7 +28,7 @@ from referee.core.measures.indicators import IndicatorValue, undefined
 
 @dataclass(frozen=True)
 class CountingResult:
-    """CCR_WCC with every term that makes it, and the MAEs (SPEC §6).
+    """CCR_WCC with every term that makes it, and the MAEs (docs/measures.md §6).
 
     Instants are change indices n (the change from count n to count n+1),
     0-based, ascending.
@@ -105,7 +105,7 @@ def window_offsets(n: int, changes: int, window: int) -> range:
 def match_change(
     n: int, gt_changes: np.ndarray, est_changes: np.ndarray, window: int
 ) -> tuple[int, float]:
-    """``(δ_n, e(n))`` for one ground-truth instant (SPEC §6 tie rule: 0, else most negative)."""
+    """``(δ_n, e(n))`` for one ground-truth instant (docs/measures.md §6 tie rule: 0, else most negative)."""
     offsets = window_offsets(n, len(gt_changes), window)
     errors = {d: abs(gt_changes[n] - est_changes[n + d]) for d in offsets}
     best = min(errors.values())
@@ -117,7 +117,7 @@ def match_change(
 def evaluate_counts(
     gt_counts: Sequence[float] | np.ndarray, est_counts: Sequence[float] | np.ndarray, window: int
 ) -> CountingResult:
-    """CCR_WCC, its terms, and the MAEs of counts and changes (SPEC §6).
+    """CCR_WCC, its terms, and the MAEs of counts and changes (docs/measures.md §6).
 
     Parameters
     ----------

@@ -1,10 +1,10 @@
-"""ROC and PR curves of soft outputs, per video and summarized (SPEC §3).
+"""ROC and PR curves of soft outputs, per video and summarized (docs/measures.md §3).
 
 A soft result is a score map 0..255; at threshold ``T`` a pixel is detected iff
 its score is ``>= T``. The 256 confusion matrices of a video come from its
 score histograms (:func:`referee.core.pixel.threshold_confusions`). A
 summarized curve blends, threshold by threshold, the videos' normalized
-matrices with the summarization weights (SPEC §2), so every point of it is the
+matrices with the summarization weights (docs/measures.md §2), so every point of it is the
 curve point of one blended matrix.
 
 Arrays of confusion matrices have one row per threshold and columns
@@ -32,7 +32,7 @@ ISO_F_LEVELS: tuple[float, ...] = tuple(i / 10 for i in range(2, 10))
 
 @dataclass(frozen=True, eq=False)
 class Curves:
-    """ROC and PR curves over the 256 thresholds (SPEC §3).
+    """ROC and PR curves over the 256 thresholds (docs/measures.md §3).
 
     Attributes
     ----------
@@ -96,12 +96,12 @@ def curves_from_confusions(confusions: np.ndarray) -> Curves:
 
 
 def roc_pr_curves(histograms: np.ndarray) -> Curves:
-    """Curves of one video from its summed score histograms ``(3, 256)`` (SPEC §3)."""
+    """Curves of one video from its summed score histograms ``(3, 256)`` (docs/measures.md §3)."""
     return curves_from_confusions(threshold_confusions(histograms))
 
 
 def blend_confusions(per_video: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
-    """Blend per threshold: ``Σ_v w_v · c_v(T) / n_v`` (SPEC §2 applied to §3).
+    """Blend per threshold: ``Σ_v w_v · c_v(T) / n_v`` (docs/measures.md §2 applied to §3).
 
     Parameters
     ----------
@@ -136,7 +136,7 @@ def blend_confusions(per_video: Sequence[np.ndarray], weights: Sequence[float]) 
 
 
 def summarized_curves(histograms: Sequence[np.ndarray], weights: Sequence[float]) -> Curves:
-    """Summarized ROC and PR curves over videos with weights ``P(V=v)`` (SPEC §2, §3).
+    """Summarized ROC and PR curves over videos with weights ``P(V=v)`` (docs/measures.md §2, §3).
 
     Parameters
     ----------
@@ -151,7 +151,7 @@ def summarized_curves(histograms: Sequence[np.ndarray], weights: Sequence[float]
 
 
 def iso_f1_curve(f1: float, n: int = 100) -> tuple[np.ndarray, np.ndarray]:
-    """Points ``(recall, precision)`` of constant F1 in PR space (SPEC §3 plots).
+    """Points ``(recall, precision)`` of constant F1 in PR space (docs/measures.md §3 plots).
 
     From ``F1 = 2PR/(P+R)``: ``P = F1·R / (2R − F1)`` for ``R`` in ``[F1/2, 1]``
     (precision reaches 1 at ``R = F1/(2 − F1)``); returns ``n`` points with

@@ -505,7 +505,7 @@ def get_indicator(key: str) -> Indicator:
 
 
 def evaluate(key: str, cm: ConfusionMatrix) -> IndicatorValue:
-    """Value of indicator ``key`` on ``cm`` (counts or normalized; SPEC §2)."""
+    """Value of indicator ``key`` on ``cm`` (counts or normalized; docs/measures.md §2)."""
     return get_indicator(key).compute(cm)
 
 

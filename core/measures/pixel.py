@@ -1,4 +1,4 @@
-"""Per-pixel evaluation rules of CDnet 2014 (SPEC §1) and soft-score histograms (SPEC §3).
+"""Per-pixel evaluation rules of CDnet 2014 (docs/measures.md §1) and soft-score histograms (docs/measures.md §3).
 
 Pure numpy/OpenCV over arrays already in memory; no file is read here.
 
@@ -33,7 +33,7 @@ GT_LEVEL_NAMES: dict[int, str] = {
     GT_UNKNOWN: "unknown motion",
     GT_MOTION: "motion",
 }
-"""What each ground-truth grey level means (SPEC §1)."""
+"""What each ground-truth grey level means (docs/measures.md §1)."""
 
 COUNT_COLUMNS: tuple[str, ...] = ("tp", "fp", "fn", "tn", "se")
 """Column order of every count array of this module."""
@@ -54,7 +54,7 @@ _CLASS_LUT[GT_MOTION] = 3
 
 
 def check_threshold(threshold: int | None) -> int | None:
-    """Validate the detection-threshold option (SPEC §1).
+    """Validate the detection-threshold option (docs/measures.md §1).
 
     Parameters
     ----------
@@ -104,7 +104,7 @@ def detection_mask(detection: np.ndarray, threshold: int | None = None) -> np.nd
 
 
 class FrameCounter:
-    """Counts of one video's frames under the rules of SPEC §1.
+    """Counts of one video's frames under the rules of docs/measures.md §1.
 
     The ROI and the threshold are fixed for a video, so they are prepared once
     and every frame then costs a handful of vectorized passes.
@@ -189,7 +189,7 @@ class FrameCounter:
         return np.array([tp, fp, positives - tp, negatives - fp, se], dtype=np.int64)
 
     def score_histograms(self, gt: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        """Histograms of the scores of one frame, split by ground-truth class (SPEC §3).
+        """Histograms of the scores of one frame, split by ground-truth class (docs/measures.md §3).
 
         Parameters
         ----------
@@ -235,11 +235,11 @@ LABEL_TN, LABEL_TP, LABEL_FP, LABEL_FN, LABEL_SHADOW_ERROR, LABEL_NOT_EVALUATED 
 def comparison_labels(
     gt: np.ndarray, roi: np.ndarray, detection: np.ndarray, threshold: int | None = None
 ) -> np.ndarray:
-    """What each pixel of one frame counts as under SPEC §1, as a ``uint8`` code image.
+    """What each pixel of one frame counts as under docs/measures.md §1, as a ``uint8`` code image.
 
     Codes are the indices of :data:`COMPARISON_LABELS`: 0 true negative,
     1 true positive, 2 false positive on static ground truth, 3 false
-    negative, 4 shadow error (detected on hard shadow; SPEC counts it as a
+    negative, 4 shadow error (detected on hard shadow; docs/measures.md counts it as a
     false positive too), 5 not evaluated (outside the ROI or unknown motion).
     Counting the codes gives :func:`frame_counts`: ``fp`` is codes 2 and 4.
     """
@@ -263,7 +263,7 @@ def comparison_labels(
 def frame_counts(
     gt: np.ndarray, roi: np.ndarray, detection: np.ndarray, threshold: int | None = None
 ) -> np.ndarray:
-    """Counts ``[tp, fp, fn, tn, se]`` of one frame (SPEC §1).
+    """Counts ``[tp, fp, fn, tn, se]`` of one frame (docs/measures.md §1).
 
     Convenience form of :meth:`FrameCounter.counts`; prefer a
     :class:`FrameCounter` when counting many frames of one video.
@@ -272,7 +272,7 @@ def frame_counts(
 
 
 def score_histograms(gt: np.ndarray, roi: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Per-class histograms ``(3, 256)`` of one frame's scores (SPEC §3).
+    """Per-class histograms ``(3, 256)`` of one frame's scores (docs/measures.md §3).
 
     Convenience form of :meth:`FrameCounter.score_histograms`.
     """
@@ -280,7 +280,7 @@ def score_histograms(gt: np.ndarray, roi: np.ndarray, scores: np.ndarray) -> np.
 
 
 def threshold_confusions(histograms: np.ndarray) -> np.ndarray:
-    """The 256 confusion matrices of a soft result, one per threshold (SPEC §3).
+    """The 256 confusion matrices of a soft result, one per threshold (docs/measures.md §3).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Summarization of one method's results over a set of videos (SPEC §2).
+"""Summarization of one method's results over a set of videos (docs/measures.md §2).
 
 Two procedures are kept side by side and never mixed:
 
@@ -10,7 +10,7 @@ Two procedures are kept side by side and never mixed:
   per category, arithmetic mean of the category means.
 
 A video whose category is ``""`` has no category: it is a category of its own,
-named after the video (SPEC §10).
+named after the video (docs/measures.md §10).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from referee.core.model.confusion import ConfusionMatrix, VideoConfusion, blend
 from referee.core.model.videos import VideoKey
 
 WEIGHT_SCHEMES: tuple[str, ...] = ("auto", "video", "category", "pixels", "custom")
-"""Weight schemes of SPEC §2; ``auto`` means ``category`` if any video has one, else ``video``."""
+"""Weight schemes of docs/measures.md §2; ``auto`` means ``category`` if any video has one, else ``video``."""
 
 CDNET_STATISTICS: tuple[str, ...] = (
     "recall",
@@ -55,7 +55,7 @@ CDNET_STATISTICS: tuple[str, ...] = (
 
 
 def category_of(video: VideoConfusion) -> str:
-    """The category a video counts in: its own, or its name when it has none (SPEC §10)."""
+    """The category a video counts in: its own, or its name when it has none (docs/measures.md §10)."""
     return video.category if video.category else video.video
 
 
@@ -77,7 +77,7 @@ def _check_videos(videos: Sequence[VideoConfusion]) -> None:
 
 
 def resolve_scheme(videos: Sequence[VideoConfusion], scheme: str) -> str:
-    """The weight scheme actually used: ``auto`` becomes ``category`` or ``video`` (SPEC §2).
+    """The weight scheme actually used: ``auto`` becomes ``category`` or ``video`` (docs/measures.md §2).
 
     Raises
     ------
@@ -96,7 +96,7 @@ def resolve_scheme(videos: Sequence[VideoConfusion], scheme: str) -> str:
 def video_weights(
     videos: Sequence[VideoConfusion], scheme: str, custom: Mapping[VideoKey, float] | None = None
 ) -> np.ndarray:
-    """Weights ``P(V=v)`` of the videos, in their order, summing to 1 (SPEC §2).
+    """Weights ``P(V=v)`` of the videos, in their order, summing to 1 (docs/measures.md §2).
 
     Parameters
     ----------
@@ -163,7 +163,7 @@ def _custom_weights(
 
 @dataclass(frozen=True)
 class Summary:
-    """One method summarized over videos by blending (SPEC §2).
+    """One method summarized over videos by blending (docs/measures.md §2).
 
     ``cm`` is the blended *normalized* matrix ``Σ_v P(V=v) · p_v`` and
     ``values`` every registry indicator computed from it.
@@ -180,7 +180,7 @@ def summarize(
     scheme: str = "auto",
     custom: Mapping[VideoKey, float] | None = None,
 ) -> Summary:
-    """Blend the videos' normalized matrices and evaluate every indicator on the blend (SPEC §2).
+    """Blend the videos' normalized matrices and evaluate every indicator on the blend (docs/measures.md §2).
 
     See :func:`video_weights` for ``scheme``, ``custom`` and the errors.
     """
@@ -273,7 +273,7 @@ class CdnetSummary:
 
 
 def cdnet_procedure(videos: Sequence[VideoConfusion]) -> CdnetSummary:
-    """Per-video values, arithmetic mean per category, mean of the category means (SPEC §2).
+    """Per-video values, arithmetic mean per category, mean of the category means (docs/measures.md §2).
 
     Equals CDnet's official ``Stats.py`` for the seven statistics. NaN on any
     video propagates to its category and to the overall mean (the official

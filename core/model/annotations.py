@@ -1,4 +1,4 @@
-"""Action annotations: videos → actions → one box per frame (SPEC §4, §10).
+"""Action annotations: videos → actions → one box per frame (docs/measures.md §4, §10).
 
 The same model holds ground truth and detections. An action is a class
 (1–10, LIRIS HARL) and one box ``(x, y, w, h)`` per frame over consecutive
@@ -15,7 +15,7 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError
 
-#: LIRIS HARL classes: number → (code, description) (SPEC §10).
+#: LIRIS HARL classes: number → (code, description) (docs/measures.md §10).
 ACTION_CLASSES: dict[int, tuple[str, str]] = {
     1: ("DI", "discussion"),
     2: ("GI", "give object"),
@@ -192,7 +192,7 @@ class AnnotationSet:
 def interpolate_action(
     number: int, action_class: int, keyframes: Mapping[int, Sequence[int]]
 ) -> Action:
-    """An action whose boxes go linearly from keyframe to keyframe (SPEC §4).
+    """An action whose boxes go linearly from keyframe to keyframe (docs/measures.md §4).
 
     Between consecutive keyframes ``f0 < f1`` each of ``x, y, w, h`` is
     ``v0 + (v1 - v0)·(f - f0)/(f1 - f0)``, computed exactly and rounded to the

@@ -14,7 +14,7 @@ from referee.core.errors import InvalidOptionError
 
 @dataclass(frozen=True, eq=False)
 class CaseScores:
-    """Per-case scores of several methods, paired by case (SPEC §9).
+    """Per-case scores of several methods, paired by case (docs/measures.md §9).
 
     Attributes
     ----------

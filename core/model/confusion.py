@@ -1,4 +1,4 @@
-"""Confusion matrices: the one data type every measure is computed from (SPEC §2).
+"""Confusion matrices: the one data type every measure is computed from (docs/measures.md §2).
 
 A matrix holds ``tp, fp, fn, tn``. Counts are whole numbers; a *normalized*
 matrix divides by the total so its four entries sum to 1. Matrices of
@@ -31,7 +31,7 @@ class ConfusionMatrix:
         return self.tp + self.fp + self.fn + self.tn
 
     def as_array(self) -> np.ndarray:
-        """The entries as ``[tn, fp, fn, tp]`` (SPEC notation order)."""
+        """The entries as ``[tn, fp, fn, tp]`` (the order of docs/measures.md)."""
         return np.array([self.tn, self.fp, self.fn, self.tp], dtype=float)
 
     @classmethod
@@ -106,7 +106,7 @@ def check_weights(n_videos: int, weights: Sequence[float]) -> np.ndarray:
 
 
 def blend(matrices: Sequence[ConfusionMatrix], weights: Sequence[float]) -> ConfusionMatrix:
-    """Weighted sum of normalized matrices, ``Σ_v w_v · p_v`` (SPEC §2, step 2).
+    """Weighted sum of normalized matrices, ``Σ_v w_v · p_v`` (docs/measures.md §2, step 2).
 
     ``weights`` must be non-negative and sum to 1.
     """

@@ -57,7 +57,7 @@ class Project:
     per-frame boxes (LIRIS XML or MOTChallenge CSV; without it, the boxes of the
     ground-truth actions are used); ``counts`` is a counts root
     holding ``<category>_<video>/<name>.csv`` with ``name`` "groundtruth" or a
-    detector's name (SPEC §6). ``file`` is where the project was loaded from
+    detector's name (docs/measures.md §6). ``file`` is where the project was loaded from
     or saved to; it is not stored in the file.
     """
 

@@ -31,7 +31,7 @@ class VideoSpec:
     """One CDnet video: where its files are and which frames are evaluated.
 
     ``first`` and ``last`` are the 1-based, inclusive frame numbers of the
-    temporal ROI (SPEC §1).
+    temporal ROI (docs/measures.md §1).
     """
 
     category: str

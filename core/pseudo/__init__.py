@@ -1,4 +1,4 @@
-"""Pseudo ground truth from a committee of detectors (SPEC §7, seed 004).
+"""Pseudo ground truth from a committee of detectors (docs/measures.md §7, seed 004).
 
 K binary classifiers give ``S_k(i) ∈ {0, 1}`` per pixel or item ``i``. Their
 (weighted) mean is the consensus ``P(i)``; by default the committee also holds

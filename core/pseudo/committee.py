@@ -23,7 +23,7 @@ _MAX_CODE_BITS = 8  # committees up to this size pack their votes into one uint8
 
 @dataclass(frozen=True)
 class CommitteeOptions:
-    """Who votes in the consensus ``P`` and how (SPEC §7 options).
+    """Who votes in the consensus ``P`` and how (docs/measures.md §7 options).
 
     Attributes
     ----------
@@ -37,7 +37,7 @@ class CommitteeOptions:
         One non-negative weight per detector, in the order of the methods
         (default: all 1).
     threshold
-        Detection rule of SPEC §1: ``None`` (default) a mask value of 255 is
+        Detection rule of docs/measures.md §1: ``None`` (default) a mask value of 255 is
         a detection, ``T`` values ``>= T`` are.
     """
 

@@ -32,7 +32,7 @@ def consensus(
     weights: Sequence[float] | None = None,
     include_trivial: bool = True,
 ) -> np.ndarray:
-    """Consensus ``P`` of binary masks, in [0, 1] (SPEC §7).
+    """Consensus ``P`` of binary masks, in [0, 1] (docs/measures.md §7).
 
     Parameters
     ----------
@@ -78,7 +78,7 @@ def consensus(
 def pseudo_confusion(
     mask: np.ndarray, p: np.ndarray, evaluated: np.ndarray | None = None
 ) -> ConfusionMatrix:
-    """Pseudo confusion matrix of ``mask`` under the consensus ``p`` (SPEC §7).
+    """Pseudo confusion matrix of ``mask`` under the consensus ``p`` (docs/measures.md §7).
 
     Parameters
     ----------
@@ -118,7 +118,7 @@ CONSTANT_REFERENCE = "undefined: the consensus is the same on every pixel (no va
 
 
 def binary_entropy(p: np.ndarray | float) -> np.ndarray:
-    """``H(P) = −P log2 P − (1−P) log2(1−P)`` in bits, 0 at ``P ∈ {0, 1}`` (SPEC §7)."""
+    """``H(P) = −P log2 P − (1−P) log2(1−P)`` in bits, 0 at ``P ∈ {0, 1}`` (docs/measures.md §7)."""
     p = np.asarray(p, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -(p * np.log2(p) + (1.0 - p) * np.log2(1.0 - p))
@@ -132,7 +132,7 @@ def binary_entropy(p: np.ndarray | float) -> np.ndarray:
 def ncc_from_sums(
     n: float, sum_s: float, sum_p: float, sum_p2: float, sum_sp: float
 ) -> IndicatorValue:
-    """Pearson correlation of a binary map ``S`` and a map ``P`` from their sums (SPEC §7).
+    """Pearson correlation of a binary map ``S`` and a map ``P`` from their sums (docs/measures.md §7).
 
     ``Σ S² = Σ S`` since ``S ∈ {0, 1}``. Normalized sums (``n = 1``) work alike.
     Undefined when there is no pixel or either map is constant.
@@ -151,7 +151,7 @@ def ncc_from_sums(
 
 
 def psnr_from_sums(n: float, sum_s: float, sum_p2: float, sum_sp: float) -> IndicatorValue:
-    """``−10 log10(mean (S−P)²)`` in dB, peak 1, from the sums (SPEC §7).
+    """``−10 log10(mean (S−P)²)`` in dB, peak 1, from the sums (docs/measures.md §7).
 
     Undefined (not infinite) when ``S`` equals ``P`` on every pixel.
     """

@@ -82,7 +82,7 @@ def _plan(
 
 @dataclass(frozen=True)
 class PseudoSummary:
-    """One detector's pseudo results summarized over videos (SPEC §2 applied to §7).
+    """One detector's pseudo results summarized over videos (docs/measures.md §2 applied to §7).
 
     ``summary`` blends the videos' normalized pseudo matrices with the weights
     of its scheme; ``ncc`` and ``psnr`` come from the same blend applied to
@@ -106,7 +106,7 @@ def summarize_pseudo(
     scheme: str = "auto",
     custom: Mapping[VideoKey, float] | None = None,
 ) -> dict[str, PseudoSummary]:
-    """Summarize every detector's pseudo matrices over videos, like real ones (SPEC §2, §7).
+    """Summarize every detector's pseudo matrices over videos, like real ones (docs/measures.md §2, §7).
 
     ``scheme`` and ``custom`` are those of :func:`~referee.core.summarize.summarize`.
 
@@ -147,7 +147,7 @@ def summarize_pseudo(
 
 @dataclass(frozen=True, eq=False)
 class PseudoResult:
-    """Pseudo evaluation of a committee of detectors on a dataset (SPEC §7).
+    """Pseudo evaluation of a committee of detectors on a dataset (docs/measures.md §7).
 
     ``videos`` in the order given; ``summaries`` per method, summarized with
     the weight scheme :attr:`scheme`.
@@ -182,7 +182,7 @@ def pseudo_evaluate(
     custom: Mapping[VideoKey, float] | None = None,
     entropy: bool = True,
 ) -> PseudoResult:
-    """Pseudo-evaluate K detectors on every video without ground truth (SPEC §7).
+    """Pseudo-evaluate K detectors on every video without ground truth (docs/measures.md §7).
 
     Parameters
     ----------
@@ -205,7 +205,7 @@ def pseudo_evaluate(
     progress, cancel
         Progress in frames over all videos; cancellation token.
     scheme, custom
-        Weights of the summary over videos (SPEC §2), as for
+        Weights of the summary over videos (docs/measures.md §2), as for
         :func:`~referee.core.summarize.summarize`.
     entropy
         Also accumulate each video's per-pixel mean of ``H(P)``.

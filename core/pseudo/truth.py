@@ -49,7 +49,7 @@ class Correlation:
 
 
 def correlation(pseudo_values: Sequence[float], true_values: Sequence[float]) -> Correlation:
-    """Pearson and Spearman correlation of two series of per-detector values (SPEC §7).
+    """Pearson and Spearman correlation of two series of per-detector values (docs/measures.md §7).
 
     Pairs where either value is NaN are left out. Undefined, with the reason,
     when fewer than 3 pairs remain or either series is constant.
@@ -80,7 +80,7 @@ def correlation(pseudo_values: Sequence[float], true_values: Sequence[float]) ->
 
 @dataclass(frozen=True, eq=False)
 class TruthComparison:
-    """Pseudo values against true values, per video and summarized (SPEC §7).
+    """Pseudo values against true values, per video and summarized (docs/measures.md §7).
 
     ``true_per_video[video key][method]`` and ``true_summary[method]`` hold
     :func:`true_values` (the summary from the true matrices blended with the
@@ -115,7 +115,7 @@ def compare_with_truth(
     truth: Mapping[str, Sequence[Any]],
     custom: Mapping[VideoKey, float] | None = None,
 ) -> TruthComparison:
-    """Correlate every pseudo indicator with its true value across detectors (SPEC §7).
+    """Correlate every pseudo indicator with its true value across detectors (docs/measures.md §7).
 
     Parameters
     ----------

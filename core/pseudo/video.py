@@ -39,7 +39,7 @@ PER_FRAME_COLUMNS: tuple[str, ...] = ("frame", "tp", "fp", "fn", "tn")
 
 @dataclass(frozen=True, eq=False)
 class PseudoVideoResult:
-    """Every detector's pseudo evaluation on one video (SPEC §7).
+    """Every detector's pseudo evaluation on one video (docs/measures.md §7).
 
     Attributes
     ----------
@@ -178,7 +178,7 @@ def pseudo_evaluate_arrays(
     cancel: CancelToken | None = None,
     n_frames: int = 0,
 ) -> PseudoVideoResult:
-    """Pseudo evaluation of in-memory masks, consumed one frame at a time (SPEC §7).
+    """Pseudo evaluation of in-memory masks, consumed one frame at a time (docs/measures.md §7).
 
     Parameters
     ----------
@@ -223,7 +223,7 @@ def _roi_of(video: VideoSpec) -> np.ndarray | None:
 
 
 def pseudo_frames(video: VideoSpec, sources: Sequence[FrameSource]) -> Sequence[int]:
-    """The frames evaluated on ``video`` (SPEC §7).
+    """The frames evaluated on ``video`` (docs/measures.md §7).
 
     The temporal ROI when the video folder holds ``temporalROI.txt``; else the
     frames that every detector has (their result folders are listed).
@@ -296,7 +296,7 @@ def pseudo_evaluate_video(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> PseudoVideoResult:
-    """Pseudo evaluation of every detector on one video, streaming (SPEC §7).
+    """Pseudo evaluation of every detector on one video, streaming (docs/measures.md §7).
 
     Parameters
     ----------
@@ -345,7 +345,7 @@ def consensus_map(
     sources: Mapping[str, FrameSource] | Sequence[FrameSource],
     committee: CommitteeOptions = CommitteeOptions(),
 ) -> np.ndarray:
-    """The consensus ``P`` of one frame, for display (SPEC §7 heatmaps).
+    """The consensus ``P`` of one frame, for display (docs/measures.md §7 heatmaps).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Which frames to annotate next: per-frame disagreement and a diverse ranking (SPEC §8).
+"""Which frames to annotate next: per-frame disagreement and a diverse ranking (docs/measures.md §8).
 
 A frame's *disagreement* needs no ground truth; it is a number in [0, 1],
 higher meaning the detectors disagree more. Criteria:
@@ -14,12 +14,12 @@ ROI, or the whole frame when the video has no ``ROI.bmp``):
   empty; the detectors then agree, so the score is 0.
 * ``pseudo-gap``: ``|pseudo-F1_A − pseudo-F1_B|`` on the frame, under the
   consensus of the whole committee (every given detector plus the trivial
-  all-ones and all-zeros classifiers, SPEC §7 default). With the trivial
+  all-ones and all-zeros classifiers, docs/measures.md §7 default). With the trivial
   classifiers pseudo-F1 is always defined; if it were not (no evaluated
   pixel), the score would be 0.
 
 Boxes: ``pairwise-fda``, ``1 − FDA(t)`` between two detectors' boxes, one
-playing the ground truth's role (SPEC §5 mapping); a frame where neither has
+playing the ground truth's role (docs/measures.md §5 mapping); a frame where neither has
 a box scores 0.
 
 Actions: ``classes``, ``1 − |∩ C_k| / |∪ C_k|`` where ``C_k`` is the set of

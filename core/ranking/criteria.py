@@ -20,7 +20,7 @@ PSEUDO_GAP = "pseudo-gap"
 PAIRWISE_FDA = "pairwise-fda"
 CLASSES = "classes"
 
-#: Criteria for masks; the first is the default (SPEC §8).
+#: Criteria for masks; the first is the default (docs/measures.md §8).
 MASK_CRITERIA: tuple[str, ...] = (VOTE_ENTROPY, PAIRWISE_DICE, PSEUDO_GAP)
 #: Criteria that compare exactly two chosen detectors.
 PAIR_CRITERIA: tuple[str, ...] = (PAIRWISE_DICE, PSEUDO_GAP, PAIRWISE_FDA)
@@ -44,7 +44,7 @@ _DESCRIPTIONS = {
 
 @dataclass(frozen=True, eq=False)
 class FrameScores:
-    """Per-frame disagreement of one video under one criterion (SPEC §8).
+    """Per-frame disagreement of one video under one criterion (docs/measures.md §8).
 
     Attributes
     ----------
@@ -151,7 +151,7 @@ def _vote_histogram(masks: Sequence[np.ndarray], evaluated: np.ndarray | None) -
 
 
 def vote_entropy(masks: Sequence[np.ndarray], evaluated: np.ndarray | None = None) -> float:
-    """Mean binary entropy (bits, 0..1) of the vote fraction over the evaluated pixels (SPEC §8a).
+    """Mean binary entropy (bits, 0..1) of the vote fraction over the evaluated pixels (docs/measures.md §8a).
 
     Parameters
     ----------
@@ -176,7 +176,7 @@ def vote_entropy(masks: Sequence[np.ndarray], evaluated: np.ndarray | None = Non
 
 
 def dice_disagreement(a: np.ndarray, b: np.ndarray, evaluated: np.ndarray | None = None) -> float:
-    """``1 − Dice`` of two masks over the evaluated pixels (SPEC §8b); 0 when both are empty."""
+    """``1 − Dice`` of two masks over the evaluated pixels (docs/measures.md §8b); 0 when both are empty."""
     sa, sb = _selected(a, evaluated), _selected(b, evaluated)
     if sa.shape != sb.shape:
         raise InvalidOptionError(f"the two masks differ in size: {np.shape(a)} and {np.shape(b)}")
@@ -189,10 +189,10 @@ def dice_disagreement(a: np.ndarray, b: np.ndarray, evaluated: np.ndarray | None
 def pseudo_f1_gap(
     masks: Sequence[np.ndarray], a: int, b: int, evaluated: np.ndarray | None = None
 ) -> float:
-    """``|pseudo-F1_a − pseudo-F1_b|`` on one frame (SPEC §8c, §7).
+    """``|pseudo-F1_a − pseudo-F1_b|`` on one frame (docs/measures.md §8c, §7).
 
     The consensus is that of every mask in ``masks`` plus the trivial all-ones
-    and all-zeros classifiers (SPEC §7 default committee); pseudo-F1 is the
+    and all-zeros classifiers (docs/measures.md §7 default committee); pseudo-F1 is the
     registry's ``f1`` of the pseudo confusion matrix over the evaluated pixels.
     A pseudo-F1 that is undefined (no evaluated pixel) gives 0.
     """
@@ -209,7 +209,7 @@ def pseudo_f1_gap(
 def fda_disagreement(
     a_boxes: FrameBoxes, b_boxes: FrameBoxes, mapping: str = "hungarian", class_aware: bool = False
 ) -> float:
-    """``1 − FDA`` between two detectors' boxes of one frame (SPEC §8b, §5); 0 if neither has any.
+    """``1 − FDA`` between two detectors' boxes of one frame (docs/measures.md §8b, §5); 0 if neither has any.
 
     ``a_boxes`` plays the ground truth's role in the mapping (with the default
     Hungarian mapping the score is symmetric).
@@ -278,7 +278,7 @@ def score_mask_frames(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> FrameScores:
-    """Per-frame disagreement of masks given frame by frame (SPEC §8).
+    """Per-frame disagreement of masks given frame by frame (docs/measures.md §8).
 
     Parameters
     ----------

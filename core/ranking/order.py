@@ -16,7 +16,7 @@ DEFAULT_GAP = 10
 
 @dataclass(frozen=True)
 class RankedFrame:
-    """One frame to annotate: its place in the list, where it is, and why (SPEC §8).
+    """One frame to annotate: its place in the list, where it is, and why (docs/measures.md §8).
 
     ``rank`` counts from 1; ``criterion`` is the :attr:`FrameScores.label`.
     """
@@ -37,7 +37,7 @@ def rank_frames(
     exclude: Collection[int] | Mapping[str, Collection[int]] = frozenset(),
     top: int | None = None,
 ) -> list[RankedFrame]:
-    """Frames to annotate next, most disagreement first, spread out in time (SPEC §8).
+    """Frames to annotate next, most disagreement first, spread out in time (docs/measures.md §8).
 
     Parameters
     ----------

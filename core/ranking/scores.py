@@ -37,7 +37,7 @@ def mask_frame_scores(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> FrameScores:
-    """Per-frame disagreement of the detectors' masks on one video, streaming (SPEC §8).
+    """Per-frame disagreement of the detectors' masks on one video, streaming (docs/measures.md §8).
 
     Parameters
     ----------
@@ -104,7 +104,7 @@ def mask_scores(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[FrameScores]:
-    """:func:`mask_frame_scores` of every video over its temporal ROI (SPEC §8).
+    """:func:`mask_frame_scores` of every video over its temporal ROI (docs/measures.md §8).
 
     ``sources[method][v]`` is that method's masks of ``videos[v]`` (e.g. from
     :func:`~referee.core.evaluate.result_sources`). Progress counts frames over
@@ -157,7 +157,7 @@ def box_frame_scores(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> FrameScores:
-    """``1 − FDA`` between two detectors' boxes on every frame of one video (SPEC §8b, §5).
+    """``1 − FDA`` between two detectors' boxes on every frame of one video (docs/measures.md §8b, §5).
 
     Parameters
     ----------
@@ -219,7 +219,7 @@ def box_scores(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[FrameScores]:
-    """:func:`box_frame_scores` of every video, paired by name (SPEC §8b).
+    """:func:`box_frame_scores` of every video, paired by name (docs/measures.md §8b).
 
     Videos follow ``a``'s order, then those only in ``b``; a video missing on
     one side has no box there (its frames with boxes score 1).
@@ -255,7 +255,7 @@ def class_frame_scores(
     name: str = "",
     frames: Iterable[int] | None = None,
 ) -> FrameScores:
-    """Per-frame class disagreement of K detectors' actions on one video (SPEC §8).
+    """Per-frame class disagreement of K detectors' actions on one video (docs/measures.md §8).
 
     Parameters
     ----------
@@ -306,7 +306,7 @@ def _popcount(values: np.ndarray) -> np.ndarray:
 def class_scores(
     annotations: Mapping[str, Iterable[VideoAnnotation]], cancel: CancelToken | None = None
 ) -> list[FrameScores]:
-    """:func:`class_frame_scores` of every video, detectors paired by video name (SPEC §8).
+    """:func:`class_frame_scores` of every video, detectors paired by video name (docs/measures.md §8).
 
     ``annotations`` maps each detector's name to its videos (an
     :class:`~referee.core.annotations.AnnotationSet` works). Videos follow the

@@ -7,18 +7,18 @@ from collections.abc import Iterable
 from referee.core.measures.indicators import Indicator, get_indicator
 from referee.core.report.document import Definitions, Paragraph, Section
 
-#: Measures that are not registry indicators, with what they mean (SPEC §2, §4, §6, §7, §9).
+#: Measures that are not registry indicators, with what they mean (docs/measures.md §2, §4, §6, §7, §9).
 OTHER_MEASURES: tuple[tuple[str, str], ...] = (
     (
         "Summarized (blended) indicator",
         "Each video's confusion matrix is normalized to sum to 1, the matrices are averaged "
         "with the weights of the scheme (video, category, pixels or auto), and the indicator "
-        "is computed once on the blend (SPEC §2).",
+        "is computed once on the blend (docs/measures.md §2).",
     ),
     (
         "CDnet procedure",
         "Each statistic is computed per video, averaged per category, then averaged over the "
-        "categories; F-measure is 2·Pr·Re/(Pr + Re) of each video's Pr and Re (SPEC §2).",
+        "categories; F-measure is 2·Pr·Re/(Pr + Re) of each video's Pr and Re (docs/measures.md §2).",
     ),
     (
         "Kendall τ",
@@ -29,35 +29,35 @@ OTHER_MEASURES: tuple[tuple[str, str], ...] = (
         "LIRIS R, P, F",
         "Recall = accepted / ground-truth actions, precision = accepted / "
         "detections, F = 2·accepted / (ground-truth actions + detections) "
-        "(SPEC §4).",
+        "(docs/measures.md §4).",
     ),
     (
         "I_sr, I_sp, I_tr, I_tp and final score",
         "Mean F over the grid of one varied threshold (spatial recall, spatial precision, "
         "temporal recall, temporal precision), the others at ε; the final score is the mean of "
-        "the four (SPEC §4).",
+        "the four (docs/measures.md §4).",
     ),
     (
         "CCR_WCC",
         "Windowed count-change correct classification rate: ground-truth count "
         "changes matched exactly within the window, over ground-truth changes plus "
-        "missed no-change instants plus unpaired estimated changes (SPEC §6).",
+        "missed no-change instants plus unpaired estimated changes (docs/measures.md §6).",
     ),
     (
         "Consensus P",
         "Per pixel, the weighted share of committee members that detect it "
         "(with the trivial all-ones and all-zeros members by default); pseudo "
-        "counts are expected counts against P (SPEC §7).",
+        "counts are expected counts against P (docs/measures.md §7).",
     ),
     (
         "NCC",
         "Normalized cross-correlation between a detector's mask and the consensus P over "
-        "the evaluated pixels (SPEC §7).",
+        "the evaluated pixels (docs/measures.md §7).",
     ),
     (
         "PSNR",
         "Peak signal-to-noise ratio of the mask against P, 10·log10(1 / mean squared "
-        "difference), in dB (SPEC §7).",
+        "difference), in dB (docs/measures.md §7).",
     ),
     (
         "Pearson r, Spearman ρ",
@@ -68,7 +68,7 @@ OTHER_MEASURES: tuple[tuple[str, str], ...] = (
         "p-value, t_0",
         "The probability of differences at least as large if the detectors did "
         "not differ; t_0 is the smallest threshold from which p stays below α, "
-        "after removing the cases whose difference is below it (SPEC §9).",
+        "after removing the cases whose difference is below it (docs/measures.md §9).",
     ),
 )
 

@@ -53,7 +53,7 @@ def roc_pr_figure(
     curves: Mapping[str, Curves],
     scheme: str,
 ) -> bytes:
-    """ROC and PR spaces side by side (SPEC §2, §3).
+    """ROC and PR spaces side by side (docs/measures.md §2, §3).
 
     Parameters
     ----------
@@ -141,7 +141,7 @@ def roc_pr_figure(
 
 
 def liris_curves_figure(evaluations: Mapping[str, ActionEvaluation]) -> bytes:
-    """LIRIS performance against quality: F as each threshold varies, the others at ε (SPEC §4)."""
+    """LIRIS performance against quality: F as each threshold varies, the others at ε (docs/measures.md §4)."""
     figure = Figure(figsize=(10, 6.4), layout="constrained")
     panels = figure.subplots(2, 2, sharey=True).ravel()
     epsilon = next(iter(evaluations.values())).parameters.epsilon if evaluations else 0.0
@@ -209,7 +209,7 @@ def class_confusion_figure(confusions: Mapping[str, ClassConfusion]) -> bytes:
 def counts_figure(
     video: str, first_frame: int, groundtruth: np.ndarray, estimates: Mapping[str, np.ndarray]
 ) -> bytes:
-    """Ground-truth and estimated counts of one video over its frames (SPEC §6)."""
+    """Ground-truth and estimated counts of one video over its frames (docs/measures.md §6)."""
     figure = Figure(figsize=(10, 3.2), layout="constrained")
     axes = figure.subplots()
     frames = np.arange(first_frame, first_frame + len(groundtruth))
@@ -223,7 +223,7 @@ def counts_figure(
 
 
 def heatmaps_figure(video: str, maps: Sequence[tuple[int, np.ndarray]]) -> bytes:
-    """Consensus heatmap thumbnails of one video with one colour bar (SPEC §7)."""
+    """Consensus heatmap thumbnails of one video with one colour bar (docs/measures.md §7)."""
     count = max(len(maps), 1)
     height, width = maps[0][1].shape if maps else (1, 1)
     panel_width = 3.2
@@ -249,7 +249,7 @@ def heatmaps_figure(video: str, maps: Sequence[tuple[int, np.ndarray]]) -> bytes
 
 
 def pvalue_figure(result: DiscriminativeResult) -> bytes:
-    """p-value against the normalized threshold, with α and t_0 marked (SPEC §9)."""
+    """p-value against the normalized threshold, with α and t_0 marked (docs/measures.md §9)."""
     figure = Figure(figsize=(8, 3.6), layout="constrained")
     axes = figure.subplots()
     normalized = np.array([row.normalized for row in result.rows])

@@ -52,7 +52,7 @@ def actions_section(results: ReportResults) -> Section | None:
             Paragraph(
                 f"Detections are matched to ground-truth actions greedily on Dice overlap "
                 f"within a class; a pair is accepted when its spatial and temporal recall "
-                f"and precision all reach their thresholds (SPEC §4). Operating point: all "
+                f"and precision all reach their thresholds (docs/measures.md §4). Operating point: all "
                 f"four thresholds at ε = {eps}. Integrated measures: the mean F as one "
                 f"threshold varies over {', '.join(f'{t:g}' for t in parameters.grid)}, "
                 f"the others at ε; the final score is their mean."

@@ -1,4 +1,4 @@
-"""Discriminative evaluation: is one method really better than another? (SPEC §9, seed 002)
+"""Discriminative evaluation: is one method really better than another? (docs/measures.md §9, seed 002)
 
 Each method has one score per *test case* (a frame, an action, …), paired
 across methods. The cases on which the methods score alike say nothing about

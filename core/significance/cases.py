@@ -24,7 +24,7 @@ F1_UNDEFINED = "F1 is undefined (no positive and no detected pixel) for at least
 
 
 def frame_f1_cases(evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> CaseScores:
-    """Per-frame F1 of each method's masks (SPEC §9 with §1 counts).
+    """Per-frame F1 of each method's masks (docs/measures.md §9 with §1 counts).
 
     Parameters
     ----------
@@ -67,7 +67,7 @@ def frame_f1_cases(evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> Case
 
 
 def pseudo_f1_cases(pseudo: Mapping[str, np.ndarray], labels: Sequence[str]) -> CaseScores:
-    """Per-frame pseudo-F1 of each method under a committee's consensus (SPEC §9, §7).
+    """Per-frame pseudo-F1 of each method under a committee's consensus (docs/measures.md §9, §7).
 
     Parameters
     ----------
@@ -113,7 +113,7 @@ def pseudo_result_cases(result: PseudoResult, methods: Sequence[str]) -> CaseSco
 
 
 def box_fda_cases(evaluations: Mapping[str, BoxEvaluation]) -> CaseScores:
-    """Per-frame FDA of each method's boxes against the same ground truth (SPEC §9, §5).
+    """Per-frame FDA of each method's boxes against the same ground truth (docs/measures.md §9, §5).
 
     Frames are paired by video name and number; a case is a frame with a box in
     the ground truth or in any method's detections, labelled ``video:frame``. A
@@ -156,7 +156,7 @@ def box_fda_cases(evaluations: Mapping[str, BoxEvaluation]) -> CaseScores:
 
 
 def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
-    """Per-action Dice of each method's detections (SPEC §9, §4).
+    """Per-action Dice of each method's detections (docs/measures.md §9, §4).
 
     A case is a ground-truth action, labelled ``video:nr``; its score is the
     Dice overlap of the detection the LIRIS matching assigned to it (class-aware

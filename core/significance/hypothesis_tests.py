@@ -111,7 +111,7 @@ class AnovaResult:
 
 
 def repeated_measures_anova(scores: np.ndarray) -> AnovaResult:
-    """Repeated-measures ANOVA of a ``(n cases, k methods)`` table (SPEC §9).
+    """Repeated-measures ANOVA of a ``(n cases, k methods)`` table (docs/measures.md §9).
 
     Sums of squares around the grand mean ``m``: methods ``n Σ_j (m_j − m)²``,
     cases ``k Σ_i (m_i − m)²``, error = total − methods − cases. The p-value is

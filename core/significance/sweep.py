@@ -79,7 +79,7 @@ class Verdict:
 
 def threshold_grid(max_difference: float, count: int = DEFAULT_THRESHOLDS) -> np.ndarray:
     """The default thresholds: ``count`` evenly spaced values from 0 (included) to
-    ``max_difference`` (excluded), ``t_k = k · max d / count`` (SPEC §9).
+    ``max_difference`` (excluded), ``t_k = k · max d / count`` (docs/measures.md §9).
 
     A zero ``max_difference`` gives the single threshold 0.
     """
@@ -117,7 +117,7 @@ def _check_thresholds(thresholds: Sequence[float]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ThresholdRow:
-    """One threshold of the sweep (SPEC §9).
+    """One threshold of the sweep (docs/measures.md §9).
 
     Attributes
     ----------
@@ -148,7 +148,7 @@ class ThresholdRow:
 
 @dataclass(frozen=True, eq=False)
 class DiscriminativeResult:
-    """The threshold sweep, the verdict and where the methods stand (SPEC §9).
+    """The threshold sweep, the verdict and where the methods stand (docs/measures.md §9).
 
     Attributes
     ----------
@@ -281,7 +281,7 @@ def compare_cases(
     thresholds: int | Sequence[float] = DEFAULT_THRESHOLDS,
     higher_is_better: bool = True,
 ) -> DiscriminativeResult:
-    """Discriminative evaluation of two or more methods on paired cases (SPEC §9).
+    """Discriminative evaluation of two or more methods on paired cases (docs/measures.md §9).
 
     Parameters
     ----------
@@ -381,7 +381,7 @@ def compare_pair(
     labels: Sequence[str] | None = None,
     measure: str = "score",
 ) -> DiscriminativeResult:
-    """Discriminative evaluation of methods A and B on paired scores ``a_i, b_i`` (SPEC §9).
+    """Discriminative evaluation of methods A and B on paired scores ``a_i, b_i`` (docs/measures.md §9).
 
     ``d_i = |a_i − b_i|``; see :func:`compare_cases` for the options. ``labels``
     name the cases (default their 0-based index).

@@ -2,7 +2,7 @@
 
 A :class:`FrameLayerReader` reads the input image, the ground truth and each
 detector's mask of frame ``i`` and derives the per-pixel comparison of every
-detector (SPEC §1), the consensus ``P`` (SPEC §7) and the detectors'
+detector (docs/measures.md §1), the consensus ``P`` (docs/measures.md §7) and the detectors'
 disagreement ``H(P)``. It is a plain frame source (``read(i)``), so the
 prefetcher and cache of :mod:`referee.core.video_frames` serve it off the GUI
 thread like any other.
@@ -107,8 +107,8 @@ class FrameLayerReader:
     detectors
         Mask source of each detector, by name.
     threshold, include_trivial
-        Detection rule (SPEC §1) and whether the consensus counts the trivial
-        voters (SPEC §7 default).
+        Detection rule (docs/measures.md §1) and whether the consensus counts the trivial
+        voters (docs/measures.md §7 default).
     """
 
     def __init__(

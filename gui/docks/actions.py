@@ -1,4 +1,4 @@
-"""The Actions dock: every LIRIS pair, miss and false alarm, and why (SPEC §4).
+"""The Actions dock: every LIRIS pair, miss and false alarm, and why (docs/measures.md §4).
 
 Shows the pair table of one detector's
 :class:`~referee.core.actions.ActionEvaluation`, outcomes colour-coded with a
@@ -63,7 +63,7 @@ def _legend() -> QWidget:
 
 
 class ActionsDock(QDockWidget):
-    """The per-pair explanation table of the LIRIS evaluation (SPEC §4)."""
+    """The per-pair explanation table of the LIRIS evaluation (docs/measures.md §4)."""
 
     action_selected = Signal(str, int, object)
 
@@ -72,7 +72,7 @@ class ActionsDock(QDockWidget):
         self.setObjectName("ActionsDock")
         self.setToolTip(
             "Ground-truth and detected actions, matched one-to-one; vetoed pairs "
-            "say which test failed (SPEC §4)"
+            "say which test failed (docs/measures.md §4)"
         )
         self._evaluations: dict[str, ActionEvaluation] = {}
         self._rows: tuple[PairRow, ...] = ()

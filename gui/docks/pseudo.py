@@ -1,4 +1,4 @@
-"""The Pseudo ground truth dock: committee choice, pseudo indicators, consensus heatmap (SPEC §7).
+"""The Pseudo ground truth dock: committee choice, pseudo indicators, consensus heatmap (docs/measures.md §7).
 
 The dock only asks for a pseudo evaluation (:class:`PseudoRequest` through
 ``run_requested``) and draws what the window gives back: a
@@ -68,7 +68,7 @@ def true_header(key: str) -> str:
 
 
 class PseudoDock(QDockWidget):
-    """Pseudo indicators of each detector under its committee's consensus (SPEC §7)."""
+    """Pseudo indicators of each detector under its committee's consensus (docs/measures.md §7)."""
 
     run_requested = Signal(object)
 
@@ -76,7 +76,7 @@ class PseudoDock(QDockWidget):
         super().__init__("Pseudo ground truth", parent)
         self.setObjectName("PseudoDock")
         self.setToolTip(
-            "Evaluate detectors without ground truth: their consensus is the reference (SPEC §7)"
+            "Evaluate detectors without ground truth: their consensus is the reference (docs/measures.md §7)"
         )
         defaults = CommitteeOptions()
         self._detectors = CheckList(

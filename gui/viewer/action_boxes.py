@@ -1,4 +1,4 @@
-"""Boxes to draw for the LIRIS action evaluation on one frame (SPEC §4).
+"""Boxes to draw for the LIRIS action evaluation on one frame (docs/measures.md §4).
 
 Maps a core :class:`~referee.core.actions.ActionEvaluation` (its matching
 and its pair table) to :class:`~referee.gui.palette.BoxDrawing` objects; it

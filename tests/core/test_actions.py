@@ -1,4 +1,4 @@
-"""The LIRIS action metric (SPEC §4) on small hand-computed cases, and ``referee actions``."""
+"""The LIRIS action metric (docs/measures.md §4) on small hand-computed cases, and ``referee actions``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The action annotation model (SPEC §4): actions, keyframe interpolation, sets of videos."""
+"""The action annotation model (docs/measures.md §4): actions, keyframe interpolation, sets of videos."""
 
 from __future__ import annotations
 

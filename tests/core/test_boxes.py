@@ -1,4 +1,4 @@
-"""Per-frame box evaluation (SPEC §5): IoU, mapping, FDA/SFDA, MODA, N-MODP, videos."""
+"""Per-frame box evaluation (docs/measures.md §5): IoU, mapping, FDA/SFDA, MODA, N-MODP, videos."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CDnet folders: discovery, temporal ROI, palette ROI, result lookup (SPEC §1, §10)."""
+"""CDnet folders: discovery, temporal ROI, palette ROI, result lookup (docs/measures.md §1, §10)."""
 
 from __future__ import annotations
 

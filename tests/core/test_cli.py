@@ -21,7 +21,7 @@ def run_referee(*args: str | Path) -> subprocess.CompletedProcess:
 
 
 def independent_counts(video_folder: Path, result_folder: Path) -> tuple[int, int, int, int]:
-    """TP, FP, FN, TN of one video by the plain SPEC §1 rules, written out separately."""
+    """TP, FP, FN, TN of one video by the plain docs/measures.md §1 rules, written out separately."""
     first, last = map(int, (video_folder / "temporalROI.txt").read_text().split())
     roi = cv2.imread(str(video_folder / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
     tp = fp = fn = tn = 0

@@ -1,4 +1,4 @@
-"""``referee boxes`` and ``referee counts`` (SPEC §5, §6) through their argument parsers."""
+"""``referee boxes`` and ``referee counts`` (docs/measures.md §5, §6) through their argument parsers."""
 
 from __future__ import annotations
 

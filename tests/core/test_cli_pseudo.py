@@ -1,4 +1,4 @@
-"""``referee pseudo`` (SPEC §7) through the real entry point and its error handling."""
+"""``referee pseudo`` (docs/measures.md §7) through the real entry point and its error handling."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``referee rank`` (SPEC §8) through its argument parser."""
+"""``referee rank`` (docs/measures.md §8) through its argument parser."""
 
 from __future__ import annotations
 

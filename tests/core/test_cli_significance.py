@@ -1,4 +1,4 @@
-"""``referee significance`` (SPEC §9) through its argument parser."""
+"""``referee significance`` (docs/measures.md §9) through its argument parser."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Per-video confusion-matrix CSV (SPEC §10): reading, writing, errors naming file and line."""
+"""Per-video confusion-matrix CSV (docs/measures.md §10): reading, writing, errors naming file and line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CCR_WCC and count MAEs (SPEC §6), checked against hand-computed values."""
+"""CCR_WCC and count MAEs (docs/measures.md §6), checked against hand-computed values."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _counts_from_changes(changes: dict[int, int], n_changes: int, start: int = 3
     return counts
 
 
-# The seed's figure (SPEC §6): N = 20, so 21 counts and changes n = 0..19.
+# The seed's figure (docs/measures.md §6): N = 20, so 21 counts and changes n = 0..19.
 SEED_GT = _counts_from_changes({2: +1, 6: +1, 10: -1, 14: +2}, 20)
 SEED_EST = _counts_from_changes(dict.fromkeys((3, 6, 8, 12, 14, 16, 17, 18), +1), 20)
 

@@ -1,4 +1,4 @@
-"""Counts CSV ``frame,count`` (SPEC §10): reading, frame checks, errors naming file and line."""
+"""Counts CSV ``frame,count`` (docs/measures.md §10): reading, frame checks, errors naming file and line."""
 
 from __future__ import annotations
 

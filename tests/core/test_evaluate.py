@@ -1,4 +1,4 @@
-"""Streaming evaluation, parallel chunks and soft-score curves (SPEC §1, §3)."""
+"""Streaming evaluation, parallel chunks and soft-score curves (docs/measures.md §1, §3)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from referee.core.parallel import frame_chunks
 from referee.core.progress import CancelToken
 from tests.conftest import HIGHWAY
 
-HIGHWAY_POSITIVES = 5457989  # SPEC §1: frames 470-1700 inside the ROI
+HIGHWAY_POSITIVES = 5457989  # docs/measures.md §1: frames 470-1700 inside the ROI
 HIGHWAY_NEGATIVES = 86654469
 
 SHAPE = (12, 16)
@@ -93,7 +93,7 @@ def reference_rows(
     threshold: int | None = None,
     pattern: str = "bin%06d.png",
 ) -> np.ndarray:
-    """Per-frame counts by a plain numpy statement of SPEC §1, straight from the files."""
+    """Per-frame counts by a plain numpy statement of docs/measures.md §1, straight from the files."""
     roi = cv2.imread(str(video.roi_path), cv2.IMREAD_GRAYSCALE) > 0
     rows = []
     for i in video.frames:
@@ -342,7 +342,7 @@ def test_sequential_progress_spans_all_videos(dataset: tuple[list[VideoSpec], Pa
     assert {t for _, t in calls} == {total}
 
 
-# --- soft scores and curves (SPEC §3) -----------------------------------------------
+# --- soft scores and curves (docs/measures.md §3) -----------------------------------------------
 
 
 @pytest.fixture()
@@ -438,7 +438,7 @@ def test_blend_errors_and_iso_f1() -> None:
     assert precision.max() == pytest.approx(1.0) and recall.max() == 1.0
 
 
-# --- the real highway video (SPEC §1 verified counts) -----------------------------
+# --- the real highway video (docs/measures.md §1 verified counts) -----------------------------
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Heatmap PNGs (SPEC §7): colour and 16-bit grey variants."""
+"""Heatmap PNGs (docs/measures.md §7): colour and 16-bit grey variants."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The indicator registry (SPEC §2): hand-computed values, undefined cases, scale invariance."""
+"""The indicator registry (docs/measures.md §2): hand-computed values, undefined cases, scale invariance."""
 
 from __future__ import annotations
 

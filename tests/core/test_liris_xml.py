@@ -1,4 +1,4 @@
-"""LIRIS HARL XML (SPEC §4, §10): round trips, folders, located errors, hostile documents."""
+"""LIRIS HARL XML (docs/measures.md §4, §10): round trips, folders, located errors, hostile documents."""
 
 from __future__ import annotations
 

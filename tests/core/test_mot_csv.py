@@ -1,4 +1,4 @@
-"""MOTChallenge CSV ``frame,id,x,y,w,h,conf,…`` (SPEC §10): rows, per-frame boxes, errors."""
+"""MOTChallenge CSV ``frame,id,x,y,w,h,conf,…`` (docs/measures.md §10): rows, per-frame boxes, errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Per-pixel rules of SPEC §1 and soft-score histograms of SPEC §3, on hand-made images."""
+"""Per-pixel rules of docs/measures.md §1 and soft-score histograms of docs/measures.md §3, on hand-made images."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ ROI = np.array([[True] * 10, [False] * 10, [True] * 10])
 def reference_counts(
     gt: np.ndarray, roi: np.ndarray, det: np.ndarray, threshold: int | None = None
 ) -> list[int]:
-    """Straightforward statement of SPEC §1, independent of the module's method."""
+    """Straightforward statement of docs/measures.md §1, independent of the module's method."""
     evaluated = roi & ((gt == 0) | (gt == 50) | (gt == 255))
     positive = gt == 255
     detected = det == 255 if threshold is None else det >= threshold
@@ -153,7 +153,7 @@ def test_detection_mask() -> None:
     assert set(np.unique(detection_mask(values, 0)).tolist()) == {255}
 
 
-# --- soft scores (SPEC §3) -------------------------------------------------
+# --- soft scores (docs/measures.md §3) -------------------------------------------------
 
 
 def test_score_histograms_hand_computed() -> None:

@@ -1,4 +1,4 @@
-"""Pseudo ground truth (SPEC §7): seed table, streaming, committee options, maps, truth."""
+"""Pseudo ground truth (docs/measures.md §7): seed table, streaming, committee options, maps, truth."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from referee.core.pseudo.dataset import PseudoResult, pseudo_evaluate, summarize
 from referee.core.pseudo.truth import CORRELATED, compare_with_truth, correlation
 from referee.core.pseudo.video import consensus_map, pseudo_evaluate_arrays
 
-# --- the seed's worked table (SPEC §7) ----------------------------------------------------
+# --- the seed's worked table (docs/measures.md §7) ----------------------------------------------------
 
 S1 = [1, 1, 0, 1, 1, 0, 0]
 S2 = [1, 1, 1, 0, 0, 0, 0]

@@ -1,4 +1,4 @@
-"""Per-frame disagreement and the diverse ranking of frames to annotate (SPEC §8)."""
+"""Per-frame disagreement and the diverse ranking of frames to annotate (docs/measures.md §8)."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def test_pairwise_dice_by_hand() -> None:
 
 
 def test_pseudo_gap_on_the_seed_table() -> None:
-    # SPEC §7 table: P = .8 .8 .4 .4 .4 .4 .2 from S_1, S_2, S_3 and the trivial pair.
+    # docs/measures.md §7 table: P = .8 .8 .4 .4 .4 .4 .2 from S_1, S_2, S_3 and the trivial pair.
     # Pseudo-F1 = 2 ΣSP / (ΣS + ΣP): S_1 4.8/7.4, S_2 4/6.4, S_3 4/6.4.
     masks = _masks("1101100", "1110000", "1100010")
     assert pseudo_f1_gap(masks, 0, 1) == pytest.approx(4.8 / 7.4 - 4 / 6.4, abs=1e-12)

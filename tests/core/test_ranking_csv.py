@@ -1,4 +1,4 @@
-"""The ranking CSV ``rank,video,frame,score,criterion`` (SPEC §8)."""
+"""The ranking CSV ``rank,video,frame,score,criterion`` (docs/measures.md §8)."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def html_tables(report: Report) -> dict[str, list[list[lxml.html.HtmlElement]]]:
 
 
 def _hand_counts(demo: DemoLayout, method: str, category: str, video: str) -> tuple[int, ...]:
-    """TP, FP, FN, TN of one video counted straight from the PNG files (SPEC §1)."""
+    """TP, FP, FN, TN of one video counted straight from the PNG files (docs/measures.md §1)."""
     folder = demo.dataset / category / video
     first, last = (int(v) for v in (folder / "temporalROI.txt").read_text().split())
     roi = cv2.imread(str(folder / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
@@ -93,7 +93,7 @@ def test_summarized_f1_is_the_f1_of_the_category_weighted_blend(
     demo: DemoLayout, html_tables: dict
 ) -> None:
     # Two categories: baseline (plaza, street) weighs 1/2 split over its two videos,
-    # shadow (corridor) weighs 1/2 (SPEC §2, auto = category weights).
+    # shadow (corridor) weighs 1/2 (docs/measures.md §2, auto = category weights).
     weights = {
         ("baseline", "plaza"): 0.25,
         ("baseline", "street"): 0.25,

@@ -1,4 +1,4 @@
-"""Discriminative evaluation (SPEC §9): threshold sweep, tests, verdict, case builders."""
+"""Discriminative evaluation (docs/measures.md §9): threshold sweep, tests, verdict, case builders."""
 
 from __future__ import annotations
 

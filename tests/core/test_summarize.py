@@ -1,4 +1,4 @@
-"""Summarization over videos and the CDnet procedure side by side (SPEC §2)."""
+"""Summarization over videos and the CDnet procedure side by side (docs/measures.md §2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Indicators dock shows the demo's counts, indicators and both summaries (SPEC §2)."""
+"""The Indicators dock shows the demo's counts, indicators and both summaries (docs/measures.md §2)."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def test_cdnet_row_and_highlighted_cells(dock, evaluations):
     )
     assert value(dock, cdnet, "F1") == pytest.approx(cdnet_f1, abs=1e-12)
     assert value(dock, cdnet, "PWC") == pytest.approx(cdnet_pwc, abs=1e-12)
-    # SPEC §2: average PWC equals the category-weighted summary; F does not.
+    # docs/measures.md §2: average PWC equals the category-weighted summary; F does not.
     assert dock.is_highlighted(summary, column(dock, "F1"))
     assert dock.is_highlighted(cdnet, column(dock, "F1"))
     assert not dock.is_highlighted(summary, column(dock, "PWC"))
