@@ -116,7 +116,9 @@ def run(name: str, cases: Cases, ks: list[int], seeds: int) -> None:
         f"\n{name}: {len(cases.labels)} annotated frames, detectors by F1 on all frames: "
         + ", ".join(f"{m} {pooled_f1(cases.counts[m]):.3f}" for m in order)
     )
-    print(f"  all frames: {differ} of {len(full_verdicts)} detector pairs differ (docs/measures.md §9)")
+    print(
+        f"  all frames: {differ} of {len(full_verdicts)} detector pairs differ (docs/measures.md §9)"
+    )
     print(f"  {'k':>3}  {'chooser':<16} {'Kendall tau':>18}  {'verdicts agree':>18}")
     rng = np.random.default_rng(0)
     for k in ks:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import (
@@ -250,9 +251,7 @@ class MainWindow(QMainWindow):
         session.actions_changed.connect(lambda: self.plots_dock.show_actions(session.actions))
         session.pseudo_changed.connect(self._on_pseudo_changed)
         session.ranking_changed.connect(self._on_ranking_changed)
-        session.significance_changed.connect(
-            lambda: self.significance_dock.show_result(session.significance)
-        )
+        session.significance_changed.connect(self._on_significance_changed)
         viewer.video_box.currentIndexChanged.connect(lambda _: self._show_frame_f())
         viewer.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         viewer.pixel_info.connect(self.inspector.setText)
@@ -380,7 +379,9 @@ class MainWindow(QMainWindow):
 
     def _recent(self) -> list[str]:
         value = QSettings().value("recent", [])
-        return [value] if isinstance(value, str) else list(value or [])
+        if isinstance(value, str):  # a one-entry list may come back as its entry
+            return [value]
+        return [str(path) for path in value] if isinstance(value, list) else []
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -397,7 +398,8 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
-        dark = settings.value("window/dark", False, type=bool)
+        # type=bool makes QSettings.value return a bool; the stubs say object.
+        dark = cast(bool, settings.value("window/dark", False, type=bool))
         self.dark_action.setChecked(dark)
         apply_theme(self, dark)
         self._fill_recent_menu()
@@ -454,9 +456,11 @@ class MainWindow(QMainWindow):
     def _on_project_changed(self) -> None:
         session = self.session
         project = session.project
+        if project is None:
+            return
         self.setWindowTitle(f"{project.name}[*] — Referee")
         self.export_report_action.setEnabled(True)
-        self._refresh_data_dock()
+        self._refresh_data_dock(project)
         detectors = list(session.mask_detectors())
         self.pseudo_dock.set_detectors(detectors)
         self.annotate_dock.set_detectors(detectors)
@@ -466,9 +470,8 @@ class MainWindow(QMainWindow):
         self.significance_dock.set_case_kinds(list(CASE_KINDS))
         self.annotate_dock.set_annotated(session.annotated())
 
-    def _refresh_data_dock(self) -> None:
+    def _refresh_data_dock(self, project: Project) -> None:
         """Check every source off the GUI thread (it parses each XML file), then show the tree."""
-        project = self.session.project
         names = [d.name for d in project.detectors]
         self.runner.run(
             "status",
@@ -503,6 +506,11 @@ class MainWindow(QMainWindow):
         }
         self.plots_dock.show_frame_f(self.viewer.current_video_label() or "", series)
 
+    def _on_significance_changed(self) -> None:
+        result = self.session.significance
+        if result is not None:
+            self.significance_dock.show_result(result)
+
     def _on_pseudo_changed(self) -> None:
         outcome = self.session.pseudo
         if outcome is not None:
@@ -526,11 +534,12 @@ class MainWindow(QMainWindow):
         apply_theme(self, dark)
 
     def _on_export_report(self) -> None:
+        project = self.session.project
+        if project is None:  # the action is enabled once a project is open
+            return
         options = session_report_options(self.session)
         build = partial(build_report, computed=replace(self.session.results))
-        self.report_dialog = ReportDialog(
-            self.runner, self.session.project, options, self, build=build
-        )
+        self.report_dialog = ReportDialog(self.runner, project, options, self, build=build)
         self.report_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.report_dialog.open()
 

@@ -233,7 +233,8 @@ class ReportDialog(QDialog):
     def _on_progress(self, done: int, total: int) -> None:
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(done)
-        self.status_label.setText(progress_text(self._job))
+        if self._job is not None:
+            self.status_label.setText(progress_text(self._job))
 
     def _on_cancelled(self) -> None:
         self.status_label.setText("Cancelled.")
@@ -337,8 +338,12 @@ class ReportDialog(QDialog):
 
     # --- state ------------------------------------------------------------------------------
 
+    def _running_job(self) -> Job | None:
+        """The job the dialog follows, if it is still running."""
+        return self._job if self._job is not None and self._job.running else None
+
     def _busy(self) -> bool:
-        return self._job is not None and self._job.running
+        return self._running_job() is not None
 
     def _show_busy(self, busy: bool) -> None:
         self.progress_bar.setVisible(busy)
@@ -353,11 +358,13 @@ class ReportDialog(QDialog):
         self._show_busy(self._busy())
 
     def _on_cancel(self) -> None:
-        if self._busy():
-            self._job.cancel()
+        job = self._running_job()
+        if job is not None:
+            job.cancel()
 
     def done(self, result: int) -> None:  # Qt override
         """Close; a report still being built is not needed any more."""
-        if self._busy() and self._job.kind == BUILD_KIND:
-            self._job.cancel()
+        job = self._running_job()
+        if job is not None and job.kind == BUILD_KIND:
+            job.cancel()
         super().done(result)

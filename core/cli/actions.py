@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee.core.cli.common import add_force, add_quiet, progress_bar, refuse_overwrite
+from referee.core.cli.common import Commands, add_force, add_quiet, progress_bar, refuse_overwrite
 from referee.core.measures.action_matching import DEFAULT_EPSILON
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     """Register the action-localization commands on the top-level parser."""
     parser = commands.add_parser(
         "actions",

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from referee.core.cli.common import (
+    Commands,
     add_force,
     add_quiet,
     progress_bar,
@@ -24,7 +25,7 @@ from referee.core.measures.boxes import MAPPINGS
 from referee.core.workflow.options import BoxOptions
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     """Register ``boxes`` on the top-level parser."""
     _add_boxes(commands)
 
@@ -32,7 +33,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 # --- boxes -------------------------------------------------------------------------------
 
 
-def _add_boxes(commands: argparse._SubParsersAction) -> None:
+def _add_boxes(commands: Commands) -> None:
     parser = commands.add_parser(
         "boxes",
         help="per-frame box detection measures: SFDA, MODA, N-MODP (VACE)",

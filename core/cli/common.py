@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.text_files import write_text
@@ -17,6 +17,8 @@ from referee.core.progress import ProgressCallback
 from referee.core.workflow.options import SCHEMES, PixelOptions
 
 Parser = argparse.ArgumentParser
+#: What ``add_subparsers`` returns: each command module adds its commands to it.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 # --- options declared once ---------------------------------------------------------------------

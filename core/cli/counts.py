@@ -5,11 +5,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee.core.cli.common import add_force, add_quiet, refuse_overwrite, whole_number, write_json
+from referee.core.cli.common import (
+    Commands,
+    add_force,
+    add_quiet,
+    refuse_overwrite,
+    whole_number,
+    write_json,
+)
 from referee.core.workflow.options import CountOptions
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     parser = commands.add_parser(
         "counts",
         help="counting measures: CCR_WCC, MAE of counts and of count changes",

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from referee.core.cli.common import (
+    Commands,
     add_force,
     add_quiet,
     add_weights,
@@ -15,7 +16,7 @@ from referee.core.cli.common import (
 )
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     """Register ``curves`` on the top-level parser."""
     parser = commands.add_parser(
         "curves",

@@ -5,20 +5,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee.core.cli.common import add_quiet, add_workers, progress_bar
+from referee.core.cli.common import Commands, add_quiet, add_workers, progress_bar
 from referee.core.cli.evaluate import SummaryOutputs, report_summaries
 from referee.core.demo.project import default_demo_dir
 
 # --- demo --------------------------------------------------------------------------------
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     """Register ``demo-data`` and ``demo`` on the top-level parser."""
     _add_demo_data(commands)
     _add_demo(commands)
 
 
-def _add_demo_data(commands: argparse._SubParsersAction) -> None:
+def _add_demo_data(commands: Commands) -> None:
     parser = commands.add_parser(
         "demo-data",
         help="write the small synthetic demo dataset and its methods' results",
@@ -52,7 +52,7 @@ def run_demo_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_demo(commands: argparse._SubParsersAction) -> None:
+def _add_demo(commands: Commands) -> None:
     parser = commands.add_parser(
         "demo",
         help="evaluate the built-in demo (generated once, then reused)",

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.cli.common import (
+    Commands,
     add_force,
     add_quiet,
     add_threshold,
@@ -20,7 +22,7 @@ from referee.core.workflow.options import PixelOptions
 from referee.core.workflow.results import PixelResult
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     """Register ``evaluate`` and ``summarize`` on the top-level parser."""
     _add_evaluate(commands)
     _add_summarize(commands)
@@ -67,7 +69,7 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
 # --- evaluate --------------------------------------------------------------------------
 
 
-def _add_evaluate(commands: argparse._SubParsersAction) -> None:
+def _add_evaluate(commands: Commands) -> None:
     parser = commands.add_parser(
         "evaluate",
         help="evaluate background-subtraction masks against CDnet ground truth",
@@ -131,7 +133,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 # --- summarize -------------------------------------------------------------------------
 
 
-def _add_summarize(commands: argparse._SubParsersAction) -> None:
+def _add_summarize(commands: Commands) -> None:
     parser = commands.add_parser(
         "summarize",
         help="summarize per-video confusion matrices (no images needed)",
@@ -211,7 +213,9 @@ class SummaryOutputs:
         return cls(args.json, args.csv, args.stats_txt, args.per_video, args.force)
 
 
-def report_summaries(result: PixelResult, args: SummaryOutputs, parameters: dict) -> None:
+def report_summaries(
+    result: PixelResult, args: SummaryOutputs, parameters: Mapping[str, object]
+) -> None:
     """Print the summaries and write the ``--json``, ``--csv`` and ``--stats-txt`` outputs."""
     from referee.core.exports import summary as summary_io
     from referee.core.exports import text_table

@@ -25,6 +25,7 @@ from referee.core.cli import (
     report,
     significance,
 )
+from referee.core.cli.common import Commands
 from referee.core.errors import RefereeError
 
 EXIT_USER_ERROR = 2
@@ -65,7 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USER_ERROR
         args = parser.parse_args([DEFAULT_COMMAND])
     try:
-        return args.run(args)
+        status: int = args.run(args)
+        return status
     except RefereeError as error:
         print(f"referee: error: {error}", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -94,7 +96,7 @@ def _command_names(parser: argparse.ArgumentParser) -> list[str]:
     return list(commands.choices)
 
 
-def add_command_plugins(commands: argparse._SubParsersAction) -> None:
+def add_command_plugins(commands: Commands) -> None:
     """Commands other packages register under the ``referee.commands`` entry-point group.
 
     The desktop application registers ``gui`` this way, so the core never imports it.

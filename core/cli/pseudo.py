@@ -15,6 +15,7 @@ import argparse
 from pathlib import Path
 
 from referee.core.cli.common import (
+    Commands,
     add_outputs,
     add_quiet,
     add_threshold,
@@ -30,7 +31,7 @@ from referee.core.workflow.results import PseudoOutcome
 HEATMAP_COLORMAP = "viridis"
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     """Register ``referee pseudo`` on the top-level parser."""
     parser = commands.add_parser(
         "pseudo",

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.core.cli.common import (
+    Commands,
     add_force,
     add_pair,
     add_quiet,
@@ -87,7 +88,7 @@ annotation status: nothing is skipped.
 """
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     """Register ``rank`` on the top-level parser."""
     parser = commands.add_parser(
         "rank",

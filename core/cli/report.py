@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from referee.core.cli.common import (
+    Commands,
     add_force,
     add_quiet,
     add_threshold,
@@ -29,7 +30,7 @@ from referee.core.workflow.options import (
 )
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     parser = commands.add_parser(
         "report",
         help="write a stand-alone report of a project (HTML, PDF, CSV, JSON)",

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.core.cli.common import (
+    Commands,
     add_outputs,
     add_pair,
     add_quiet,
@@ -77,7 +78,7 @@ among more (with --cases pseudo the others stay in the committee).
 """
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
+def add_commands(commands: Commands) -> None:
     """Register ``significance`` on the top-level parser."""
     parser = commands.add_parser(
         "significance",

@@ -268,7 +268,8 @@ class _Track:
         start, end = np.array(last, np.float64), np.array(box, np.float64)
         for step in range(1, gap):
             between = start + (end - start) * (step / gap)
-            self.boxes.append(tuple(int(v) for v in np.rint(between)))  # type: ignore[arg-type]
+            x, y, w, h = (int(v) for v in np.rint(between))
+            self.boxes.append((x, y, w, h))
             self.interpolated.append(True)
         (lx, ly), (bx, by) = _centre(last), _centre(box)
         moved = ((bx - lx) / gap, (by - ly) / gap)

@@ -203,7 +203,7 @@ def _value(v: IndicatorValue) -> dict[str, Any]:
     return {"value": _number(v.value), "reason": v.reason}
 
 
-def _array(values: np.ndarray) -> list:
+def _array(values: np.ndarray) -> list[float | int | None]:
     return [_number(float(x)) for x in np.asarray(values, dtype=float)]
 
 

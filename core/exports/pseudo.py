@@ -28,7 +28,7 @@ from referee.core.exports.header import json_header
 from referee.core.exports.summary import csv_cell, json_matrix, json_number, json_value, json_values
 from referee.core.exports.text_table import grid
 from referee.core.formats.text_files import write_text
-from referee.core.measures.indicators import INDICATORS
+from referee.core.measures.indicators import INDICATORS, IndicatorValue
 from referee.core.pseudo.dataset import PseudoResult
 from referee.core.pseudo.truth import CORRELATED, Correlation, TruthComparison
 
@@ -169,7 +169,9 @@ def format_pseudo_csv(result: PseudoResult, truth: TruthComparison | None = None
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(pseudo_csv_columns(truth is not None))
 
-    def cells(values: Mapping, true: Mapping | None) -> tuple[list[str], list[str]]:
+    def cells(
+        values: Mapping[str, IndicatorValue], true: Mapping[str, IndicatorValue] | None
+    ) -> tuple[list[str], list[str]]:
         row = [csv_cell(values[k].value) for k in CORRELATED]
         reasons = [f"{k}: {values[k].reason}" for k in CORRELATED if not values[k].defined]
         if true is not None:
@@ -287,7 +289,9 @@ def format_correlation_table(truth: TruthComparison) -> str:
         [label(key), _text(c.pearson.value), _text(c.spearman.value), str(c.n_detectors)]
         for key, c in truth.summary.items()
     ]
-    reasons = sorted({c.pearson.reason for c in truth.summary.values() if not c.pearson.defined})
+    reasons = sorted(
+        {c.pearson.reason or "undefined" for c in truth.summary.values() if not c.pearson.defined}
+    )
     text = (
         f"Correlation across detectors of pseudo and true values (summarized, weights "
         f"'{truth.scheme}'; per video in --json)\n"

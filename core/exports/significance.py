@@ -6,7 +6,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -147,7 +147,9 @@ def _json_number(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
 
 
-def result_to_dict(result: DiscriminativeResult, parameters: dict | None = None) -> dict[str, Any]:
+def result_to_dict(
+    result: DiscriminativeResult, parameters: Mapping[str, object] | None = None
+) -> dict[str, Any]:
     """Everything in the result, JSON-ready."""
     cases = result.cases
     return {
@@ -189,7 +191,9 @@ def result_to_dict(result: DiscriminativeResult, parameters: dict | None = None)
 
 
 def write_json(
-    path: str | Path, result: DiscriminativeResult, parameters: dict | None = None
+    path: str | Path,
+    result: DiscriminativeResult,
+    parameters: Mapping[str, object] | None = None,
 ) -> None:
     """Write :func:`result_to_dict` as indented JSON, atomically."""
     write_text(

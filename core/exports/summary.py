@@ -188,11 +188,21 @@ def write_results_json(
 
 def csv_columns() -> list[str]:
     """Column names of the results CSV."""
-    return (
-        ["method", "row", "category", "video", "TP", "FP", "FN", "TN", "SE", "weight"]
-        + list(INDICATORS)
-        + ["fmeasure", "undefined"]
-    )
+    return [
+        "method",
+        "row",
+        "category",
+        "video",
+        "TP",
+        "FP",
+        "FN",
+        "TN",
+        "SE",
+        "weight",
+        *INDICATORS,
+        "fmeasure",
+        "undefined",
+    ]
 
 
 def csv_cell(value: float | None) -> str:

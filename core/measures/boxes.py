@@ -415,9 +415,12 @@ def evaluate_video(
 
     Same parameters as :func:`evaluate_boxes`; ``progress`` counts this video's frames.
     """
-    if gt is None and det is None:
+    if gt is not None:
+        name = gt.name
+    elif det is not None:
+        name = det.name
+    else:
         raise InvalidOptionError("a video needs ground truth or detections")
-    name = gt.name if gt is not None else det.name  # type: ignore[union-attr]
     numbers = _frame_numbers(gt, det)
     empty = VideoBoxes(name)
     gt_boxes, det_boxes = gt or empty, det or empty

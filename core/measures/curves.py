@@ -100,7 +100,9 @@ def roc_pr_curves(histograms: np.ndarray) -> Curves:
     return curves_from_confusions(threshold_confusions(histograms))
 
 
-def blend_confusions(per_video: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
+def blend_confusions(
+    per_video: Sequence[np.ndarray], weights: Sequence[float] | np.ndarray
+) -> np.ndarray:
     """Blend per threshold: ``Σ_v w_v · c_v(T) / n_v`` (docs/measures.md §2 applied to §3).
 
     Parameters
@@ -135,7 +137,9 @@ def blend_confusions(per_video: Sequence[np.ndarray], weights: Sequence[float]) 
     return blended
 
 
-def summarized_curves(histograms: Sequence[np.ndarray], weights: Sequence[float]) -> Curves:
+def summarized_curves(
+    histograms: Sequence[np.ndarray], weights: Sequence[float] | np.ndarray
+) -> Curves:
     """Summarized ROC and PR curves over videos with weights ``P(V=v)`` (docs/measures.md §2, §3).
 
     Parameters

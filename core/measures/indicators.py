@@ -152,9 +152,10 @@ def f1_scores(tp: ArrayLike, fp: ArrayLike, fn: ArrayLike) -> npt.NDArray[np.flo
     per-frame scores and score curves all use it."""
     tp, fp, fn = (np.asarray(v, dtype=np.float64) for v in (tp, fp, fn))
     denominator = 2 * tp + fp + fn
-    return np.divide(
+    scores: npt.NDArray[np.float64] = np.divide(
         2 * tp, denominator, out=np.full(denominator.shape, math.nan), where=denominator > 0
     )
+    return scores
 
 
 def f1(cm: ConfusionMatrix) -> IndicatorValue:

@@ -135,7 +135,8 @@ def video_weights(
         raw = np.array([v.cm.total for v in videos], dtype=float)
     else:
         raw = _custom_weights(videos, custom)
-    return raw / raw.sum()
+    weights: np.ndarray = raw / raw.sum()
+    return weights
 
 
 def _custom_weights(

@@ -35,7 +35,7 @@ class ConfusionMatrix:
         return np.array([self.tn, self.fp, self.fn, self.tp], dtype=float)
 
     @classmethod
-    def from_array(cls, values: Sequence[float]) -> ConfusionMatrix:
+    def from_array(cls, values: Sequence[float] | np.ndarray) -> ConfusionMatrix:
         """Build from ``[tn, fp, fn, tp]``."""
         tn, fp, fn, tp = (float(v) for v in values)
         return cls(tp=tp, fp=fp, fn=fn, tn=tn)
@@ -87,7 +87,7 @@ class VideoConfusion:
         return video_label(self.category, self.video)
 
 
-def check_weights(n_videos: int, weights: Sequence[float]) -> np.ndarray:
+def check_weights(n_videos: int, weights: Sequence[float] | np.ndarray) -> np.ndarray:
     """``weights`` as an array, checked: one per video, non-negative, summing to 1.
 
     Raises
@@ -105,7 +105,9 @@ def check_weights(n_videos: int, weights: Sequence[float]) -> np.ndarray:
     return w
 
 
-def blend(matrices: Sequence[ConfusionMatrix], weights: Sequence[float]) -> ConfusionMatrix:
+def blend(
+    matrices: Sequence[ConfusionMatrix], weights: Sequence[float] | np.ndarray
+) -> ConfusionMatrix:
     """Weighted sum of normalized matrices, ``Σ_v w_v · p_v`` (docs/measures.md §2, step 2).
 
     ``weights`` must be non-negative and sum to 1.

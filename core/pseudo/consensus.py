@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def consensus(
     masks: Sequence[np.ndarray],
-    weights: Sequence[float] | None = None,
+    weights: Sequence[float] | np.ndarray | None = None,
     include_trivial: bool = True,
 ) -> np.ndarray:
     """Consensus ``P`` of binary masks, in [0, 1] (docs/measures.md §7).
@@ -66,7 +66,7 @@ def consensus(
             )
         if weight:
             total += weight * (np.asarray(mask) != 0)
-    denominator = w.sum()
+    denominator = float(w.sum())
     if include_trivial:
         total += 1.0  # the all-ones classifier; the all-zeros one adds nothing
         denominator += 2.0

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 class _Chunk(NamedTuple):
     """Consecutive frames of one video, evaluated in a worker process."""
 
-    index: int  # position of the video in the job list
+    video_index: int  # position of the video in the job list
     position: int  # position of the first frame in the video's frame list
     job: _Job
     methods: tuple[str, ...]
@@ -174,7 +174,7 @@ class PseudoResult:
 def pseudo_evaluate(
     videos: Sequence[VideoSpec],
     results_by_method: Mapping[str, str | Path],
-    committee: CommitteeOptions = CommitteeOptions(),
+    committee: CommitteeOptions | None = None,
     workers: int = 1,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
@@ -196,7 +196,8 @@ def pseudo_evaluate(
         :func:`~referee.core.evaluate.result_sources`), by method name; the
         order is the committee order (and that of ``committee.weights``).
     committee
-        Committee options (trivial classifiers, leave-one-out, weights, threshold).
+        Committee options (trivial classifiers, leave-one-out, weights, threshold;
+        default: :class:`CommitteeOptions`' defaults).
     workers
         Worker processes; with more than 1 each video's frames are split into
         contiguous chunks whose sums are added (identical result). Sources must
@@ -219,6 +220,7 @@ def pseudo_evaluate(
     CancelledError
         If ``cancel`` is set.
     """
+    committee = CommitteeOptions() if committee is None else committee
     workers = check_workers(workers)
     methods = tuple(results_by_method)
     rules = _Rules(committee, methods)
@@ -238,7 +240,7 @@ def pseudo_evaluate(
         pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
         per_video: list[list[_Partial]] = [[] for _ in jobs]
         for chunk, piece in zip(chunks, pieces):
-            per_video[chunk.index].append(piece)
+            per_video[chunk.video_index].append(piece)
         for job, roi, parts in zip(jobs, rois, per_video):
             results.append(
                 _finish(job.video.category, job.video.name, methods, committee, parts, roi)

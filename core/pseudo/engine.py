@@ -49,7 +49,7 @@ class _FrameEngine:
         self._values = [(1 << j) if self.coded else 255 for j in range(rules.k)]
         self._bits = [np.empty(shape, dtype=np.uint8) for _ in range(rules.k)]
         self._scratch = np.empty(shape, dtype=np.uint8)
-        self._pairs = [(j, l) for j in range(rules.k) for l in range(j + 1, rules.k)]
+        self._pairs = [(j, m) for j in range(rules.k) for m in range(j + 1, rules.k)]
         self._entropy_sum = np.zeros(shape, dtype=np.float64) if entropy else None
         self._recent = np.zeros(shape, dtype=np.float32) if entropy else None
         self._pending = 0
@@ -70,9 +70,9 @@ class _FrameEngine:
             if self._inside is not None:
                 cv2.bitwise_and(bit, self._inside, dst=bit)
             row[1 + j] = nonzero(bit)
-        for c, (j, l) in enumerate(self._pairs, start=1 + k):
-            if row[1 + j] and row[1 + l]:
-                row[c] = nonzero(cv2.min(bits[j], bits[l], dst=scratch))
+        for c, (j, m) in enumerate(self._pairs, start=1 + k):
+            if row[1 + j] and row[1 + m]:
+                row[c] = nonzero(cv2.min(bits[j], bits[m], dst=scratch))
             else:
                 row[c] = 0.0
         if self._recent is not None:
@@ -81,7 +81,7 @@ class _FrameEngine:
     def _accumulate_entropy(self, recent: np.ndarray) -> None:
         bits = self._bits
         if self._lut is not None:
-            code = bits[0]
+            code: np.ndarray = bits[0]
             if len(bits) > 1:
                 code = cv2.bitwise_or(bits[0], bits[1], dst=self._scratch)
                 for bit in bits[2:]:

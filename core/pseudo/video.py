@@ -169,7 +169,7 @@ def _finish(
 def pseudo_evaluate_arrays(
     frames: Iterable[tuple[int, Sequence[np.ndarray]]],
     methods: Sequence[str],
-    committee: CommitteeOptions = CommitteeOptions(),
+    committee: CommitteeOptions | None = None,
     roi: np.ndarray | None = None,
     category: str = "",
     video: str = "",
@@ -189,7 +189,7 @@ def pseudo_evaluate_arrays(
     methods
         Names of the detectors, in the order of the masks.
     committee
-        Committee options.
+        Committee options (default: :class:`CommitteeOptions`' defaults).
     roi
         ``True`` where pixels are evaluated; ``None`` for the whole frame.
     category, video
@@ -201,6 +201,7 @@ def pseudo_evaluate_arrays(
     n_frames
         Expected number of frames, for progress (0 if unknown).
     """
+    committee = CommitteeOptions() if committee is None else committee
     methods = tuple(methods)
     rules = _Rules(committee, methods)
     shape = None if roi is None else np.shape(roi)
@@ -290,7 +291,7 @@ def _job(
 def pseudo_evaluate_video(
     video: VideoSpec,
     sources: Mapping[str, FrameSource],
-    committee: CommitteeOptions = CommitteeOptions(),
+    committee: CommitteeOptions | None = None,
     frames: Iterable[int] | None = None,
     entropy: bool = True,
     progress: ProgressCallback | None = None,
@@ -306,7 +307,7 @@ def pseudo_evaluate_video(
     sources
         Each detector's masks, by method name (committee order).
     committee
-        Committee options.
+        Committee options (default: :class:`CommitteeOptions`' defaults).
     frames
         Increasing frame numbers; default :func:`pseudo_frames`.
     entropy
@@ -322,6 +323,7 @@ def pseudo_evaluate_video(
     CancelledError
         If ``cancel`` is set.
     """
+    committee = CommitteeOptions() if committee is None else committee
     methods = tuple(sources)
     rules = _Rules(committee, methods)
     check(cancel)
@@ -343,7 +345,7 @@ def consensus_map(
     video: VideoSpec,
     frame: int,
     sources: Mapping[str, FrameSource] | Sequence[FrameSource],
-    committee: CommitteeOptions = CommitteeOptions(),
+    committee: CommitteeOptions | None = None,
 ) -> np.ndarray:
     """The consensus ``P`` of one frame, for display (docs/measures.md §7 heatmaps).
 
@@ -356,13 +358,14 @@ def consensus_map(
     sources
         The committee's masks (by method name, or in committee order).
     committee
-        Committee options; leave-one-out plays no part (the map is the whole
-        committee's).
+        Committee options (default: :class:`CommitteeOptions`' defaults);
+        leave-one-out plays no part (the map is the whole committee's).
 
     Returns
     -------
     ``float64`` array ``(h, w)`` in [0, 1], NaN outside the ROI.
     """
+    committee = CommitteeOptions() if committee is None else committee
     names = (
         list(sources)
         if isinstance(sources, Mapping)

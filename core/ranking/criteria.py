@@ -25,7 +25,7 @@ MASK_CRITERIA: tuple[str, ...] = (VOTE_ENTROPY, PAIRWISE_DICE, PSEUDO_GAP)
 #: Criteria that compare exactly two chosen detectors.
 PAIR_CRITERIA: tuple[str, ...] = (PAIRWISE_DICE, PSEUDO_GAP, PAIRWISE_FDA)
 #: Every criterion, for readers of exported rankings.
-CRITERIA: tuple[str, ...] = MASK_CRITERIA + (PAIRWISE_FDA, CLASSES)
+CRITERIA: tuple[str, ...] = (*MASK_CRITERIA, PAIRWISE_FDA, CLASSES)
 
 _DESCRIPTIONS = {
     VOTE_ENTROPY: "mean binary entropy (bits) of the detectors' vote fraction over the "
@@ -133,7 +133,8 @@ def _selected(mask: np.ndarray, evaluated: np.ndarray | None) -> np.ndarray:
         raise InvalidOptionError(
             f"mask shape {mask.shape} differs from the evaluated-pixel mask's {evaluated.shape}"
         )
-    return mask[evaluated]
+    selected: np.ndarray = mask[evaluated]
+    return selected
 
 
 def _vote_histogram(masks: Sequence[np.ndarray], evaluated: np.ndarray | None) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -199,8 +200,18 @@ def box_frame_scores(
     )
 
 
-def _by_name(videos: Iterable, what: str) -> dict:
-    out: dict = {}
+class _Named(Protocol):
+    """A video's results that know the video's name."""
+
+    @property
+    def name(self) -> str: ...
+
+
+_Video = TypeVar("_Video", bound=_Named)
+
+
+def _by_name(videos: Iterable[_Video], what: str) -> dict[str, _Video]:
+    out: dict[str, _Video] = {}
     for video in videos:
         if video.name in out:
             raise InvalidOptionError(
@@ -300,7 +311,8 @@ def class_frame_scores(
 
 def _popcount(values: np.ndarray) -> np.ndarray:
     bits = (values[:, None] >> np.arange(63)) & 1
-    return bits.sum(axis=1)
+    counts: np.ndarray = bits.sum(axis=1)
+    return counts
 
 
 def class_scores(

@@ -17,7 +17,7 @@ from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
 from referee.core.report.compute import ReportResults, compute_results
 from referee.core.report.definitions import definitions_section
-from referee.core.report.document import SHOWN_DIGITS, Paragraph, Report, Section, Table
+from referee.core.report.document import SHOWN_DIGITS, Block, Paragraph, Report, Section, Table
 from referee.core.report.options import ReportOptions
 from referee.core.report.sections_detections import (
     actions_section,
@@ -88,7 +88,7 @@ def assemble_report(
 ) -> Report:
     """Lay computed ``results`` out as a report (no computation beyond formatting)."""
     options = options or ReportOptions()
-    created = (created or datetime.now().astimezone()).isoformat(timespec="seconds")
+    created_text = (created or datetime.now().astimezone()).isoformat(timespec="seconds")
     sections = [
         evaluated_section(project, results),
         per_video_section(results),
@@ -104,9 +104,9 @@ def assemble_report(
     ]
     return Report(
         title=options.title or f"Referee report — {project.name}",
-        created=created,
+        created=created_text,
         version=__version__,
-        facts=facts(project, results, options, created),
+        facts=facts(project, results, options, created_text),
         sections=tuple(s for s in sections if s is not None),
     )
 
@@ -244,7 +244,7 @@ def _groundtruth_sources(project: Project, results: ReportResults) -> str:
 def evaluated_section(project: Project, results: ReportResults) -> Section:
     """The videos and their frame ranges, and what the project could not provide."""
     rows = tuple((v.category, v.name, v.first, v.last, v.n_frames) for v in results.videos)
-    blocks: list = [
+    blocks: list[Block] = [
         Paragraph(
             f"Project {project.name}: {len(results.videos)} videos with ground truth, "
             f"{len(project.detectors)} detectors. Every parameter and default is listed "

@@ -8,8 +8,9 @@ from collections import defaultdict
 from referee.core.exports.actions import INTEGRAL_SYMBOLS
 from referee.core.measures.action_matching import THRESHOLD_KEYS
 from referee.core.report.compute import ReportResults
-from referee.core.report.document import Figure, Paragraph, Section, Table, figure_key
+from referee.core.report.document import Cell, Figure, Paragraph, Section, Table, figure_key
 from referee.core.report.plots import class_confusion_figure, counts_figure, liris_curves_figure
+from referee.core.workflow.results import CountRow
 
 
 def actions_section(results: ReportResults) -> Section | None:
@@ -18,7 +19,9 @@ def actions_section(results: ReportResults) -> Section | None:
         return None
     evaluations = results.actions.evaluations
     parameters = results.actions.options.liris
-    point_rows, integral_rows, video_rows = [], [], []
+    point_rows: list[tuple[Cell, ...]] = []
+    integral_rows: list[tuple[Cell, ...]] = []
+    video_rows: list[tuple[Cell, ...]] = []
     for name, evaluation in evaluations.items():
         point = evaluation.overall.point
         point_rows.append(
@@ -179,7 +182,7 @@ def counts_section(results: ReportResults) -> Section | None:
         return None
     window = results.counts.options.window
     rows = []
-    by_video: dict[str, list] = defaultdict(list)
+    by_video: dict[str, list[CountRow]] = defaultdict(list)
     for row in results.counts.rows:
         r = row.result
         changed, spurious, unpaired = r.denominator_terms

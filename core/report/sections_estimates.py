@@ -5,11 +5,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
+
 from referee.core.measures.indicators import get_indicator
 from referee.core.pseudo.truth import TruthComparison
 from referee.core.ranking.criteria import describe
 from referee.core.report.compute import ReportResults
-from referee.core.report.document import Figure, Paragraph, Section, Table, figure_key
+from referee.core.report.document import (
+    Block,
+    Cell,
+    Figure,
+    Paragraph,
+    Section,
+    Table,
+    figure_key,
+)
 from referee.core.report.plots import heatmaps_figure, pvalue_figure
 from referee.core.significance.wording import direction_text, sentence, test_name, verdict_text
 
@@ -27,14 +37,19 @@ def pseudo_section(results: ReportResults) -> Section | None:
     columns = ["detector", *(f"pseudo {s}" for s in symbols), "NCC", "PSNR (dB)"]
     if truth is not None:
         columns.append("true F1")
-    rows = []
+    rows: list[tuple[Cell, ...]] = []
     for name in pseudo.methods:
         values = pseudo.summaries[name].values
-        row = [name, *(values[k] for k in PSEUDO_INDICATORS), values["ncc"], values["psnr"]]
+        row: list[Cell] = [
+            name,
+            *(values[k] for k in PSEUDO_INDICATORS),
+            values["ncc"],
+            values["psnr"],
+        ]
         if truth is not None:
             row.append(truth.true_summary[name]["f1"])
         rows.append(tuple(row))
-    blocks: list = [
+    blocks: list[Block] = [
         Paragraph(
             f"Without ground truth, each detector is scored against the consensus P of "
             f"a committee (docs/measures.md §7): {pseudo.options.describe(pseudo.methods)}. "
@@ -46,7 +61,7 @@ def pseudo_section(results: ReportResults) -> Section | None:
         blocks.append(_correlation_table(truth))
     elif results.pseudo.truth_problem is not None:
         blocks.append(Paragraph(f"No correlation with the truth: {results.pseudo.truth_problem}."))
-    by_video: dict[str, list] = defaultdict(list)
+    by_video: dict[str, list[tuple[int, np.ndarray]]] = defaultdict(list)
     for heatmap in results.heatmaps:
         by_video[heatmap.video].append((heatmap.frame, heatmap.consensus))
     blocks += [
@@ -104,7 +119,7 @@ def annotate_section(results: ReportResults) -> Section | None:
         f"video are skipped; {left_out} ({ranking.annotated} of the "
         f"{ranking.considered} frames considered have it)."
     )
-    blocks: list = [Paragraph(text)]
+    blocks: list[Block] = [Paragraph(text)]
     if ranking.all_annotated:
         blocks.append(
             Paragraph(

@@ -9,7 +9,7 @@ from referee.core.measures.curves import Curves, best_f1_threshold
 from referee.core.measures.indicators import IndicatorValue, evaluate_all, get_indicator
 from referee.core.model.confusion import ConfusionMatrix
 from referee.core.report.compute import ReportResults
-from referee.core.report.document import Figure, Paragraph, Section, Table
+from referee.core.report.document import Block, Cell, Figure, Paragraph, Section, Table
 from referee.core.report.plots import roc_pr_figure
 
 #: Indicators of the per-video and summary tables (CDnet's seven, F as the registry's F1, and MCC).
@@ -43,7 +43,8 @@ def per_video_section(results: ReportResults) -> Section | None:
     """Confusion counts and indicators of every detector on every video (docs/measures.md §1)."""
     if results.pixels is None:
         return None
-    counts, values = [], []
+    counts: list[tuple[Cell, ...]] = []
+    values: list[tuple[Cell, ...]] = []
     for name, evaluations in results.pixels.evaluations.items():
         for e in evaluations:
             cm, label = e.total, e.confusion.label
@@ -56,7 +57,7 @@ def per_video_section(results: ReportResults) -> Section | None:
                     int(cm.fp),
                     int(cm.fn),
                     int(cm.tn),
-                    int(e.confusion.shadow_errors),
+                    int(e.shadow_errors),
                 )
             )
             indicator_values = evaluate_all(cm, TABLE_INDICATORS)
@@ -92,13 +93,13 @@ def summary_section(results: ReportResults) -> Section | None:
     if results.pixels is None:
         return None
     methods, scheme = results.pixels.methods, results.pixels.scheme
-    blended = tuple(
+    blended: tuple[tuple[Cell, ...], ...] = tuple(
         (name, *(r.summary.values[k] for k in TABLE_INDICATORS)) for name, r in methods.items()
     )
-    cdnet = tuple(
+    cdnet: tuple[tuple[Cell, ...], ...] = tuple(
         (name, *(r.cdnet.overall_value(k) for k, _ in CDNET_COLUMNS)) for name, r in methods.items()
     )
-    blocks = [
+    blocks: list[Block] = [
         Paragraph(
             f"Summarized: the videos' normalized confusion matrices blended with "
             f"'{scheme}' weights, then every indicator computed on the blend (docs/measures.md §2). "
@@ -169,18 +170,21 @@ def roc_pr_section(results: ReportResults) -> Section | None:
     """ROC and PR spaces: each video, each summary, and score curves where there are scores."""
     if results.pixels is None and results.curves is None:
         return None
-    points, summaries = {}, {}
+    points: dict[str, dict[str, np.ndarray]] = {}
+    summaries: dict[str, tuple[float, float, float]] = {}
     pixels = results.pixels
-    for name, r in (pixels.methods if pixels is not None else {}).items():
-        values = [
-            evaluate_all(e.total, ("fpr", "recall", "precision")) for e in pixels.evaluations[name]
-        ]
-        points[name] = {
-            key: np.array([v[source].value for v in values])
-            for key, source in (("fpr", "fpr"), ("tpr", "recall"), ("precision", "precision"))
-        }
-        s = r.summary.values
-        summaries[name] = (s["fpr"].value, s["recall"].value, s["precision"].value)
+    if pixels is not None:
+        for name, r in pixels.methods.items():
+            values = [
+                evaluate_all(e.total, ("fpr", "recall", "precision"))
+                for e in pixels.evaluations[name]
+            ]
+            points[name] = {
+                key: np.array([v[source].value for v in values])
+                for key, source in (("fpr", "fpr"), ("tpr", "recall"), ("precision", "precision"))
+            }
+            s = r.summary.values
+            summaries[name] = (s["fpr"].value, s["recall"].value, s["precision"].value)
     curves = (
         {name: c for name, (_, c) in results.curves.summaries.items()} if results.curves else {}
     )
@@ -191,7 +195,7 @@ def roc_pr_section(results: ReportResults) -> Section | None:
         if results.curves
         else "auto"
     )
-    blocks: list = [
+    blocks: list[Block] = [
         Figure(
             "roc-pr",
             "ROC and PR spaces",
@@ -217,7 +221,7 @@ def roc_pr_section(results: ReportResults) -> Section | None:
     return Section("roc-pr", "ROC and PR", tuple(blocks))
 
 
-def _best_row(name: str, curves: Curves) -> tuple:
+def _best_row(name: str, curves: Curves) -> tuple[Cell, ...]:
     t = best_f1_threshold(curves)
     values = evaluate_all(ConfusionMatrix(*curves.confusions[t, :4]), ("recall", "precision", "f1"))
     return (name, t, values["recall"], values["precision"], values["f1"])

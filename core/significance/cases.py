@@ -48,10 +48,9 @@ def frame_f1_cases(evaluations: Mapping[str, Sequence[VideoEvaluation]]) -> Case
         k for k in (per_method[0] if per_method else {}) if all(k in side for side in per_method)
     ]
     for key in keys:
-        frames = None
-        for side in per_method:
-            f = side[key].frames
-            frames = f if frames is None else np.intersect1d(frames, f)
+        frames = per_method[0][key].frames
+        for side in per_method[1:]:
+            frames = np.intersect1d(frames, side[key].frames)
         for name, side in zip(names, per_method):
             rows = side[key].per_frame
             where = np.searchsorted(rows[:, 0], frames)

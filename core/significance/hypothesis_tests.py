@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 from scipy import stats
@@ -35,6 +37,9 @@ RELATIVE_TOLERANCE = 1e-9
 
 FEWER_THAN_3 = "undefined: fewer than 3 cases remain"
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 
 # --- the tests -------------------------------------------------------------------------------
 
@@ -47,7 +52,8 @@ def _constant(values: np.ndarray) -> bool:
     )
 
 
-def _quiet(function, *args, **kwargs):
+def _quiet(function: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """``function(*args, **kwargs)`` without its warnings and floating-point errors."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return function(*args, **kwargs)

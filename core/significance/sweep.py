@@ -96,7 +96,7 @@ def threshold_grid(max_difference: float, count: int = DEFAULT_THRESHOLDS) -> np
     return np.arange(int(count)) * (float(max_difference) / int(count))
 
 
-def normalized_thresholds(thresholds: Sequence[float]) -> np.ndarray:
+def normalized_thresholds(thresholds: Sequence[float] | np.ndarray) -> np.ndarray:
     """``t_k / Σ_j t_j`` (the seed's normalization); all 0 when every threshold is 0."""
     t = np.asarray(thresholds, dtype=np.float64)
     total = t.sum()
@@ -386,14 +386,15 @@ def compare_pair(
     ``d_i = |a_i − b_i|``; see :func:`compare_cases` for the options. ``labels``
     name the cases (default their 0-based index).
     """
-    a = np.asarray(a, dtype=np.float64).reshape(-1)
-    b = np.asarray(b, dtype=np.float64).reshape(-1)
-    if len(a) != len(b):
+    scores_a = np.asarray(a, dtype=np.float64).reshape(-1)
+    scores_b = np.asarray(b, dtype=np.float64).reshape(-1)
+    if len(scores_a) != len(scores_b):
         raise InvalidOptionError(
-            f"paired scores need the same number of cases: A has {len(a)}, B has {len(b)}"
+            f"paired scores need the same number of cases: "
+            f"A has {len(scores_a)}, B has {len(scores_b)}"
         )
-    labels = [str(i) for i in range(len(a))] if labels is None else list(labels)
-    cases = CaseScores(measure, tuple(names), tuple(labels), np.column_stack([a, b]))
+    labels = [str(i) for i in range(len(scores_a))] if labels is None else list(labels)
+    cases = CaseScores(measure, tuple(names), tuple(labels), np.column_stack([scores_a, scores_b]))
     return compare_cases(cases, test, alpha, tau, thresholds, higher_is_better)
 
 

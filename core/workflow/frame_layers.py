@@ -20,7 +20,7 @@ import numpy as np
 
 from referee.core.errors import InputFileError, MissingFrameError, RefereeError
 from referee.core.formats.cdnet import read_gt, read_roi
-from referee.core.frames.sources import FrameSource
+from referee.core.frames.sources import FrameReader, FrameSource
 from referee.core.measures.pixel import LABEL_NOT_EVALUATED, comparison_labels, detection_mask
 from referee.core.model.videos import VideoSpec
 from referee.core.pseudo.consensus import binary_entropy, consensus
@@ -113,7 +113,7 @@ class FrameLayerReader:
 
     def __init__(
         self,
-        frames: FrameSource,
+        frames: FrameReader[np.ndarray],
         frame_count: int,
         video: VideoSpec | None = None,
         detectors: Mapping[str, FrameSource] | None = None,
@@ -169,6 +169,7 @@ class FrameLayerReader:
             return None
 
     def _compare(self, gt: np.ndarray, mask: np.ndarray, evaluated: bool) -> np.ndarray:
-        if not evaluated:
+        # ``evaluated`` implies a CDnet video, hence its ROI.
+        if not evaluated or self.roi is None:
             return np.full(gt.shape, LABEL_NOT_EVALUATED, dtype=np.uint8)
         return comparison_labels(gt, self.roi, mask, self.threshold)

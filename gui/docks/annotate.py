@@ -32,7 +32,7 @@ from referee.core.ranking.criteria import MASK_CRITERIA, PAIR_CRITERIA, describe
 from referee.core.ranking.order import RankedFrame
 from referee.core.workflow.options import RankingOptions
 from referee.core.workflow.results import RankingResult
-from referee.gui.widgets.tables import number_item, read_only_table, text_item
+from referee.gui.widgets.tables import filled_item, number_item, read_only_table, text_item
 
 #: What the count box shows for "every frame left by the gap" (its value 0).
 EVERY_FRAME = "all"
@@ -203,8 +203,8 @@ class AnnotateDock(QDockWidget):
 
     def _row_frame(self, row: int) -> tuple[str, int]:
         return (
-            self._table.item(row, _VIDEO_COLUMN).text(),
-            int(self._table.item(row, _FRAME_COLUMN).text()),
+            filled_item(self._table, row, _VIDEO_COLUMN).text(),
+            int(filled_item(self._table, row, _FRAME_COLUMN).text()),
         )
 
     def _on_row_activated(self, row: int, _column: int = 0) -> None:

@@ -45,7 +45,7 @@ from referee.core.measures.summarize import MethodResult
 from referee.core.workflow.options import SCHEMES
 from referee.core.workflow.results import PixelResult
 from referee.gui.widgets.palette import OKABE_ITO
-from referee.gui.widgets.tables import UNDEFINED_TEXT
+from referee.gui.widgets.tables import UNDEFINED_TEXT, filled_item
 
 #: Weight schemes offered; ``custom`` needs a table of weights the dock does not hold.
 OFFERED_SCHEMES: tuple[str, ...] = SCHEMES
@@ -283,10 +283,14 @@ class IndicatorsDock(QDockWidget):
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         columns = range(self.table.columnCount())
-        writer.writerow([self.table.horizontalHeaderItem(c).text() for c in columns])
+        writer.writerow([self._header(c) for c in columns])
         for row in range(self.table.rowCount()):
-            writer.writerow([self.table.item(row, c).data(_EXPORT_ROLE) for c in columns])
+            writer.writerow([filled_item(self.table, row, c).data(_EXPORT_ROLE) for c in columns])
         return buffer.getvalue()
+
+    def _header(self, column: int) -> str:
+        item = self.table.horizontalHeaderItem(column)
+        return item.text() if item is not None else ""
 
     # --- table contents ----------------------------------------------------------------
 
@@ -332,7 +336,7 @@ class IndicatorsDock(QDockWidget):
         for column, key in enumerate(INDICATORS, start=2 + len(COUNT_COLUMNS)):
             if procedures_differ(blended[key], cdnet[key]):
                 for row in rows:
-                    self._mark_differs(self.table.item(row, column))
+                    self._mark_differs(filled_item(self.table, row, column))
 
     def _summary_row(self, detector: str, title: str, values: Mapping[str, IndicatorValue]) -> int:
         items = [
@@ -356,7 +360,7 @@ class IndicatorsDock(QDockWidget):
 
     def is_highlighted(self, row: int, column: int) -> bool:
         """Whether a cell is marked as differing from the CDnet procedure."""
-        return self.table.item(row, column).toolTip().startswith(DIFFERS_TIP)
+        return filled_item(self.table, row, column).toolTip().startswith(DIFFERS_TIP)
 
     # --- slots -------------------------------------------------------------------------
 
@@ -382,7 +386,7 @@ class IndicatorsDock(QDockWidget):
         self.scheme_changed.emit(scheme)
 
     def _on_cell_clicked(self, row: int, _column: int) -> None:
-        key = self.table.item(row, 0).data(_VIDEO_KEY_ROLE)
+        key = filled_item(self.table, row, 0).data(_VIDEO_KEY_ROLE)
         if key is not None:
             self.video_selected.emit(*key)
 

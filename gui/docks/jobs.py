@@ -66,11 +66,13 @@ class JobsDock(QDockWidget):
 
     def rows(self) -> list[_JobRow]:
         """The rows of the jobs still shown."""
-        return [
-            self._rows.itemAt(i).widget()
-            for i in range(self._rows.count())
-            if isinstance(self._rows.itemAt(i).widget(), _JobRow)
-        ]
+        rows: list[_JobRow] = []
+        for i in range(self._rows.count()):
+            item = self._rows.itemAt(i)
+            widget = item.widget() if item is not None else None
+            if isinstance(widget, _JobRow):
+                rows.append(widget)
+        return rows
 
     def _on_job_started(self, job: Job) -> None:
         row = _JobRow(job)

@@ -32,9 +32,9 @@ SUMMARY_POINT_SIZE = 18
 
 
 def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    keep = np.isfinite(x) & np.isfinite(y)
-    return x[keep], y[keep]
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(xs) & np.isfinite(ys)
+    return xs[keep], ys[keep]
 
 
 def _add_legend(plot: pg.PlotItem | pg.PlotWidget, offset: tuple[int, int]) -> pg.LegendItem:

@@ -229,9 +229,10 @@ class SignificanceDock(QDockWidget):
             self._table.setItem(r, 3, text_item(str(row.cases_left)))
             self._table.setItem(r, 4, number_item(100 * row.fraction_removed, None, 0))
             self._table.setItem(r, 5, number_item(row.statistic, row.p.reason, 3))
-            self._table.setItem(r, 6, number_item(row.p.value, row.p.reason, 3, "g"))
+            p_item = number_item(row.p.value, row.p.reason, 3, "g")
             if r == result.t0_index:
-                self._table.item(r, 6).setToolTip("t_0: p stays below α from here on")
+                p_item.setToolTip("t_0: p stays below α from here on")
+            self._table.setItem(r, 6, p_item)
 
     @property
     def p_curve(self) -> pg.PlotDataItem:

@@ -37,6 +37,17 @@ def text_item(text: str, tooltip: str = "") -> QTableWidgetItem:
     return item
 
 
+def filled_item(table: QTableWidget, row: int, column: int) -> QTableWidgetItem:
+    """The item of a cell the caller filled itself (``QTableWidget.item`` may give ``None``).
+
+    Raises ``LookupError`` when the cell is empty: that is a programming error.
+    """
+    item = table.item(row, column)
+    if item is None:
+        raise LookupError(f"table cell ({row}, {column}) is empty")
+    return item
+
+
 def read_only_table(headers: Sequence[str]) -> QTableWidget:
     """An empty table with these column headers, whole-row selection and no editing."""
     table = QTableWidget(0, len(headers))

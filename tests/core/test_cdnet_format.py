@@ -88,7 +88,7 @@ def test_real_highway_gt_is_decoded_to_cdnet_grey_levels() -> None:
 def test_read_grey_errors(tmp_path: Path) -> None:
     with pytest.raises(MissingFrameError, match=r"gt000007\.png.*frame 7"):
         read_gt(tmp_path / "gt000007.png", 7)
-    with pytest.raises(InputFileError, match="ROI.bmp"):
+    with pytest.raises(InputFileError, match=r"ROI\.bmp"):
         read_roi(tmp_path / "ROI.bmp")
     broken = tmp_path / "broken.png"
     broken.write_bytes(b"this is not an image")
@@ -140,7 +140,7 @@ def test_temporal_roi_errors(tmp_path: Path, text: str, message: str) -> None:
 
 
 def test_missing_temporal_roi(tmp_path: Path) -> None:
-    with pytest.raises(InputFileError, match="temporalROI.txt.*missing"):
+    with pytest.raises(InputFileError, match=r"temporalROI\.txt.*missing"):
         read_temporal_roi(tmp_path / "temporalROI.txt")
 
 
@@ -202,7 +202,7 @@ def test_discovery_errors(tmp_path: Path) -> None:
         discover_videos(tmp_path / "empty")
     folder = make_video(tmp_path / "noroi")
     (folder / "ROI.bmp").unlink()
-    with pytest.raises(InputFileError, match="ROI.bmp"):
+    with pytest.raises(InputFileError, match=r"ROI\.bmp"):
         load_video(folder)
     folder = make_video(tmp_path / "bad_troi")
     (folder / "temporalROI.txt").write_text("9 3")

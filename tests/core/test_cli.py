@@ -147,7 +147,7 @@ def test_summarize_csv_with_video_weights(tmp_path, capsys):
 
 
 def test_curves_on_soft_demo_output(demo, tmp_path):
-    method, root = next(iter(demo.soft_results.items()))
+    _method, root = next(iter(demo.soft_results.items()))
     completed = run_referee("curves", demo.dataset, root, "--quiet", "--csv", tmp_path / "c.csv")
     assert completed.returncode == 0, completed.stderr
     lines = (tmp_path / "c.csv").read_text().splitlines()

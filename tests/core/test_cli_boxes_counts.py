@@ -59,7 +59,7 @@ def test_counts_prints_the_seed_example(tmp_path: Path, capsys) -> None:
 def test_counts_frames_must_match(tmp_path: Path) -> None:
     gt = _write(tmp_path / "gt.csv", "frame,count\n1,0\n2,1\n")
     est = _write(tmp_path / "est.csv", "frame,count\n1,0\n2,1\n3,1\n")
-    with pytest.raises(RefereeError, match="gt.csv covers frames 1–2"):
+    with pytest.raises(RefereeError, match=r"gt\.csv covers frames 1–2"):
         _run(["counts", str(gt), str(est), "--window", "0"])
 
 

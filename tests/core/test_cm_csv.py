@@ -88,5 +88,5 @@ def test_errors_name_the_file_and_line(tmp_path: Path, text: str, expected: str)
 
 
 def test_missing_file_is_an_input_file_error(tmp_path: Path) -> None:
-    with pytest.raises(InputFileError, match="nothere.csv"):
+    with pytest.raises(InputFileError, match=r"nothere\.csv"):
         read_cm_csv(tmp_path / "nothere.csv")

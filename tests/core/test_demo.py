@@ -236,7 +236,7 @@ def test_refuses_a_foreign_marker_and_a_file(tmp_path: Path) -> None:
         write_demo(root)
     a_file = tmp_path / "file.txt"
     a_file.write_text("x")
-    with pytest.raises(RefereeError, match="file.txt"):
+    with pytest.raises(RefereeError, match=r"file\.txt"):
         write_demo(a_file)
     assert a_file.read_text() == "x"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import cv2
@@ -280,7 +281,7 @@ def test_two_workers_give_the_same_counts(dataset: tuple[list[VideoSpec], Path])
         np.testing.assert_array_equal(a.per_frame, b.per_frame)
     total = sum(v.n_frames for v in videos)
     assert calls[-1] == (total, total) and len(calls) > 2
-    assert all(d1 < d2 for (d1, _), (d2, _) in zip(calls, calls[1:]))
+    assert all(d1 < d2 for (d1, _), (d2, _) in itertools.pairwise(calls))
 
 
 def test_worker_errors_keep_their_type_and_file(dataset: tuple[list[VideoSpec], Path]) -> None:

@@ -135,7 +135,7 @@ def test_pattern_source(tmp_path: Path, pattern: str, offset: int, names: dict[s
     source = PatternFolderSource(tmp_path, pattern, offset)
     assert isinstance(source, FrameSource)
     assert [frame_number(f) for _, f in source.iter_frames(range(1, 4))] == [1, 2, 3]
-    assert source.path_of(2).name == [n for n, v in names.items() if v == 2][0]
+    assert source.path_of(2).name == next(n for n, v in names.items() if v == 2)
     with pytest.raises(MissingFrameError, match="frame 4"):
         source.read(4)
 
@@ -147,7 +147,7 @@ def test_pattern_source_errors(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match="does not exist"):
         PatternFolderSource(tmp_path / "absent", "%06d.png")
     write_images(tmp_path, {"other_0001.png": 1})
-    with pytest.raises(InputFileError, match="no frame matching 'mask_%04d.png'") as info:
+    with pytest.raises(InputFileError, match=r"no frame matching 'mask_%04d\.png'") as info:
         PatternFolderSource(tmp_path, "mask_%04d.png").read(1)
     assert info.value.path == tmp_path
 

@@ -154,7 +154,7 @@ def test_a_video_in_two_files_of_a_folder_names_both(tmp_path: Path) -> None:
 
 
 def test_an_empty_or_missing_source_is_a_file_error(tmp_path: Path) -> None:
-    with pytest.raises(InputFileError, match="no .xml file"):
+    with pytest.raises(InputFileError, match=r"no \.xml file"):
         read_liris(tmp_path)
     with pytest.raises(InputFileError, match="cannot read"):
         read_liris(tmp_path / "absent.xml")
@@ -357,7 +357,7 @@ def test_video_level_errors_name_file_line_and_video(
 
 
 def test_an_empty_file_says_so() -> None:
-    with pytest.raises(XmlFormatError, match="gt.xml: the file is empty"):
+    with pytest.raises(XmlFormatError, match=r"gt\.xml: the file is empty"):
         parse_liris_bytes(b"  \n", "gt.xml")
 
 

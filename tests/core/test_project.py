@@ -178,7 +178,7 @@ def test_bad_project_file_names_file_and_problem(
 def test_project_file_that_is_not_text_names_the_file(tmp_path: Path) -> None:
     file = tmp_path / "binary.referee.json"
     file.write_bytes(b"\xff\xfe\x00\x81")
-    with pytest.raises(InputFileError, match="binary.referee.json"):
+    with pytest.raises(InputFileError, match=r"binary\.referee\.json"):
         read_project(file)
 
 
@@ -296,7 +296,7 @@ def test_adding_and_removing_detectors(demo: DemoLayout) -> None:
         with_detector(two, DetectorSource("a"))
     with pytest.raises(InvalidOptionError, match="cannot be empty"):
         with_detector(two, DetectorSource(" "))
-    with pytest.raises(InvalidOptionError, match="no detector 'c'.*a, b"):
+    with pytest.raises(InvalidOptionError, match=r"no detector 'c'.*a, b"):
         without_detector(two, "c")
 
 

@@ -129,7 +129,7 @@ def direct_reference(
 ) -> list[dict]:
     """Per detector tp, fp, fn, tn and the flat S, P over every evaluated pixel, written
     from the definitions on the whole stacked array."""
-    frames, k = masks.shape[:2]
+    _frames, k = masks.shape[:2]
     w = np.ones(k) if weights is None else np.asarray(weights, dtype=float)
     t = 1.0 if trivial else 0.0
     s_all = masks[:, :, roi].astype(float)  # (frames, k, n)
@@ -153,8 +153,8 @@ def direct_reference(
 
 
 def random_masks(rng: np.random.Generator, frames: int, k: int, shape=(12, 16)) -> np.ndarray:
-    base = rng.random((frames, 1) + shape) < 0.3
-    noise = rng.random((frames, k) + shape) < 0.15
+    base = rng.random((frames, 1, *shape)) < 0.3
+    noise = rng.random((frames, k, *shape)) < 0.15
     return base ^ noise
 
 
@@ -387,7 +387,7 @@ def test_size_mismatch_and_missing_frames_name_the_files(tmp_path: Path) -> None
     videos = discover_videos(dataset, require_groundtruth=False)
     bad = results["m1"] / "cat" / "vid" / "bin000002.png"
     cv2.imwrite(str(bad), np.zeros((5, 5), np.uint8))
-    with pytest.raises(SizeMismatchError, match="bin000002.png"):
+    with pytest.raises(SizeMismatchError, match=r"bin000002\.png"):
         pseudo_evaluate(videos, results)
     bad.unlink()
     with pytest.raises(MissingFrameError, match="bin000002"):
@@ -449,7 +449,7 @@ def two_video_result(tmp_path: Path):
 
 
 def test_summary_blends_pseudo_matrices_and_map_sums(tmp_path: Path) -> None:
-    videos, results, result = two_video_result(tmp_path)
+    _videos, _results, result = two_video_result(tmp_path)
     summary = result.summaries["b"]
     normalized = [v.totals["b"].normalized() for v in result.videos]
     assert summary.summary.cm.tp == pytest.approx((normalized[0].tp + normalized[1].tp) / 2)

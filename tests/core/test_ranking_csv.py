@@ -72,5 +72,5 @@ def test_errors_name_the_line(text: str, message: str) -> None:
 
 
 def test_missing_file_is_a_user_error(tmp_path: Path) -> None:
-    with pytest.raises(InputFileError, match="nope.csv"):
+    with pytest.raises(InputFileError, match=r"nope\.csv"):
         read_ranking_csv(tmp_path / "nope.csv")

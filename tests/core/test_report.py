@@ -157,7 +157,7 @@ def test_html_is_self_contained_and_has_every_part(report: Report) -> None:
     text = document.text_content()
     assert "Referee version" in text and "2026-11-23T12:00:00+00:00" in text
     assert "F1 score (F1)" in text and "2·tp / (2·tp + fp + fn)" in text  # from the registry
-    assert len([i for i in document.iter("img")]) >= 8  # ROC/PR, LIRIS ×2, counts ×3, heatmaps
+    assert len(list(document.iter("img"))) >= 8  # ROC/PR, LIRIS ×2, counts ×3, heatmaps
 
 
 def test_pdf_has_the_same_numbers_as_the_html(

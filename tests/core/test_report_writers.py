@@ -300,5 +300,5 @@ def test_unwritable_path_is_named(tmp_path, write) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     target = blocker / "report.out"
-    with pytest.raises(RefereeError, match="report.out"):
+    with pytest.raises(RefereeError, match=r"report\.out"):
         write(_report(), target)

@@ -10,11 +10,13 @@ import pytest
 
 from referee.core.evaluation.masks import VideoEvaluation, VideoHistograms
 from referee.core.exports.boxes import format_boxes_table
+from referee.core.exports.pseudo import format_correlation_table
 from referee.core.measures.action_matching import match_actions
 from referee.core.measures.action_scores import pair_table
 from referee.core.measures.boxes import boxes_from_rows, evaluate_boxes
-from referee.core.measures.indicators import IndicatorValue
+from referee.core.measures.indicators import IndicatorValue, undefined
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
+from referee.core.pseudo.truth import Correlation, TruthComparison
 from referee.core.significance.sweep import Verdict, VerdictKind, compare_pair
 from referee.core.significance.wording import verdict_text
 
@@ -71,3 +73,21 @@ def test_counts_and_histograms_come_back_as_their_own_types(demo) -> None:
     # Every evaluated pixel of the video is in one histogram bin: the counts agree.
     total = evaluation.total.tp + evaluation.total.fp + evaluation.total.fn + evaluation.total.tn
     assert int(histograms.histograms.sum()) == total
+
+
+def _correlations(summary: dict[str, Correlation]) -> TruthComparison:
+    return TruthComparison("video", ("a", "b", "c"), {}, {}, {}, summary)
+
+
+def test_an_undefined_correlation_without_a_reason_is_printed() -> None:
+    """The correlation table once called ``None.removeprefix`` on such a value, and could not
+    sort it beside a reason (``None < str``)."""
+    silent = Correlation(IndicatorValue(math.nan), IndicatorValue(math.nan), 3)
+    text = format_correlation_table(_correlations({"f1": silent}))
+    assert text.endswith("\nundef.: undefined")
+    few = undefined("undefined: fewer than 3 detectors with both values defined (2)")
+    text = format_correlation_table(
+        _correlations({"f1": silent, "recall": Correlation(few, few, 2)})
+    )
+    # "undefined" sorts before "undefined: …"; each loses its "undefined: " prefix.
+    assert text.endswith("\nundef.: undefined; fewer than 3 detectors with both values defined (2)")

@@ -121,7 +121,7 @@ def test_per_frame_f_and_its_curve(dock, evaluations):
 
 def test_per_frame_gap_is_nan_not_zero(qtbot):
     rows = np.array([[1, 4, 0, 0, 96, 0], [2, 0, 0, 0, 100, 0], [3, 2, 2, 0, 96, 0]])
-    frames, f = VideoEvaluation.from_per_frame("", "v", rows).frame_f1()
+    _frames, f = VideoEvaluation.from_per_frame("", "v", rows).frame_f1()
     assert f[0] == 1.0 and math.isnan(f[1]) and f[2] == pytest.approx(4 / 6)
 
 

@@ -42,7 +42,7 @@ def _f1(cm) -> float:
 
 
 def test_pseudo_values_match_core(qtbot, evaluated) -> None:
-    result, truth, true = evaluated
+    result, _truth, _true = evaluated
     dock = PseudoDock()
     qtbot.addWidget(dock)
     dock.show_result(result)
