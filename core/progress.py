@@ -46,3 +46,36 @@ def report(progress: ProgressCallback | None, done: int, total: int) -> None:
     """Call ``progress(done, total)`` if a callback was given."""
     if progress is not None:
         progress(done, total)
+
+
+def part(progress: ProgressCallback | None, index: int, count: int) -> ProgressCallback:
+    """The progress of the ``index``-th of ``count`` equal parts of a job, reported on the
+    whole job's scale (part ``k`` of ``n``, ``done`` of ``total``: ``k·total + done`` of
+    ``n·total``)."""
+
+    def step(done: int, total: int) -> None:
+        report(progress, index * total + done, count * total)
+
+    return step
+
+
+def shifted(progress: ProgressCallback | None, offset: int, total: int) -> ProgressCallback:
+    """The progress of a piece of a job that starts after ``offset`` of its ``total`` units."""
+
+    def step(done: int, _piece_total: int) -> None:
+        report(progress, offset + done, total)
+
+    return step
+
+
+def scaled(
+    progress: ProgressCallback | None, start: int, width: int, total: int
+) -> ProgressCallback:
+    """The progress of a step that takes ``width`` units of a job's ``total``, from ``start``:
+    its own ``done`` of ``step_total`` becomes ``start + width·done/step_total``."""
+
+    def step(done: int, step_total: int) -> None:
+        fraction = min(done, step_total) / max(step_total, 1)
+        report(progress, start + int(width * fraction), total)
+
+    return step

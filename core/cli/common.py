@@ -14,7 +14,13 @@ from typing import Any, TypeAlias
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.text_files import write_text
 from referee.core.progress import ProgressCallback
-from referee.core.workflow.options import SCHEMES, PixelOptions
+from referee.core.significance.sweep import TESTS
+from referee.core.workflow.options import (
+    SCHEMES,
+    PixelOptions,
+    RankingOptions,
+    SignificanceOptions,
+)
 
 Parser = argparse.ArgumentParser
 #: What ``add_subparsers`` returns: each command module adds its commands to it.
@@ -74,6 +80,49 @@ def add_pair(parser: Parser, what: str) -> None:
     """``--a NAME --b NAME``: the two detectors compared."""
     parser.add_argument("--a", metavar="NAME", help=f"first detector {what} (with --b)")
     parser.add_argument("--b", metavar="NAME", help=f"second detector {what} (with --a)")
+
+
+def add_ranking_list(parser: Parser) -> None:
+    """``--top``, ``--gap``, ``--include-annotated``: the list of frames to annotate
+    (docs/measures.md §8)."""
+    parser.add_argument(
+        "--top",
+        type=whole_number(1),
+        metavar="N",
+        help="frames to annotate: list at most N (default: every frame left by the gap rule)",
+    )
+    parser.add_argument(
+        "--gap",
+        type=whole_number(0),
+        default=RankingOptions.gap,
+        metavar="G",
+        help=f"frames to annotate: drop frames within ±G frames of a chosen one (default "
+        f"{RankingOptions.gap}; 0 keeps every frame)",
+    )
+    parser.add_argument(
+        "--include-annotated",
+        action="store_true",
+        help="frames to annotate: also rank frames that already have ground truth "
+        "(default: they are left out)",
+    )
+
+
+def add_test(parser: Parser) -> None:
+    """``--test`` and ``--alpha`` of the discriminative evaluation (docs/measures.md §9)."""
+    parser.add_argument(
+        "--test",
+        choices=TESTS,
+        default=SignificanceOptions.test,
+        help="auto (default): the paired t-test for two methods, the repeated-measures "
+        "ANOVA for more; or t, wilcoxon, welch for two, anova, friedman for more",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=fraction,
+        default=SignificanceOptions.alpha,
+        metavar="A",
+        help=f"significance level (default {SignificanceOptions.alpha})",
+    )
 
 
 def add_outputs(parser: Parser, json_help: str, csv_help: str | None = None) -> None:

@@ -24,11 +24,11 @@ from referee.core.cli.common import (
     add_force,
     add_pair,
     add_quiet,
+    add_ranking_list,
     add_threshold,
     chosen_pair,
     progress_bar,
     refuse_overwrite,
-    whole_number,
 )
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.measures.boxes import MAPPINGS
@@ -109,25 +109,7 @@ def add_commands(commands: Commands) -> None:
         help="disagreement criterion (default: vote-entropy for masks, pairwise for detections)",
     )
     add_pair(parser, "compared by pairwise and pseudo-gap")
-    parser.add_argument(
-        "--gap",
-        type=whole_number(0),
-        default=RankingOptions.gap,
-        metavar="G",
-        help=f"drop frames within ±G frames of a chosen one (default "
-        f"{RankingOptions.gap}; 0 keeps every frame)",
-    )
-    parser.add_argument(
-        "--top",
-        type=whole_number(1),
-        metavar="N",
-        help="list at most N frames (default: every frame left after the gap rule)",
-    )
-    parser.add_argument(
-        "--include-annotated",
-        action="store_true",
-        help="masks: also rank frames that already have ground truth",
-    )
+    add_ranking_list(parser)
     add_threshold(parser, "masks: a pixel")
     parser.add_argument(
         "--mapping",

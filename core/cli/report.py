@@ -9,9 +9,10 @@ from referee.core.cli.common import (
     Commands,
     add_force,
     add_quiet,
+    add_ranking_list,
+    add_test,
     add_threshold,
     add_weights,
-    fraction,
     progress_bar,
     refuse_overwrite,
     whole_number,
@@ -20,7 +21,6 @@ from referee.core.demo.project import default_demo_dir
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.ranking.criteria import MASK_CRITERIA
 from referee.core.significance.cases import CASE_KINDS
-from referee.core.significance.sweep import TESTS
 from referee.core.workflow.options import (
     AnalysisOptions,
     CountOptions,
@@ -85,25 +85,7 @@ def add_commands(commands: Commands) -> None:
         choices=MASK_CRITERIA,
         help=f"frames to annotate next: criterion (default {MASK_CRITERIA[0]} with masks)",
     )
-    parser.add_argument(
-        "--top",
-        type=whole_number(1),
-        metavar="N",
-        help="frames to annotate next: at most N (default: every frame left by the gap)",
-    )
-    parser.add_argument(
-        "--gap",
-        type=whole_number(0),
-        default=RankingOptions.gap,
-        metavar="G",
-        help=f"frames to annotate next: drop frames within ±G of a chosen one "
-        f"(default {RankingOptions.gap})",
-    )
-    parser.add_argument(
-        "--include-annotated",
-        action="store_true",
-        help="frames to annotate next: also rank frames that already have ground truth",
-    )
+    add_ranking_list(parser)
     parser.add_argument(
         "--cases",
         default=SignificanceOptions.cases,
@@ -111,18 +93,7 @@ def add_commands(commands: Commands) -> None:
         help="significance: per-frame F1, per-frame pseudo-F1, per-action Dice or "
         f"per-frame FDA (default {SignificanceOptions.cases})",
     )
-    parser.add_argument(
-        "--test",
-        choices=TESTS,
-        default=SignificanceOptions.test,
-        help="significance test (default auto: t for two detectors, anova for more)",
-    )
-    parser.add_argument(
-        "--alpha",
-        type=fraction,
-        default=SignificanceOptions.alpha,
-        help=f"significance level (default {SignificanceOptions.alpha})",
-    )
+    add_test(parser)
     add_force(parser)
     add_quiet(parser)
     parser.set_defaults(run=run_report)

@@ -27,6 +27,7 @@ from referee.core.cli.common import (
     add_outputs,
     add_pair,
     add_quiet,
+    add_test,
     add_workers,
     chosen_pair,
     fraction,
@@ -36,7 +37,6 @@ from referee.core.cli.common import (
 )
 from referee.core.errors import InvalidOptionError
 from referee.core.model.project import Project
-from referee.core.significance.sweep import TESTS
 from referee.core.workflow.options import SignificanceOptions
 
 #: ``--cases`` with DATASET RESULTS.
@@ -119,21 +119,7 @@ def add_commands(commands: Commands) -> None:
         help="with DATASET RESULTS: 'frames' per-frame F1 against the ground "
         "truth (default), 'pseudo' per-frame pseudo-F1 without it",
     )
-    parser.add_argument(
-        "--test",
-        choices=TESTS,
-        default=SignificanceOptions.test,
-        help="auto (default): t, the paired t-test, for two methods, anova, the "
-        "repeated-measures ANOVA, for more; or t, wilcoxon, welch for two, anova, "
-        "friedman for more",
-    )
-    parser.add_argument(
-        "--alpha",
-        type=fraction,
-        default=SignificanceOptions.alpha,
-        metavar="A",
-        help=f"significance level (default {SignificanceOptions.alpha})",
-    )
+    add_test(parser)
     parser.add_argument(
         "--tau",
         type=fraction,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -30,7 +30,7 @@ from referee.core.measures.summarize import resolve_scheme, video_weights
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
 from referee.core.parallel import check_workers, chunk_size, frame_chunks, map_chunks
-from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.progress import CancelToken, ProgressCallback, check, report, shifted
 
 PER_FRAME_COLUMNS: tuple[str, ...] = ("frame", *COUNT_COLUMNS)
 """Columns of :attr:`VideoEvaluation.per_frame`."""
@@ -359,10 +359,7 @@ def _run_jobs(
     histograms: list[VideoHistograms] = []
     offset = 0
     for video, source in jobs:
-
-        def step(done: int, _: int, offset: int = offset) -> None:
-            report(progress, offset + done, total)
-
+        step = shifted(progress, offset, total)
         if kind == "counts":
             evaluations.append(evaluate_video(video, source, threshold, None, step, cancel))
         else:
@@ -422,27 +419,6 @@ def evaluate_method(
     check_threshold(threshold)
     jobs = list(zip(videos, result_sources(videos, results, pattern, offset)))
     return evaluate_videos(jobs, threshold, workers, progress, cancel)
-
-
-def evaluate_methods(
-    videos: Sequence[VideoSpec],
-    results_by_method: Mapping[str, str | Path],
-    threshold: int | None = None,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
-) -> dict[str, list[VideoEvaluation]]:
-    """:func:`evaluate_method` of each method in turn, with one progress over all of them."""
-    total = sum(v.n_frames for v in videos) * len(results_by_method)
-    evaluations: dict[str, list[VideoEvaluation]] = {}
-    for k, (name, results) in enumerate(results_by_method.items()):
-
-        def step(done: int, _: int, offset: int = k * total // len(results_by_method)) -> None:
-            report(progress, offset + done, total)
-
-        evaluations[name] = evaluate_method(
-            videos, results, threshold=threshold, cancel=cancel, progress=step
-        )
-    return evaluations
 
 
 def summarized_histogram_curves(

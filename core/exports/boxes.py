@@ -27,19 +27,17 @@ def _number(value: IndicatorValue | float) -> str:
     return "undef." if math.isnan(v) else f"{v:.4f}"
 
 
+def totals_cells(
+    t: BoxTotals,
+) -> tuple[int, int, int, int, int, int, IndicatorValue, IndicatorValue, IndicatorValue]:
+    """The columns every boxes table shows, in order: frames, GT and detected boxes, TP, FP,
+    misses, SFDA, MODA, N-MODP."""
+    return (t.frames, t.n_gt, t.n_det, t.tp, t.false_positives, t.misses, t.sfda, t.moda, t.n_modp)
+
+
 def _totals_row(label: str, t: BoxTotals) -> list[str]:
-    return [
-        label,
-        str(t.frames),
-        str(t.n_gt),
-        str(t.n_det),
-        str(t.tp),
-        str(t.false_positives),
-        str(t.misses),
-        _number(t.sfda),
-        _number(t.moda),
-        _number(t.n_modp),
-    ]
+    cells = totals_cells(t)
+    return [label, *(str(c) for c in cells[:6]), *(_number(v) for v in cells[6:])]
 
 
 def _video_label(video: VideoBoxResult) -> str:
@@ -160,21 +158,8 @@ def format_boxes_csv(result: BoxEvaluation) -> str:
             for n, v in (("sfda", t.sfda), ("moda", t.moda), ("n_modp", t.n_modp))
             if not v.defined
         )
-        rows.append(
-            [
-                label,
-                t.frames,
-                t.n_gt,
-                t.n_det,
-                t.tp,
-                t.false_positives,
-                t.misses,
-                _cell(t.sfda),
-                _cell(t.moda),
-                _cell(t.n_modp),
-                reasons,
-            ]
-        )
+        cells = totals_cells(t)
+        rows.append([label, *cells[:6], *(_cell(v) for v in cells[6:]), reasons])
     return _csv_text(header, rows)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from referee.core.measures.curves import Curves, best_f1_threshold
 from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluate
-from referee.core.measures.summarize import MethodResult, RankComparison
+from referee.core.measures.summarize import CDNET_STATISTICS, MethodResult, RankComparison
 from referee.core.model.confusion import ConfusionMatrix
 
 #: Indicators shown in the terminal summary, in order (docs/measures.md §2 keys).
@@ -22,14 +22,8 @@ TABLE_INDICATORS: tuple[str, ...] = (
     "mcc",
 )
 #: CDnet's seven statistics, in the order of its ``stats.txt``.
-CDNET_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("recall", "Recall"),
-    ("specificity", "Specificity"),
-    ("fpr", "FPR"),
-    ("fnr", "FNR"),
-    ("pwc", "PWC"),
-    ("precision", "Precision"),
-    ("fmeasure", "F"),
+CDNET_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    zip(CDNET_STATISTICS, ("Recall", "Specificity", "FPR", "FNR", "PWC", "Precision", "F"))
 )
 
 

@@ -20,7 +20,7 @@ from referee.core.measures.indicators import (
 )
 from referee.core.model.videos import VideoKey, VideoSpec, video_label
 from referee.core.parallel import check_workers, chunk_size, frame_chunks, map_chunks
-from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.progress import CancelToken, ProgressCallback, check, shifted
 from referee.core.pseudo.committee import CommitteeOptions, _Rules
 from referee.core.pseudo.consensus import ncc_from_sums, psnr_from_sums
 from referee.core.pseudo.engine import _Partial, _stream
@@ -249,10 +249,7 @@ def pseudo_evaluate(
         total = sum(len(job.frames) for job in jobs)
         offset = 0
         for job, roi in zip(jobs, rois):
-
-            def step(done: int, _: int, offset: int = offset) -> None:
-                report(progress, offset + done, total)
-
+            step = shifted(progress, offset, total)
             partial = _stream(
                 masks_by_frame(job.sources, job.frames, job.shape, job.reference),
                 rules,

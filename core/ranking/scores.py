@@ -13,7 +13,7 @@ from referee.core.frames.sources import FrameSource, masks_by_frame
 from referee.core.measures.boxes import MAPPINGS, VideoBoxes
 from referee.core.model.annotations import VideoAnnotation
 from referee.core.model.videos import VideoSpec
-from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.progress import CancelToken, ProgressCallback, check, report, shifted
 from referee.core.ranking.criteria import (
     CLASSES,
     MASK_CRITERIA,
@@ -120,10 +120,7 @@ def mask_scores(
     out = []
     offset = 0
     for index, video in enumerate(videos):
-
-        def step(done: int, _: int, offset: int = offset) -> None:
-            report(progress, offset + done, total)
-
+        step = shifted(progress, offset, total)
         out.append(
             mask_frame_scores(
                 video,

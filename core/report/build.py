@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from referee.core import __version__
+from referee.core.exports.text_table import TABLE_INDICATORS
 from referee.core.measures.indicators import get_indicator
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
@@ -31,7 +32,6 @@ from referee.core.report.sections_estimates import (
     significance_section,
 )
 from referee.core.report.sections_pixels import (
-    TABLE_INDICATORS,
     per_video_section,
     roc_pr_section,
     summary_section,

@@ -14,7 +14,7 @@ import numpy as np
 
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
-from referee.core.progress import CancelToken, ProgressCallback, report
+from referee.core.progress import CancelToken, ProgressCallback, report, scaled
 from referee.core.report.options import ReportOptions
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.pseudo import consensus_maps, spread
@@ -67,10 +67,7 @@ def compute_results(
         for name in ("pixels", "curves", "actions", "boxes", "counts", "pseudo", "ranking"):
             setattr(results, name, getattr(computed, name))
     stages_total = round(PROGRESS_TOTAL * (1 - _HEATMAP_SHARE))
-
-    def stages_progress(done: int, total: int) -> None:
-        report(progress, done * stages_total // max(total, 1), PROGRESS_TOTAL)
-
+    stages_progress = scaled(progress, 0, stages_total, PROGRESS_TOTAL)
     run_stages(project, options.analysis, stages_progress, cancel, results=results)
     if results.pseudo is not None:
         count = options.heatmap_frames

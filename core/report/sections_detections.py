@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from referee.core.exports.actions import INTEGRAL_SYMBOLS
+from referee.core.exports.boxes import totals_cells
 from referee.core.measures.action_matching import THRESHOLD_KEYS
 from referee.core.report.compute import ReportResults
 from referee.core.report.document import Cell, Figure, Paragraph, Section, Table, figure_key
@@ -127,21 +128,7 @@ def boxes_section(results: ReportResults) -> Section | None:
     for name, evaluation in results.boxes.evaluations.items():
         totals = [(video.name, video.totals) for video in evaluation.videos]
         for video, t in [*totals, ("all videos", evaluation.overall)]:
-            rows.append(
-                (
-                    name,
-                    video,
-                    t.frames,
-                    t.n_gt,
-                    t.n_det,
-                    t.tp,
-                    t.false_positives,
-                    t.misses,
-                    t.sfda,
-                    t.moda,
-                    t.n_modp,
-                )
-            )
+            rows.append((name, video, *totals_cells(t)))
     classes = "boxes of different classes never match" if options.class_aware else "classes ignored"
     return Section(
         "boxes",

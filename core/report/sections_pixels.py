@@ -5,33 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from referee.core.exports.text_table import TABLE_INDICATORS
 from referee.core.measures.curves import Curves, best_f1_threshold
 from referee.core.measures.indicators import IndicatorValue, evaluate_all, get_indicator
+from referee.core.measures.summarize import CDNET_STATISTICS
 from referee.core.model.confusion import ConfusionMatrix
 from referee.core.report.compute import ReportResults
 from referee.core.report.document import Block, Cell, Figure, Paragraph, Section, Table
 from referee.core.report.plots import roc_pr_figure
 
-#: Indicators of the per-video and summary tables (CDnet's seven, F as the registry's F1, and MCC).
-TABLE_INDICATORS: tuple[str, ...] = (
-    "recall",
-    "specificity",
-    "fpr",
-    "fnr",
-    "pwc",
-    "precision",
-    "f1",
-    "mcc",
-)
-#: CDnet statistics in the order of its ``stats.txt``.
-CDNET_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("recall", "Re"),
-    ("specificity", "Sp"),
-    ("fpr", "FPR"),
-    ("fnr", "FNR"),
-    ("pwc", "PWC"),
-    ("precision", "Pr"),
-    ("fmeasure", "F-measure"),
+#: CDnet's statistics in the order of its ``stats.txt``, with the report's column titles.
+CDNET_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    zip(CDNET_STATISTICS, ("Re", "Sp", "FPR", "FNR", "PWC", "Pr", "F-measure"))
 )
 
 

@@ -10,7 +10,6 @@ import numpy as np
 from referee.core.errors import InvalidOptionError
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.measures.action_matching import ActionMatching
-from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.measures.boxes import BoxEvaluation
 from referee.core.measures.indicators import f1_scores
 from referee.core.model.case_scores import CaseScores, scores_table
@@ -197,25 +196,3 @@ CASE_KINDS: dict[str, str] = {
     "actions": "Dice of each ground-truth action (LIRIS)",
     "boxes": "FDA of each frame's boxes (per-frame boxes)",
 }
-
-
-def cases_of_kind(
-    kind: str,
-    evaluations: Mapping[str, Sequence[VideoEvaluation]],
-    pseudo: PseudoResult | None,
-    actions: Mapping[str, ActionEvaluation],
-) -> CaseScores:
-    """Paired test cases of every detector for ``kind`` (a key of :data:`CASE_KINDS`).
-
-    Raises
-    ------
-    InvalidOptionError
-        If the results ``kind`` needs are missing.
-    """
-    if kind == "frames" and evaluations:
-        return frame_f1_cases(evaluations)
-    if kind == "pseudo" and pseudo is not None:
-        return pseudo_result_cases(pseudo, pseudo.methods)
-    if kind == "actions" and actions:
-        return action_dice_cases({m: e.matching for m, e in actions.items()})
-    raise InvalidOptionError(f"no {kind} results yet: {CASE_KINDS.get(kind, 'unknown kind')}")

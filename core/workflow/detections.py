@@ -11,7 +11,7 @@ from referee.core.measures.action_scores import evaluate_actions
 from referee.core.measures.boxes import VideoBoxes, evaluate_boxes
 from referee.core.measures.counting import evaluate_counts
 from referee.core.model.project import GROUND_TRUTH, Project
-from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.progress import CancelToken, ProgressCallback, check, part, report
 from referee.core.workflow.options import ActionOptions, BoxOptions, CountOptions
 from referee.core.workflow.results import (
     ActionsResult,
@@ -44,10 +44,7 @@ def run_actions(
     evaluations = {}
     for k, (name, path) in enumerate(detectors.items()):
         detections, _ = registry.read(path, registry.ACTIONS)
-
-        def step(done: int, total: int, k: int = k) -> None:
-            report(progress, k * total + done, total * len(detectors))
-
+        step = part(progress, k, len(detectors))
         evaluations[name] = evaluate_actions(groundtruth, detections, options.liris, step, cancel)
     return ActionsResult(options, evaluations)
 
@@ -98,12 +95,14 @@ def run_boxes(
         check(cancel)
         detections, formats[name] = read_boxes(path, options.min_conf)
         detections = pair_single_videos(groundtruth, detections, (gt_format, formats[name]))
-
-        def step(done: int, total: int, k: int = k) -> None:
-            report(progress, k * total + done, total * len(detectors))
-
         evaluations[name] = evaluate_boxes(
-            groundtruth, detections, options.iou, options.mapping, options.class_aware, step, cancel
+            groundtruth,
+            detections,
+            options.iou,
+            options.mapping,
+            options.class_aware,
+            part(progress, k, len(detectors)),
+            cancel,
         )
     return BoxesResult(options, evaluations, formats)
 

@@ -14,7 +14,7 @@ from referee.core.evaluation.masks import (
 from referee.core.measures.summarize import compare_rankings, summarize_method
 from referee.core.model.confusion import VideoConfusion
 from referee.core.model.project import Project
-from referee.core.progress import CancelToken, ProgressCallback, report
+from referee.core.progress import CancelToken, ProgressCallback, part
 from referee.core.workflow.options import CurveOptions, PixelOptions
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.results import CurvesResult, PixelResult
@@ -44,20 +44,14 @@ def run_pixels(
     if not detectors:
         raise UnavailableError("no detector has masks")
     videos = project_videos(project)
-    total = sum(v.n_frames for v in videos) * len(detectors)
     evaluations = {}
     for k, (name, root) in enumerate(detectors.items()):
-        offset = k * total // len(detectors)
-
-        def step(done: int, _total: int, offset: int = offset) -> None:
-            report(progress, offset + done, total)
-
         evaluations[name] = evaluate_method(
             videos,
             root,
             threshold=options.threshold,
             workers=options.workers,
-            progress=step,
+            progress=part(progress, k, len(detectors)),
             cancel=cancel,
             pattern=options.pattern,
             offset=options.offset,
@@ -122,14 +116,9 @@ def run_curves(
     if project.dataset is None or not soft:
         raise UnavailableError("no detector has soft scores (0–255) for ROC and PR curves")
     videos = project_videos(project)
-    total = sum(v.n_frames for v in videos) * len(soft)
     histograms, summaries = {}, {}
     for k, (name, root) in enumerate(soft.items()):
-        offset = k * total // len(soft)
-
-        def step(done: int, _total: int, offset: int = offset) -> None:
-            report(progress, offset + done, total)
-
+        step = part(progress, k, len(soft))
         histograms[name] = score_histograms_method(videos, root, options.workers, step, cancel)
         summaries[name] = summarized_histogram_curves(histograms[name], options.weights)
     return CurvesResult(options, histograms, summaries)

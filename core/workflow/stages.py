@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from referee.core.errors import UnavailableError
 from referee.core.model.project import Project
-from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.progress import CancelToken, ProgressCallback, check, report, scaled
 from referee.core.workflow.detections import run_actions, run_boxes, run_counts
 from referee.core.workflow.options import AnalysisOptions
 from referee.core.workflow.pixels import run_curves, run_pixels
@@ -21,15 +22,14 @@ from referee.core.workflow.ranking import run_ranking
 from referee.core.workflow.results import ProjectResults
 from referee.core.workflow.significance import run_significance
 
-StageRun = Callable[
-    [Project, AnalysisOptions, ProjectResults, ProgressCallback, CancelToken | None], None
-]
+#: ``run(project, stage options, progress, cancel, results so far) -> the stage's result``.
+StageRun = Callable[[Project, Any, ProgressCallback, CancelToken | None, ProjectResults], object]
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One computation: its key in :class:`ProjectResults`, what it does, its share of a
-    whole run's progress, and how it runs."""
+    """One computation: its field in :class:`ProjectResults` and :class:`AnalysisOptions`,
+    what it does, its share of a whole run's progress, and how it runs."""
 
     key: str
     title: str
@@ -37,64 +37,25 @@ class Stage:
     run: StageRun
 
 
-def _pixels(
-    p: Project, o: AnalysisOptions, r: ProjectResults, pr: ProgressCallback, c: CancelToken | None
-) -> None:
-    r.pixels = run_pixels(p, o.pixels, pr, c)
-
-
-def _curves(
-    p: Project, o: AnalysisOptions, r: ProjectResults, pr: ProgressCallback, c: CancelToken | None
-) -> None:
-    r.curves = run_curves(p, o.curves, pr, c)
-
-
-def _actions(
-    p: Project, o: AnalysisOptions, r: ProjectResults, pr: ProgressCallback, c: CancelToken | None
-) -> None:
-    r.actions = run_actions(p, o.actions, pr, c)
-
-
-def _boxes(
-    p: Project, o: AnalysisOptions, r: ProjectResults, pr: ProgressCallback, c: CancelToken | None
-) -> None:
-    r.boxes = run_boxes(p, o.boxes, pr, c)
-
-
-def _counts(
-    p: Project, o: AnalysisOptions, r: ProjectResults, pr: ProgressCallback, c: CancelToken | None
-) -> None:
-    r.counts = run_counts(p, o.counts, pr, c)
-
-
-def _pseudo(
-    p: Project, o: AnalysisOptions, r: ProjectResults, pr: ProgressCallback, c: CancelToken | None
-) -> None:
-    r.pseudo = run_pseudo(p, o.pseudo, pr, c, r.pixels)
-
-
-def _ranking(
-    p: Project, o: AnalysisOptions, r: ProjectResults, pr: ProgressCallback, c: CancelToken | None
-) -> None:
-    r.ranking = run_ranking(p, o.ranking, pr, c)
-
-
-def _significance(
-    p: Project, o: AnalysisOptions, r: ProjectResults, pr: ProgressCallback, c: CancelToken | None
-) -> None:
-    r.significance = run_significance(p, o.significance, pr, c, r)
-
-
 #: The stages in the order they run (later ones reuse earlier results).
 STAGES: tuple[Stage, ...] = (
-    Stage("pixels", "evaluating masks", 30, _pixels),
-    Stage("curves", "sweeping score curves", 15, _curves),
-    Stage("actions", "evaluating actions", 5, _actions),
-    Stage("boxes", "evaluating per-frame boxes", 5, _boxes),
-    Stage("counts", "evaluating counts", 2, _counts),
-    Stage("pseudo", "pseudo ground truth", 25, _pseudo),
-    Stage("ranking", "ranking frames to annotate", 15, _ranking),
-    Stage("significance", "significance", 3, _significance),
+    Stage("pixels", "evaluating masks", 30, lambda p, o, pr, c, r: run_pixels(p, o, pr, c)),
+    Stage("curves", "sweeping score curves", 15, lambda p, o, pr, c, r: run_curves(p, o, pr, c)),
+    Stage("actions", "evaluating actions", 5, lambda p, o, pr, c, r: run_actions(p, o, pr, c)),
+    Stage("boxes", "evaluating per-frame boxes", 5, lambda p, o, pr, c, r: run_boxes(p, o, pr, c)),
+    Stage("counts", "evaluating counts", 2, lambda p, o, pr, c, r: run_counts(p, o, pr, c)),
+    Stage(
+        "pseudo",
+        "pseudo ground truth",
+        25,
+        lambda p, o, pr, c, r: run_pseudo(p, o, pr, c, r.pixels),
+    ),
+    Stage(
+        "ranking", "ranking frames to annotate", 15, lambda p, o, pr, c, r: run_ranking(p, o, pr, c)
+    ),
+    Stage(
+        "significance", "significance", 3, lambda p, o, pr, c, r: run_significance(p, o, pr, c, r)
+    ),
 )
 #: Progress of :func:`run_stages` runs from 0 to this.
 PROGRESS_TOTAL = 1000
@@ -129,20 +90,16 @@ def run_stages(
     for stage in stages:
         check(cancel)
 
-        def stage_progress(d: int, t: int, start: int = done, share: int = stage.share) -> None:
-            fraction = min(d, t) / max(t, 1)
-            report(
-                progress, int((start + share * fraction) * PROGRESS_TOTAL // whole), PROGRESS_TOTAL
-            )
-
+        start, width = done * PROGRESS_TOTAL // whole, stage.share * PROGRESS_TOTAL // whole
+        stage_progress = scaled(progress, start, width, PROGRESS_TOTAL)
+        stage_options = getattr(options, stage.key)
         existing = getattr(results, stage.key)
-        if existing is not None and getattr(existing, "options", None) == getattr(
-            options, stage.key
-        ):
+        if existing is not None and getattr(existing, "options", None) == stage_options:
             done += stage.share
             continue
         try:
-            stage.run(project, options, results, stage_progress, cancel)
+            result = stage.run(project, stage_options, stage_progress, cancel, results)
+            setattr(results, stage.key, result)
         except UnavailableError as error:
             results.skipped[stage.key] = str(error)
         done += stage.share
