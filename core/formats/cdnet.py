@@ -311,8 +311,7 @@ def find_result_folder(
     tried = ", ".join(str(c) for c in candidates)
     raise InputFileError(
         root,
-        f"no results for video {video.category}/{video.name}: "
-        f"none of these folders exists: {tried}",
+        f"no results for video {video.label}: none of these folders exists: {tried}",
     )
 
 

@@ -63,7 +63,7 @@ def parse_cm_csv(text: str, path: str | Path = "<text>") -> list[VideoConfusion]
         if video.key in first_line:
             raise InputFileError(
                 path,
-                f"line {line}: video {video.category}/{video.video} "
+                f"line {line}: video {video.label} "
                 f"appears twice (first on line {first_line[video.key]}); "
                 "keep one row per video",
             )
@@ -122,7 +122,7 @@ def write_cm_csv(path: str | Path, videos: Sequence[VideoConfusion]) -> None:
 def _whole(value: float, video: VideoConfusion) -> str:
     if not math.isfinite(value) or value != int(value):
         raise RefereeError(
-            f"video {video.category}/{video.video} has a non-integer count "
+            f"video {video.label} has a non-integer count "
             f"{value!r}; only raw counts can be written to a confusion-matrix CSV"
         )
     return str(int(value))

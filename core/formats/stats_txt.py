@@ -19,6 +19,7 @@ from referee.core.formats.text_files import parse_count, read_text, write_text
 from referee.core.measures.indicators import IndicatorValue
 from referee.core.measures.summarize import CDNET_STATISTICS, CdnetSummary
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
+from referee.core.model.videos import video_label
 
 _COMMENT = (
     "#This is the statistical file we use to compare each method.\n"
@@ -92,7 +93,7 @@ def _counts(video: VideoConfusion) -> list[int]:
     for value in (cm.tp, cm.fp, cm.fn, cm.tn):
         if not math.isfinite(value) or value != int(value):
             raise RefereeError(
-                f"video {video.category}/{video.video} has a non-integer count "
+                f"video {video.label} has a non-integer count "
                 f"{value!r}; stats.txt holds raw counts only"
             )
         values.append(int(value))
@@ -149,7 +150,7 @@ def parse_stats_txt(text: str, path: str | Path = "<text>") -> list[VideoConfusi
         if item.key in first_line:
             raise InputFileError(
                 path,
-                f"line {number}: video {category}/{video} appears twice "
+                f"line {number}: video {video_label(category, video)} appears twice "
                 f"(first on line {first_line[item.key]})",
             )
         first_line[item.key] = number

@@ -108,6 +108,7 @@ def assemble_report(
         version=__version__,
         facts=facts(project, results, options, created_text),
         sections=tuple(s for s in sections if s is not None),
+        versions=tuple(library_versions().items()),
     )
 
 

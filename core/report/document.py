@@ -143,6 +143,7 @@ class Report:
 
     ``facts`` are (name, value) pairs shown first: the project, the Referee
     version, the date, the videos and frame ranges, every parameter and default.
+    ``versions`` names the version of each library the numbers came from.
     """
 
     title: str
@@ -150,6 +151,7 @@ class Report:
     version: str
     facts: tuple[tuple[str, str], ...]
     sections: tuple[Section, ...]
+    versions: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         keys = [t.key for t in self.tables()] + [f.key for f in self.figures()]

@@ -85,6 +85,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "title": report.title,
         "created": report.created,
         "version": report.version,
+        "versions": dict(report.versions),
         "facts": dict(report.facts),
         "sections": [_section_dict(section) for section in report.sections],
     }

@@ -172,3 +172,20 @@ def test_wilcoxon_p_does_not_depend_on_the_scipy_version() -> None:
     assert wilcoxon_method(distinct) == "exact"
     p = compare_pair(distinct, np.zeros(distinct.size), test="wilcoxon").rows[0].p.value
     assert p == pytest.approx(_exact_two_sided(distinct), rel=1e-12)
+
+
+def test_the_report_records_the_library_versions(demo) -> None:
+    from referee.core.demo.project import demo_project
+    from referee.core.report.build import assemble_report
+    from referee.core.report.compute import ReportResults
+    from referee.core.report.tables_out import report_to_dict
+
+    document = assemble_report(demo_project(demo), ReportResults())
+    versions = report_to_dict(document)["versions"]
+    assert (versions["numpy"], versions["scipy"], versions["opencv"]) == (
+        np.__version__,
+        scipy.__version__,
+        cv2.__version__,
+    )
+    facts = dict(document.facts)["library versions"]
+    assert f"numpy {np.__version__}" in facts and f"python {platform.python_version()}" in facts
