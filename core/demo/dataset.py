@@ -29,7 +29,7 @@ from referee.core.demo.subtractors import _make_subtractors, _RunningAverage
 from referee.core.demo.tracking import TrackerParams, track_masks
 from referee.core.errors import CancelledError, InputFileError, InvalidOptionError, RefereeError
 from referee.core.formats.counts_csv import write_counts_csv
-from referee.core.formats.liris_xml import write_liris
+from referee.core.formats.liris_xml_writer import write_liris
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.model.project import GROUND_TRUTH
 from referee.core.model.videos import video_file_stem

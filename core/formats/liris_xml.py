@@ -15,16 +15,15 @@ in a video, video names unique in a file or folder. Every error is an
 :class:`XmlFormatError` naming the file, line, video and action.
 
 Boxes may come in any frame order; they are sorted. The LIRIS format has no
-keyframe flag: Referee writes ``interpolated="1"`` on interpolated boxes and
-reads it back; a box without it is a keyframe.
-"""
+keyframe flag: Referee writes ``interpolated="1"`` on interpolated boxes
+(:mod:`~referee.core.formats.liris_xml_writer`) and reads it back; a box
+without it is a keyframe."""
 
 from __future__ import annotations
 
 import importlib.resources
 import re
 import threading
-from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
@@ -33,8 +32,7 @@ from typing import NoReturn
 import numpy as np
 from lxml import etree
 
-from referee.core.errors import InputFileError, InvalidOptionError
-from referee.core.formats.text_files import write_bytes
+from referee.core.errors import InputFileError
 from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet, VideoAnnotation
 
 #: Largest LIRIS file Referee reads, in bytes (256 MiB).
@@ -45,7 +43,8 @@ MAX_DEPTH: int = 16
 MAX_VALUE: int = 2**31 - 1
 
 SCHEMA_RESOURCE: tuple[str, str] = ("referee.resources", "liris_harl.xsd")
-_XML_SPACE = " \t\r\n"
+#: White space as XML defines it (stripped from names and values).
+XML_SPACE = " \t\r\n"
 _BOX_ATTRIBUTES: tuple[str, ...] = ("x", "y", "width", "height", "framenr")
 _FORBIDDEN_MARKUP: tuple[str, ...] = ("<!DOCTYPE", "<!ENTITY")
 _CHUNK_BYTES = 1 << 20
@@ -360,7 +359,7 @@ def _video_name(video: etree._Element) -> str | None:
     first = next(iter(video), None)
     if first is None or first.tag != "videoName":
         return None
-    return (first.text or "").strip(_XML_SPACE) or None
+    return (first.text or "").strip(XML_SPACE) or None
 
 
 # --------------------------------------------------------------------------- explanations
@@ -399,7 +398,7 @@ def _explain_video(video: etree._Element) -> tuple[etree._Element, str] | None:
         return names[0], "<videoName> must come first in its <video>, before the actions"
     if len(names) > 1:
         return names[1], "a <video> has more than one <videoName>; keep one"
-    if not (names[0].text or "").strip(_XML_SPACE):
+    if not (names[0].text or "").strip(XML_SPACE):
         return names[0], f"<video> number {number} has an empty <videoName>; give the video's name"
     return None
 
@@ -462,7 +461,7 @@ def _as_int(raw: str | None) -> int | None:
 
 
 def _flag(raw: str) -> bool | None:
-    return {"1": True, "true": True, "0": False, "false": False}.get(raw.strip(_XML_SPACE))
+    return {"1": True, "true": True, "0": False, "false": False}.get(raw.strip(XML_SPACE))
 
 
 # --------------------------------------------------------------------------- semantics
@@ -474,7 +473,7 @@ def _videos(root: etree._Element, path: str | Path) -> list[tuple[VideoAnnotatio
     first_line: dict[str, int] = {}
     for element in root.iterchildren("video"):
         name_element = element.find("videoName")
-        name = (name_element.text or "").strip(_XML_SPACE)
+        name = (name_element.text or "").strip(XML_SPACE)
         line = name_element.sourceline
         if name in first_line:
             raise XmlFormatError(
@@ -550,119 +549,3 @@ def _action(element: etree._Element, video: str, number: int, path: str | Path) 
         np.array([r[2] for r in rows], dtype=np.int64).reshape(-1, 4),
         np.array([r[3] for r in rows], dtype=bool),
     )
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def format_liris(annotations: AnnotationSet | Iterable[VideoAnnotation]) -> bytes:
-    """The UTF-8 LIRIS XML document of ``annotations`` (docs/measures.md §10).
-
-    Videos and actions keep their order, boxes are in frame order, and
-    interpolated boxes carry ``interpolated="1"``.
-
-    Raises
-    ------
-    InvalidOptionError
-        A video name that is empty, starts or ends with white space, or holds
-        characters XML cannot carry: it would not read back unchanged.
-    """
-    root = etree.Element("tagset")
-    for video in annotations:
-        _check_name(video.name)
-        node = etree.SubElement(root, "video")
-        etree.SubElement(node, "videoName").text = video.name
-        for action in video.actions:
-            _add_action(node, action)
-    document: bytes = etree.tostring(
-        root, encoding="UTF-8", xml_declaration=True, pretty_print=True
-    )
-    return document
-
-
-def _check_name(name: str) -> None:
-    if not name or name.strip(_XML_SPACE) != name:
-        raise InvalidOptionError(
-            f"video name {name!r} cannot be written: names must be "
-            "non-empty, without leading or trailing white space"
-        )
-    try:
-        etree.Element("videoName").text = name
-    except ValueError:
-        raise InvalidOptionError(
-            f"video name {name!r} holds characters XML cannot carry "
-            "(control characters); rename the video"
-        ) from None
-
-
-def _add_action(video: etree._Element, action: Action) -> None:
-    node = etree.SubElement(
-        video, "action", nr=str(action.number), **{"class": str(action.action_class)}
-    )
-    for frame, (x, y, w, h), filled in zip(
-        action.frames.tolist(), action.boxes.tolist(), action.interpolated.tolist()
-    ):
-        box = etree.SubElement(
-            node, "bbox", x=str(x), y=str(y), width=str(w), height=str(h), framenr=str(frame)
-        )
-        if filled:
-            box.set("interpolated", "1")
-
-
-def write_liris(path: str | Path, annotations: AnnotationSet | Iterable[VideoAnnotation]) -> None:
-    """Write all videos to one LIRIS XML file, atomically (docs/measures.md §10).
-
-    Raises
-    ------
-    InputFileError
-        The folder does not exist or is not writable.
-    InvalidOptionError
-        See :func:`format_liris`.
-    """
-    write_bytes(path, format_liris(annotations))
-
-
-def write_liris_folder(
-    folder: str | Path, annotations: AnnotationSet | Iterable[VideoAnnotation]
-) -> list[Path]:
-    """Write one LIRIS XML file per video into ``folder`` (created if missing).
-
-    A file is named after its video, characters other than letters, digits,
-    ``.``, ``_`` and ``-`` replaced by ``_`` (``-2``, ``-3``… added when two
-    names would clash); reading pairs videos by ``videoName``, not by file
-    name. Other files in the folder are left alone. Returns the written paths.
-
-    Raises
-    ------
-    InputFileError
-        The folder cannot be created or written.
-    InvalidOptionError
-        See :func:`format_liris`.
-    """
-    target = Path(folder)
-    documents: dict[Path, bytes] = {}
-    taken: set[str] = set()
-    for video in annotations:  # format every video first: a bad name writes nothing
-        stem = _file_stem(video.name, taken)
-        taken.add(stem.casefold())
-        documents[target / f"{stem}.xml"] = format_liris([video])
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputFileError(
-            target,
-            f"cannot create the folder ({exc.strerror or exc}); check the path and permissions",
-        ) from exc
-    for path, document in documents.items():
-        write_bytes(path, document)
-    return list(documents)
-
-
-def _file_stem(name: str, taken: set[str]) -> str:
-    """A portable file name for video ``name``, distinct (ignoring case) from ``taken``."""
-    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "video"
-    candidate, n = stem, 1
-    while candidate.casefold() in taken:
-        n += 1
-        candidate = f"{stem}-{n}"
-    return candidate

@@ -386,7 +386,7 @@ def referee_main(monkeypatch):
 
 
 def test_cli_prints_scores_and_writes_json_csv_and_curves(referee_main, tmp_path, capsys):
-    from referee.core.formats.liris_xml import write_liris
+    from referee.core.formats.liris_xml_writer import write_liris
 
     gt = aset(v=[act(1, 1, 1, 10, BOX), act(2, 3, 1, 10, (50, 0, 10, 10))])
     det = aset(v=[act(1, 1, 1, 5, BOX), act(2, 4, 1, 10, (300, 0, 10, 10))])

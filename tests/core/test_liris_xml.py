@@ -18,13 +18,11 @@ from referee.core.errors import InputFileError, InvalidOptionError, RefereeError
 from referee.core.formats import liris_xml
 from referee.core.formats.liris_xml import (
     XmlFormatError,
-    format_liris,
     liris_schema,
     parse_liris_bytes,
     read_liris,
-    write_liris,
-    write_liris_folder,
 )
+from referee.core.formats.liris_xml_writer import format_liris, write_liris, write_liris_folder
 from referee.core.model.annotations import (
     Action,
     AnnotationSet,
