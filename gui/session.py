@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -104,13 +105,13 @@ class ProjectSession(QObject):
     def significance(self) -> DiscriminativeResult | None:
         return self.results.significance
 
-    def mask_detectors(self) -> dict[str, Any]:
+    def mask_detectors(self) -> dict[str, Path]:
         """Detectors with masks: name → results root (only with a CDnet dataset)."""
         if self.project is None or not self.videos:
             return {}
         return self.project.mask_detectors()
 
-    def action_detectors(self) -> dict[str, Any]:
+    def action_detectors(self) -> dict[str, Path]:
         """Detectors with LIRIS actions: name → XML file."""
         return {} if self.project is None else self.project.action_detectors()
 
