@@ -5,10 +5,35 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from referee.core.errors import InputFileError
+from referee.core.limits import MAX_TEXT_FILE_BYTES
+
+
+def check_regular_file(path: str | Path) -> os.stat_result:
+    """The status of ``path`` if it is a regular file (so reading it cannot block).
+
+    A named pipe, a device or a socket would make a read wait forever.
+
+    Raises
+    ------
+    InputFileError
+        If ``path`` is missing, unreadable, a folder or not a regular file.
+    """
+    try:
+        status = os.stat(path)
+    except OSError as exc:
+        raise InputFileError(path, f"cannot read the file ({exc.strerror})") from None
+    if stat.S_ISDIR(status.st_mode):
+        raise InputFileError(path, "is a folder, not a file")
+    if not stat.S_ISREG(status.st_mode):
+        raise InputFileError(
+            path, "is not a regular file (a named pipe, device or socket); give a file"
+        )
+    return status
 
 
 def read_text(path: str | Path) -> str:
@@ -17,8 +42,16 @@ def read_text(path: str | Path) -> str:
     Raises
     ------
     InputFileError
-        If the file is missing, unreadable or not UTF-8 text.
+        If the file is missing, unreadable, not a regular file, larger than
+        :data:`~referee.core.limits.MAX_TEXT_FILE_BYTES` or not UTF-8 text.
     """
+    size = check_regular_file(path).st_size
+    if size > MAX_TEXT_FILE_BYTES:
+        raise InputFileError(
+            path,
+            f"is {size / 2**20:,.0f} MiB; Referee reads text files of at most "
+            f"{MAX_TEXT_FILE_BYTES // 2**20} MiB (MAX_TEXT_FILE_BYTES)",
+        )
     try:
         return Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

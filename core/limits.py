@@ -1,0 +1,42 @@
+"""The limits on what Referee reads, so that a large or hostile file cannot exhaust memory.
+
+Each limit is far beyond any real dataset; a file beyond one is refused with a
+message that names the file, the limit and this module's constant
+(docs/measures.md §11 lists them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.core.errors import InputFileError
+
+#: The largest frame number any file may name (over four days of video at 25 frames/s).
+MAX_FRAME_NUMBER = 10_000_000
+#: The largest annotation or result text file (XML, CSV, JSON, text), in bytes.
+MAX_TEXT_FILE_BYTES = 64 * 2**20
+#: The most boxes one file may give one frame.
+MAX_BOXES_PER_FRAME = 2_000
+#: The largest image (mask, ground truth, ROI) in pixels: 8192 × 8192.
+MAX_IMAGE_PIXELS = 8192 * 8192
+#: The largest box coordinate, in pixels, in absolute value.
+MAX_COORDINATE = 1_000_000
+#: The deepest nesting of a project file's JSON.
+MAX_JSON_DEPTH = 32
+
+
+def check_frame_number(path: str | Path, frame: int, where: str) -> int:
+    """``frame`` if it is within ``1..MAX_FRAME_NUMBER``.
+
+    Raises
+    ------
+    InputFileError
+        Naming ``path`` and ``where`` (such as "line 3") otherwise.
+    """
+    if not 1 <= frame <= MAX_FRAME_NUMBER:
+        raise InputFileError(
+            path,
+            f"{where}: frame number {frame} is outside 1..{MAX_FRAME_NUMBER:,} "
+            "(the largest frame number Referee reads)",
+        )
+    return frame

@@ -1,0 +1,103 @@
+"""The catalogue of bad inputs and faults: helpers that run ``referee`` as a user would.
+
+Every case runs the real entry point in its own process, bounded in time and
+in memory, and checks the rule of the project: exit status 2, one line on
+standard error that names the file and the problem, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+#: A case that takes longer than this hangs (each normally takes a few seconds).
+TIMEOUT_SECONDS = 120
+#: Address space a case may map; a run-away allocation fails here instead of the machine.
+ADDRESS_SPACE_BYTES = 8 * 2**30
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run of ``referee`` did."""
+
+    status: int
+    stdout: str
+    stderr: str
+    peak_rss_mib: float
+    timed_out: bool
+
+    @property
+    def stderr_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+
+def _limit_memory() -> None:  # runs in the child before exec
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
+
+
+def run_referee(
+    *args: str | Path,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = TIMEOUT_SECONDS,
+) -> Outcome:
+    """Run ``python -m referee.core.cli ARGS`` and measure its own peak memory."""
+    environment = {**os.environ, **(env or {})}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "referee.core.cli", *map(str, args)],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            cwd=cwd,
+            env=environment,
+            preexec_fn=_limit_memory,
+        )
+        killed = threading.Event()
+
+        def kill() -> None:
+            killed.set()
+            process.kill()
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            _, wait_status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(wait_status)
+        out.seek(0)
+        err.seek(0)
+        return Outcome(
+            status=process.returncode,
+            stdout=out.read().decode("utf-8", "replace"),
+            stderr=err.read().decode("utf-8", "replace"),
+            peak_rss_mib=usage.ru_maxrss / 1024,
+            timed_out=killed.is_set(),
+        )
+
+
+def assert_refused(outcome: Outcome, *names: str | Path) -> str:
+    """Check the rule for bad input and return the one error line.
+
+    Exit status 2, no traceback, one line on standard error starting with
+    ``referee: error:`` that contains each of ``names`` (file names, words of
+    the problem).
+    """
+    assert not outcome.timed_out, f"hung: no answer within {TIMEOUT_SECONDS} s"
+    assert "Traceback" not in outcome.stderr, outcome.stderr
+    assert outcome.status == 2, (outcome.status, outcome.stderr)
+    lines = outcome.stderr_lines
+    assert len(lines) == 1, outcome.stderr
+    line = lines[0]
+    assert line.startswith("referee: error: "), line
+    for name in names:
+        assert str(name) in line, (name, line)
+    return line
