@@ -72,3 +72,8 @@ class UnavailableError(RefereeError):
 
 def _size(shape: tuple[int, ...]) -> str:
     return f"{shape[1]}x{shape[0]}" if len(shape) >= 2 else str(shape)
+
+
+class RefereeWarning(UserWarning):
+    """An input that is valid but surprising: the computation goes on as documented, and the
+    message names the file and says what was done (the CLI prints it as one line)."""

@@ -12,6 +12,7 @@ from typing import Literal, NamedTuple, overload
 import numpy as np
 
 from referee.core.errors import InvalidOptionError, SizeMismatchError
+from referee.core.evaluation.ground_truth import StrayLevels, check_temporal_roi
 from referee.core.formats.cdnet import read_gt, read_roi
 from referee.core.frames.results import result_sources
 from referee.core.frames.sources import (
@@ -162,14 +163,20 @@ def _frame_numbers(video: VideoSpec, frames: Iterable[int] | None) -> FrameNumbe
     return numbers
 
 
+#: Rows of per-frame counts allocated at first; they double as frames come (never sized
+#: by a temporal ROI that may name far more frames than exist).
+_FIRST_ROWS = 1024
+
+
 def _frames_with_truth(
     video: VideoSpec,
     source: FrameSource,
     numbers: FrameNumbers,
     roi_shape: tuple[int, ...],
     cancel: CancelToken | None,
+    stray: StrayLevels,
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """``(i, gt, result)`` for each frame, sizes checked against the ROI."""
+    """``(i, gt, result)`` for each frame, sizes checked against the ROI, levels in ``stray``."""
     gt_prefix = os.path.join(os.fspath(video.folder), GROUNDTRUTH_DIR, "gt")
     for i, result in source.iter_frames(numbers):
         check(cancel)
@@ -179,6 +186,7 @@ def _frames_with_truth(
             raise SizeMismatchError(gt_name, gt.shape, video.roi_path, roi_shape)
         if result.shape != roi_shape:
             raise SizeMismatchError(source.path_of(i), result.shape, gt_name, gt.shape)
+        stray.check(gt_name, gt)
         yield i, gt, result
 
 
@@ -205,6 +213,9 @@ def evaluate_video(
     progress, cancel
         Called with ``(frames done, frames total)`` / polled after every frame.
 
+    Ground truth with grey levels other than CDnet's five gives a
+    :class:`RefereeWarning` naming the first such file.
+
     Raises
     ------
     MissingFrameError, InputFileError, SizeMismatchError
@@ -212,18 +223,38 @@ def evaluate_video(
     CancelledError
         If ``cancel`` is set.
     """
+    evaluation, stray = _count_video(video, source, threshold, frames, progress, cancel)
+    stray.warn(video)
+    return evaluation
+
+
+def _count_video(
+    video: VideoSpec,
+    source: FrameSource,
+    threshold: int | None,
+    frames: Iterable[int] | None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[VideoEvaluation, StrayLevels]:
+    """:func:`evaluate_video`, with the stray levels found instead of a warning."""
     counter = FrameCounter(read_roi(video.roi_path), threshold)
     numbers = _frame_numbers(video, frames)
     total = len(numbers)
-    rows = np.zeros((total, len(PER_FRAME_COLUMNS)), dtype=np.int64)
+    rows = np.zeros((min(total, _FIRST_ROWS), len(PER_FRAME_COLUMNS)), dtype=np.int64)
+    stray = StrayLevels()
     check(cancel)
     k = 0
-    for i, gt, result in _frames_with_truth(video, source, numbers, counter.shape, cancel):
+    for i, gt, result in _frames_with_truth(video, source, numbers, counter.shape, cancel, stray):
+        if k == rows.shape[0]:
+            rows = np.concatenate([rows, np.zeros_like(rows)])
         rows[k, 0] = i
         rows[k, 1:] = counter.counts(gt, result)
         k += 1
         report(progress, k, total)
-    return VideoEvaluation.from_per_frame(video.category, video.name, rows[:k], counter.threshold)
+    evaluation = VideoEvaluation.from_per_frame(
+        video.category, video.name, rows[:k], counter.threshold
+    )
+    return evaluation, stray
 
 
 def score_histograms_video(
@@ -238,17 +269,31 @@ def score_histograms_video(
     Parameters are those of :func:`evaluate_video`; there is no threshold,
     since the histograms hold every threshold at once.
     """
+    histograms, stray = _histograms_video(video, source, frames, progress, cancel)
+    stray.warn(video)
+    return histograms
+
+
+def _histograms_video(
+    video: VideoSpec,
+    source: FrameSource,
+    frames: Iterable[int] | None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[VideoHistograms, StrayLevels]:
+    """:func:`score_histograms_video`, with the stray levels found instead of a warning."""
     counter = FrameCounter(read_roi(video.roi_path))
     numbers = _frame_numbers(video, frames)
     total = len(numbers)
     summed = np.zeros((3, N_LEVELS), dtype=np.int64)
+    stray = StrayLevels()
     check(cancel)
     k = 0
-    for _, gt, scores in _frames_with_truth(video, source, numbers, counter.shape, cancel):
+    for _, gt, scores in _frames_with_truth(video, source, numbers, counter.shape, cancel, stray):
         summed += counter.score_histograms(gt, scores)
         k += 1
         report(progress, k, total)
-    return VideoHistograms(video.category, video.name, summed, k)
+    return VideoHistograms(video.category, video.name, summed, k), stray
 
 
 # ---------------------------------------------------------------------------
@@ -267,16 +312,19 @@ class _Chunk(NamedTuple):
     last: int
 
 
-def _run_chunk(chunk: _Chunk) -> np.ndarray:
+def _run_chunk(chunk: _Chunk) -> tuple[np.ndarray, StrayLevels]:
     """Evaluate one chunk (module level so worker processes can run it).
 
-    A :class:`RefereeError` raised here reaches the parent unchanged (the
-    error classes pickle).
+    Returns the per-frame counts or the histograms, and the stray ground-truth
+    levels found (warned about by the parent). A :class:`RefereeError` raised
+    here reaches the parent unchanged (the error classes pickle).
     """
     frames = range(chunk.first, chunk.last + 1)
     if chunk.kind == "counts":
-        return evaluate_video(chunk.video, chunk.source, chunk.threshold, frames).per_frame
-    return score_histograms_video(chunk.video, chunk.source, frames).histograms
+        evaluation, stray = _count_video(chunk.video, chunk.source, chunk.threshold, frames)
+        return evaluation.per_frame, stray
+    histograms, stray = _histograms_video(chunk.video, chunk.source, frames)
+    return histograms.histograms, stray
 
 
 def _plan(
@@ -342,13 +390,18 @@ def _run_jobs(
     total = sum(video.n_frames for video, _ in jobs)
     if not jobs:
         return []
+    for video, _ in jobs:
+        check_temporal_roi(video)
+    strays = [StrayLevels() for _ in jobs]
     chunks = _plan(kind, jobs, threshold, workers)
     if workers > 1 and len(chunks) > 1:
         sizes = [c.last - c.first + 1 for c in chunks]
         pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
         per_video: list[list[np.ndarray]] = [[] for _ in jobs]
-        for chunk, piece in zip(chunks, pieces):
+        for chunk, (piece, stray) in zip(chunks, pieces):
             per_video[chunk.position].append(piece)
+            strays[chunk.position].merge(stray)
+        _warn_stray_levels(jobs, strays)
         if kind == "counts":
             return [
                 _assembled_counts(video, parts, threshold)
@@ -358,14 +411,26 @@ def _run_jobs(
     evaluations: list[VideoEvaluation] = []
     histograms: list[VideoHistograms] = []
     offset = 0
-    for video, source in jobs:
+    for (video, source), stray in zip(jobs, strays):
         step = shifted(progress, offset, total)
         if kind == "counts":
-            evaluations.append(evaluate_video(video, source, threshold, None, step, cancel))
+            evaluation, found = _count_video(video, source, threshold, None, step, cancel)
+            evaluations.append(evaluation)
         else:
-            histograms.append(score_histograms_video(video, source, None, step, cancel))
+            histogram, found = _histograms_video(video, source, None, step, cancel)
+            histograms.append(histogram)
+        stray.merge(found)
         offset += video.n_frames
+    _warn_stray_levels(jobs, strays)
     return evaluations if kind == "counts" else histograms
+
+
+def _warn_stray_levels(
+    jobs: Sequence[tuple[VideoSpec, FrameSource]], strays: Sequence[StrayLevels]
+) -> None:
+    """One warning per video whose ground truth has levels other than CDnet's five."""
+    for (video, _), stray in zip(jobs, strays):
+        stray.warn(video)
 
 
 def evaluate_videos(

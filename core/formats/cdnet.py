@@ -14,14 +14,17 @@ Reading only: no measure is computed here."""
 
 from __future__ import annotations
 
-import glob
 import os
+import re
+import stat
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from referee.core.errors import InputFileError, MissingFrameError
+from referee.core.formats.images import load_grey
+from referee.core.formats.text_files import read_text
+from referee.core.limits import check_frame_number
 from referee.core.model.videos import (
     GROUNDTRUTH_DIR,
     INPUT_DIR,
@@ -42,8 +45,8 @@ RESULT_EXTENSIONS: tuple[str, ...] = (".png", ".jpg", ".jpeg", ".bmp", ".ppm")
 def read_grey(path: str | Path, what: str = "image", frame: int | None = None) -> np.ndarray:
     """Decode an image file to grey levels, ``uint8``, shape ``(h, w)``.
 
-    Colour and palette images are converted to grey levels (never raw palette
-    indices).
+    Grey, grey-palette and grey colour images are read exactly (never raw palette
+    indices); see :mod:`referee.core.formats.images` for what is refused.
 
     Parameters
     ----------
@@ -59,24 +62,16 @@ def read_grey(path: str | Path, what: str = "image", frame: int | None = None) -
     MissingFrameError
         If ``frame`` is given and the file does not exist.
     InputFileError
-        If the file does not exist, or cannot be decoded as an image.
+        If the file does not exist, or cannot be read or decoded as a grey image.
     """
-    name = os.fspath(path)
-    image = cv2.imread(name, cv2.IMREAD_GRAYSCALE)
+    image = load_grey(path, what, frame)
     if image is not None:
         return image
-    if not os.path.exists(name):
-        if frame is not None:
-            raise MissingFrameError(
-                path, f"{what} of frame {frame} is missing; every evaluated frame needs this file"
-            )
-        raise InputFileError(path, f"{what} file is missing")
-    at = f" (frame {frame})" if frame is not None else ""
-    raise InputFileError(
-        path,
-        f"cannot decode this {what}{at} as an image: the file is "
-        f"corrupt or in an unsupported format; re-save it as PNG",
-    )
+    if frame is not None:
+        raise MissingFrameError(
+            path, f"{what} of frame {frame} is missing; every evaluated frame needs this file"
+        )
+    raise InputFileError(path, f"{what} file is missing")
 
 
 def read_gt(path: str | Path, frame: int | None = None) -> np.ndarray:
@@ -103,26 +98,18 @@ def read_temporal_roi(path: str | Path) -> tuple[int, int]:
     Raises
     ------
     InputFileError
-        If the file is missing, does not hold exactly two whole numbers
-        ``first last``, or the range is empty (``first > last``) or starts below 1.
+        If the file is missing, unreadable or not a regular file, does not hold
+        exactly two whole numbers ``first last``, the range is empty
+        (``first > last``), or a number is outside ``1..MAX_FRAME_NUMBER``.
     """
     p = Path(path)
-    try:
-        text = p.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
+    if not os.path.lexists(p):
         raise InputFileError(
             p,
             "temporal ROI file is missing; it must hold the first and last "
             "evaluated frame numbers, e.g. '470 1700'",
-        ) from None
-    except UnicodeDecodeError:
-        raise InputFileError(
-            p,
-            "temporal ROI file is not text; it must hold two frame "
-            "numbers 'first last', e.g. '470 1700'",
-        ) from None
-    except OSError as error:
-        raise InputFileError(p, f"cannot read the temporal ROI file: {error.strerror}") from None
+        )
+    text = read_text(p)
     fields = text.split()
     try:
         first, last = (int(f) for f in fields)
@@ -142,7 +129,7 @@ def read_temporal_roi(path: str | Path) -> tuple[int, int]:
             f"last frame {last}, so no frame would be evaluated; "
             f"fix the two numbers",
         )
-    return first, last
+    return first, check_frame_number(p, last, "last frame")
 
 
 def is_video_folder(path: str | Path, require_groundtruth: bool = True) -> bool:
@@ -153,9 +140,9 @@ def is_video_folder(path: str | Path, require_groundtruth: bool = True) -> bool:
     docs/measures.md §7) an ``input/`` folder is enough.
     """
     p = Path(path)
-    if (p / GROUNDTRUTH_DIR).is_dir() or (p / TEMPORAL_ROI_FILE).is_file():
+    if _kind(p / GROUNDTRUTH_DIR) == stat.S_IFDIR or _kind(p / TEMPORAL_ROI_FILE) is not None:
         return True
-    return not require_groundtruth and (p / INPUT_DIR).is_dir()
+    return not require_groundtruth and _kind(p / INPUT_DIR) == stat.S_IFDIR
 
 
 def load_video(
@@ -183,18 +170,18 @@ def load_video(
         ``require_groundtruth``).
     """
     p = Path(folder)
-    if not p.is_dir():
+    if _kind(p) != stat.S_IFDIR:
         raise InputFileError(p, "video folder does not exist")
     if not require_groundtruth:
         name = category if category is not None else p.name
-        if (p / TEMPORAL_ROI_FILE).is_file():
+        if _kind(p / TEMPORAL_ROI_FILE) is not None:
             first, last = read_temporal_roi(p / TEMPORAL_ROI_FILE)
         else:
             first, last = 1, _last_input_frame(p / INPUT_DIR)
         return VideoSpec(category=name, name=p.name, folder=p, first=first, last=last)
-    if not (p / GROUNDTRUTH_DIR).is_dir():
+    if _kind(p / GROUNDTRUTH_DIR) != stat.S_IFDIR:
         raise InputFileError(p, f"not a CDnet video folder: it has no '{GROUNDTRUTH_DIR}' folder")
-    if not (p / ROI_FILE).is_file():
+    if _kind(p / ROI_FILE) is None:
         raise InputFileError(
             p / ROI_FILE,
             "region of interest file is missing; CDnet videos "
@@ -225,9 +212,10 @@ def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[
         If ``root`` does not exist or holds no video folder.
     """
     p = Path(root)
-    if not p.is_dir():
+    if _kind(p) != stat.S_IFDIR:
         raise InputFileError(p, "dataset folder does not exist")
     strict = require_groundtruth
+    list_folder(p)  # an unreadable dataset folder is named as such
     if is_video_folder(p, strict):
         return [load_video(p, require_groundtruth=strict)]
     videos: list[VideoSpec] = []
@@ -259,16 +247,76 @@ def _last_input_frame(folder: Path) -> int:
 
 
 def _numbers_of(folder: Path, prefix: str, extensions: tuple[str, ...]) -> set[int]:
-    escaped = glob.escape(os.fspath(folder))
-    numbers: set[int] = set()
-    for extension in extensions:
-        for name in glob.glob(os.path.join(escaped, f"{prefix}{'[0-9]' * 6}{extension}")):
-            numbers.add(int(os.path.basename(name)[len(prefix) : len(prefix) + 6]))
-    return numbers
+    """Numbers ``N`` of the files ``<prefix>%06d<extension>`` in ``folder`` (none if it is absent)."""
+    if _kind(folder) is None:
+        return set()
+    name = re.compile(f"{re.escape(prefix)}([0-9]{{6}})(?:{'|'.join(map(re.escape, extensions))})")
+    return {int(match.group(1)) for match in map(name.fullmatch, list_folder(folder)) if match}
 
 
 def _subfolders(folder: Path) -> list[Path]:
-    return sorted(c for c in folder.iterdir() if c.is_dir() and not c.name.startswith("."))
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(
+                folder / entry.name
+                for entry in entries
+                if not entry.name.startswith(".") and _is_folder_entry(entry)
+            )
+    except OSError as error:
+        raise _unlistable(folder, error) from None
+
+
+def _is_folder_entry(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a broken link, or a folder that cannot be searched
+        return False
+
+
+def list_folder(folder: str | Path) -> list[str]:
+    """The names of the entries of ``folder``.
+
+    Raises
+    ------
+    InputFileError
+        Naming the folder, if it cannot be listed (missing, permission denied...).
+    """
+    try:
+        return os.listdir(folder)
+    except OSError as error:
+        raise _unlistable(Path(folder), error) from None
+
+
+def _unlistable(folder: Path, error: OSError) -> InputFileError:
+    if isinstance(error, PermissionError):
+        return _denied(folder)
+    return InputFileError(folder, f"cannot list this folder ({error.strerror})")
+
+
+def _denied(folder: Path) -> InputFileError:
+    return InputFileError(
+        folder,
+        "cannot open this folder: permission denied; give Referee read access to it "
+        f"(e.g. chmod -R u+rX '{folder}')",
+    )
+
+
+def _kind(path: Path) -> int | None:
+    """The type of ``path`` (``stat.S_IFDIR``, ``stat.S_IFREG``...), ``None`` if it is absent.
+
+    Raises
+    ------
+    InputFileError
+        Naming the folder holding ``path`` if that folder cannot be searched.
+    """
+    try:
+        return stat.S_IFMT(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except PermissionError:
+        raise _denied(path.parent) from None
+    except OSError as error:
+        raise InputFileError(path, f"cannot read this file or folder ({error.strerror})") from None
 
 
 # ---------------------------------------------------------------------------
@@ -300,13 +348,19 @@ def find_result_folder(
         If the results root or every candidate folder is missing.
     """
     root = Path(results_root)
-    if not root.is_dir():
+    kind = _kind(root)
+    if kind is None:
         raise InputFileError(root, "results folder does not exist")
+    if kind != stat.S_IFDIR:
+        raise InputFileError(
+            root, "is not a folder; give a method's results folder (<category>/<video>/bin%06d.png)"
+        )
+    list_folder(root)  # an unreadable results folder is named as such
     candidates = [root / video.category / video.name, root / video.name]
     if single_video:
         candidates.append(root)
     for candidate in candidates:
-        if candidate.is_dir():
+        if _kind(candidate) == stat.S_IFDIR:
             return candidate
     tried = ", ".join(str(c) for c in candidates)
     raise InputFileError(
@@ -320,11 +374,12 @@ def find_result_file(
 ) -> Path | None:
     """The existing file of result frame ``i``, probing ``extensions`` in order.
 
-    Returns ``None`` if there is none.
+    Returns ``None`` if there is none. Whatever is there counts (reading a
+    named pipe or a folder then says what it is).
     """
     for extension in extensions:
         candidate = Path(folder) / result_file_name(i, extension)
-        if candidate.is_file():
+        if _kind(candidate) is not None:
             return candidate
     return None
 
@@ -343,9 +398,8 @@ def result_extension(folder: str | Path, first: int) -> str:
     found = find_result_file(folder, first)
     if found is not None:
         return found.suffix
-    escaped = glob.escape(os.fspath(folder))
     for extension in RESULT_EXTENSIONS:
-        if glob.glob(os.path.join(escaped, f"{RESULT_PREFIX}{'[0-9]' * 6}{extension}")):
+        if _numbers_of(Path(folder), RESULT_PREFIX, (extension,)):
             return extension
     raise InputFileError(
         folder, f"this result folder holds no frame at all: looked for {result_pattern_text()}"

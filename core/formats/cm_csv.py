@@ -1,7 +1,7 @@
 """Per-video confusion matrices as CSV: ``category,video,TP,FP,FN,TN[,SE]`` (docs/measures.md §10).
 
 The header row is required; column names are case-insensitive and may come in
-any order; other columns are ignored. Counts are non-negative whole numbers;
+any order, each once; other columns are ignored. Counts are non-negative whole numbers;
 ``SE`` (shadow errors) may be absent or empty. A row with an empty category
 cell is a video without category: it becomes a category of its own, named
 after the video (the rule docs/measures.md §10 gives for CDnet folders), so
@@ -10,14 +10,20 @@ after the video (the rule docs/measures.md §10 gives for CDnet folders), so
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 from referee.core.errors import InputFileError, RefereeError
-from referee.core.formats.text_files import numbered_csv_rows, parse_count, read_text, write_text
+from referee.core.formats.text_files import (
+    format_csv,
+    header_columns,
+    numbered_csv_rows,
+    parse_count,
+    read_text,
+    restore_formula,
+    write_text,
+)
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("category", "video", "tp", "fp", "fn", "tn")
@@ -47,7 +53,7 @@ def parse_cm_csv(text: str, path: str | Path = "<text>") -> list[VideoConfusion]
             path, f"empty file; expected a header {_EXPECTED} and one row per video"
         )
     header_line, header = rows[0]
-    columns = {name.strip().lower(): i for i, name in enumerate(header)}
+    columns = header_columns(header, path, header_line)
     for name in REQUIRED_COLUMNS:
         if name not in columns:
             raise InputFileError(
@@ -80,10 +86,10 @@ def _cell(row: Sequence[str], columns: dict[str, int], name: str) -> str:
 def _parse_row(
     row: Sequence[str], columns: dict[str, int], path: str | Path, line: int
 ) -> VideoConfusion:
-    video = _cell(row, columns, "video")
+    video = restore_formula(_cell(row, columns, "video"))
     if not video:
         raise InputFileError(path, f"line {line}: the video cell is empty; name the video")
-    category = _cell(row, columns, "category") or video
+    category = restore_formula(_cell(row, columns, "category")) or video
     counts = [
         parse_count(_cell(row, columns, name), name.upper(), path, line)
         for name in ("tp", "fp", "fn", "tn")
@@ -103,14 +109,11 @@ def format_cm_csv(videos: Sequence[VideoConfusion]) -> str:
     RefereeError
         If a count is not a whole number (normalized matrices cannot be written).
     """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(HEADER)
+    rows: list[Sequence[object]] = [HEADER]
     for v in videos:
         counts = [_whole(x, v) for x in (v.cm.tp, v.cm.fp, v.cm.fn, v.cm.tn)]
-        se = "" if v.shadow_errors is None else str(v.shadow_errors)
-        writer.writerow([v.category, v.video, *counts, se])
-    return out.getvalue()
+        rows.append([v.category, v.video, *counts, v.shadow_errors])
+    return format_csv(rows)
 
 
 def write_cm_csv(path: str | Path, videos: Sequence[VideoConfusion]) -> None:

@@ -1,16 +1,18 @@
 """Counts per frame as CSV: ``frame,count`` (docs/measures.md §10, used by docs/measures.md §6).
 
 The header row is required; column names are case-insensitive, in any order,
-and other columns are ignored. Frames are whole numbers >= 0, listed in order
-and consecutive: a gap, a duplicate or a frame out of order is an error naming
-the file, the line and the frame. Counts are non-negative whole numbers.
-Blank lines are ignored.
+each once, and other columns are ignored. Frames are whole numbers from 0 to
+``MAX_FRAME_NUMBER``, listed in order and consecutive: a gap, a duplicate or a
+frame out of order is an error naming the file, the line and the frame. Counts
+are whole numbers from 0 to ``MAX_COUNT`` (:mod:`referee.core.limits`), written
+with ASCII digits. Blank lines are ignored.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,15 @@ from pathlib import Path
 import numpy as np
 
 from referee.core.errors import InputFileError, RefereeError
-from referee.core.formats.text_files import numbered_csv_rows, parse_count, read_text, write_text
+from referee.core.formats.text_files import (
+    WHOLE_NUMBER,
+    header_columns,
+    numbered_csv_rows,
+    parse_count,
+    read_text,
+    write_text,
+)
+from referee.core.limits import MAX_COUNT, MAX_FRAME_NUMBER
 
 HEADER: tuple[str, str] = ("frame", "count")
 _EXPECTED = "a header 'frame,count' and one row per frame"
@@ -65,37 +75,46 @@ def read_counts_csv(path: str | Path) -> CountSeries:
 
 
 def parse_counts_csv(text: str, path: str | Path = "<text>") -> CountSeries:
-    """Parse the text of a counts CSV; ``path`` only names it in errors."""
-    rows = [(n, row) for n, row in numbered_csv_rows(text) if any(c.strip() for c in row)]
-    if not rows:
+    """Parse the text of a counts CSV; ``path`` only names it in errors.
+
+    Rows are read one at a time; a row holding the expected next frame and a
+    plain count takes the fast way, any other is checked in full.
+    """
+    rows = ((n, row) for n, row in numbered_csv_rows(text) if any(c.strip() for c in row))
+    header_line, header = next(rows, (0, []))
+    if not header:
         raise InputFileError(path, f"empty file; expected {_EXPECTED}")
-    header_line, header = rows[0]
-    columns = {name.strip().lower(): i for i, name in enumerate(header)}
+    columns = header_columns(header, path, header_line)
     for name in HEADER:
         if name not in columns:
             raise InputFileError(
                 path, f"line {header_line}: missing column {name!r}; expected {_EXPECTED}"
             )
-    if len(rows) == 1:
+    first = -1
+    counts, lines = array("q"), array("q")
+    for line, row in rows:
+        cell = _cell(row, columns["frame"])
+        if first < 0 or cell != str(first + len(counts)):
+            frame = _parse_frame(cell, path, line)
+            first = frame if first < 0 else first
+            if frame != first + len(counts):
+                raise InputFileError(path, _order_problem(frame, first, lines, line))
+        cell = _cell(row, columns["count"])
+        plain = cell.isascii() and cell.isdigit() and len(cell) < len(str(MAX_COUNT))
+        counts.append(int(cell) if plain else parse_count(cell, "count", path, line))
+        lines.append(line)
+    if not counts:
         raise InputFileError(path, f"no rows after the header on line {header_line}")
-    frames: list[int] = []
-    counts: list[int] = []
-    first_line: dict[int, int] = {}
-    for line, row in rows[1:]:
-        frame = _parse_frame(_cell(row, columns["frame"]), path, line)
-        if frames and frame != frames[-1] + 1:
-            raise InputFileError(path, _order_problem(frame, frames[-1], first_line, line))
-        first_line[frame] = line
-        frames.append(frame)
-        counts.append(parse_count(_cell(row, columns["count"]), "count", path, line))
-    return CountSeries(frames[0], np.array(counts, dtype=np.int64))
+    return CountSeries(first, np.array(counts, dtype=np.int64))
 
 
-def _order_problem(frame: int, previous: int, first_line: dict[int, int], line: int) -> str:
-    if frame in first_line:
+def _order_problem(frame: int, first: int, lines: array[int], line: int) -> str:
+    """Why ``frame`` on ``line`` does not follow frames ``first…`` on ``lines``."""
+    previous = first + len(lines) - 1
+    if first <= frame <= previous:
         return (
             f"line {line}: frame {frame} appears twice (first on line "
-            f"{first_line[frame]}); keep one row per frame"
+            f"{lines[frame - first]}); keep one row per frame"
         )
     if frame < previous:
         return (
@@ -114,16 +133,23 @@ def _order_problem(frame: int, previous: int, first_line: dict[int, int], line: 
 
 
 def _parse_frame(cell: str, path: str | Path, line: int) -> int:
-    try:
-        frame = int(cell)
-    except ValueError:
-        shown = repr(cell) if cell else "empty"
-        raise InputFileError(path, f"line {line}: frame is {shown}, not a whole number") from None
-    if frame < 0:
+    shown = cell if len(cell) <= 30 else cell[:30] + "…"
+    if not WHOLE_NUMBER.fullmatch(cell):
         raise InputFileError(
-            path, f"line {line}: frame is {frame}; frame numbers cannot be negative"
+            path, f"line {line}: frame is {repr(shown) if cell else 'empty'}, not a whole number"
         )
-    return frame
+    if cell.startswith("-") and cell.strip("-0"):
+        raise InputFileError(
+            path, f"line {line}: frame is {shown}; frame numbers cannot be negative"
+        )
+    digits = cell.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > len(str(MAX_FRAME_NUMBER)) or int(digits) > MAX_FRAME_NUMBER:
+        raise InputFileError(
+            path,
+            f"line {line}: frame is {shown}, beyond {MAX_FRAME_NUMBER:,}, the largest frame "
+            "number Referee reads (MAX_FRAME_NUMBER)",
+        )
+    return int(digits)
 
 
 def _cell(row: Sequence[str], index: int) -> str:

@@ -11,8 +11,11 @@ files larger than :data:`MAX_FILE_BYTES` and elements nested deeper than
 shipped schema ``referee/resources/liris_harl.xsd`` (strict on elements,
 unknown attributes allowed and ignored), then checked for what a schema
 cannot say: frames of an action consecutive and unique, action numbers unique
-in a video, video names unique in a file or folder. Every error is an
-:class:`XmlFormatError` naming the file, line, video and action.
+in a video, video names unique in a file or folder, and the limits of
+:mod:`referee.core.limits` (frame numbers up to ``MAX_FRAME_NUMBER``, box
+coordinates and sizes up to ``MAX_COORDINATE``, at most ``MAX_BOXES_PER_FRAME``
+boxes on one frame of a video). Every error is an :class:`XmlFormatError`
+naming the file, line, video and action.
 
 Boxes may come in any frame order; they are sorted. The LIRIS format has no
 keyframe flag: Referee writes ``interpolated="1"`` on interpolated boxes
@@ -33,10 +36,20 @@ import numpy as np
 from lxml import etree
 
 from referee.core.errors import InputFileError
+from referee.core.formats.text_files import check_regular_file
+from referee.core.limits import (
+    MAX_BOXES_PER_FRAME,
+    MAX_COORDINATE,
+    MAX_FRAME_NUMBER,
+    MAX_TEXT_FILE_BYTES,
+    MAX_XML_FILE_BYTES,
+)
 from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet, VideoAnnotation
 
-#: Largest LIRIS file Referee reads, in bytes (256 MiB).
-MAX_FILE_BYTES: int = 256 * 2**20
+#: Largest LIRIS file Referee reads, in bytes (:data:`~referee.core.limits.MAX_XML_FILE_BYTES`).
+MAX_FILE_BYTES: int = MAX_XML_FILE_BYTES
+#: Largest total of the ``.xml`` files of a folder, in bytes.
+MAX_FOLDER_BYTES: int = MAX_TEXT_FILE_BYTES
 #: Deepest element nesting accepted; a LIRIS file needs 4 (tagset/video/action/bbox).
 MAX_DEPTH: int = 16
 #: Largest coordinate, size, frame number or action number (the schema's bound).
@@ -52,6 +65,10 @@ _SHAPE_HINT = (
     "a LIRIS file is <tagset><video><videoName>NAME</videoName>"
     '<action nr="1" class="3"><bbox x="…" y="…" width="…" height="…" '
     'framenr="…"/>…</action>…</video>…</tagset>'
+)
+_LIMITS = (
+    (MAX_COORDINATE, "box coordinate or size in pixels Referee reads (MAX_COORDINATE)"),
+    (MAX_FRAME_NUMBER, "frame number Referee reads (MAX_FRAME_NUMBER)"),
 )
 _CLASS_LIST = ", ".join(f"{n} {code}" for n, (code, _) in ACTION_CLASSES.items())
 
@@ -106,8 +123,9 @@ def read_liris(path: str | Path) -> AnnotationSet:
         A malformed, unsafe or invalid document, or a video name given twice
         (in one file or across the folder's files).
     InputFileError
-        A missing or unreadable path, a file over :data:`MAX_FILE_BYTES`, or a
-        folder without any ``.xml`` file.
+        A missing or unreadable path, a named pipe or device, a file over
+        :data:`MAX_FILE_BYTES`, a folder whose ``.xml`` files add up to more
+        than :data:`MAX_FOLDER_BYTES`, or a folder without any ``.xml`` file.
     """
     source = Path(path)
     if source.is_dir():
@@ -132,6 +150,13 @@ def _read_folder(folder: Path) -> AnnotationSet:
         raise InputFileError(
             folder, "no .xml file in this folder; give a LIRIS XML file or a folder of them"
         )
+    total = sum(check_regular_file(file).st_size for file in files)
+    if total > MAX_FOLDER_BYTES:
+        raise InputFileError(
+            folder,
+            f"its .xml files add up to {total:,} bytes; Referee reads at most "
+            f"{MAX_FOLDER_BYTES:,} of LIRIS XML from one folder (MAX_TEXT_FILE_BYTES)",
+        )
     seen: dict[str, tuple[Path, int]] = {}
     videos: list[VideoAnnotation] = []
     for file in files:
@@ -152,14 +177,10 @@ def _read_folder(folder: Path) -> AnnotationSet:
 
 
 def _read_file(path: Path) -> list[tuple[VideoAnnotation, int]]:
+    _check_size(check_regular_file(path).st_size, path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InputFileError(
-                path,
-                f"the file has {size} bytes, more than the {MAX_FILE_BYTES} a LIRIS file may have",
-            )
-        data = path.read_bytes()
+        with path.open("rb") as handle:  # a file that grew since: one byte too many is enough
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise InputFileError(
             path,
@@ -170,16 +191,20 @@ def _read_file(path: Path) -> list[tuple[VideoAnnotation, int]]:
 
 def _parse_videos(data: bytes, path: str | Path) -> list[tuple[VideoAnnotation, int]]:
     """Videos of one document with the line of each ``<videoName>``."""
-    if len(data) > MAX_FILE_BYTES:
-        raise InputFileError(
-            path,
-            f"the document has {len(data)} bytes, more than the "
-            f"{MAX_FILE_BYTES} a LIRIS file may have",
-        )
+    _check_size(len(data), path)
     _refuse_declarations(data, path)
     root = _parse_tree(data, path)
     _validate(root, path)
     return _videos(root, path)
+
+
+def _check_size(size: int, path: str | Path) -> None:
+    if size > MAX_FILE_BYTES:
+        raise InputFileError(
+            path,
+            f"the file has {size:,} bytes, more than the {MAX_FILE_BYTES:,} a LIRIS file may "
+            "have (MAX_XML_FILE_BYTES); split it into several files in one folder",
+        )
 
 
 # --------------------------------------------------------------------------- safe parsing
@@ -218,6 +243,7 @@ def _safe_parser() -> etree.XMLPullParser:
         huge_tree=False,
         remove_comments=True,
         remove_pis=True,
+        remove_blank_text=True,
         collect_ids=False,
         attribute_defaults=False,
     )
@@ -460,6 +486,26 @@ def _as_int(raw: str | None) -> int | None:
     return int(raw)
 
 
+def _box_row(
+    box: etree._Element, video: str, number: int, path: str | Path
+) -> tuple[int, int, tuple[int, ...], bool]:
+    """``(frame, line, (x, y, width, height), interpolated)`` of a schema-valid ``<bbox>``,
+    refusing values beyond the limits of :mod:`referee.core.limits`."""
+    x, y, width, height, frame = values = [int(box.get(name)) for name in _BOX_ATTRIBUTES]
+    for name, value in zip(_BOX_ATTRIBUTES, values):
+        top, what = _LIMITS[name == "framenr"]
+        if value > top:
+            raise XmlFormatError(
+                path,
+                f"{name} is {value:,}, beyond {top:,}, the largest {what}",
+                box.sourceline,
+                video,
+                number,
+            )
+    interpolated = bool(_flag(box.get("interpolated", "0")))
+    return frame, box.sourceline or 0, (x, y, width, height), interpolated
+
+
 def _flag(raw: str) -> bool | None:
     return {"1": True, "true": True, "0": False, "false": False}.get(raw.strip(XML_SPACE))
 
@@ -505,19 +551,33 @@ def _actions(video: etree._Element, name: str, path: str | Path) -> tuple[Action
             )
         first_line[number] = element.sourceline
         actions.append(_action(element, name, number, path))
+    _check_boxes_per_frame(actions, first_line, name, path)
     return tuple(actions)
 
 
-def _action(element: etree._Element, video: str, number: int, path: str | Path) -> Action:
-    rows = sorted(
-        (
-            int(b.get("framenr")),
-            b.sourceline or 0,
-            tuple(int(b.get(n)) for n in _BOX_ATTRIBUTES[:4]),
-            bool(_flag(b.get("interpolated", "0"))),
-        )
-        for b in element.iterchildren("bbox")
+def _check_boxes_per_frame(
+    actions: list[Action], lines: dict[int, int], video: str, path: str | Path
+) -> None:
+    """Refuse a frame covered by more than ``MAX_BOXES_PER_FRAME`` actions (one box each)."""
+    if len(actions) <= MAX_BOXES_PER_FRAME:  # one box per action and frame: none can have more
+        return
+    frames, counts = np.unique(np.concatenate([a.frames for a in actions]), return_counts=True)
+    if counts.max() <= MAX_BOXES_PER_FRAME:
+        return
+    frame = int(frames[np.argmax(counts)])
+    over = [a for a in actions if a.first <= frame <= a.last][MAX_BOXES_PER_FRAME]
+    raise XmlFormatError(
+        path,
+        f"frame {frame} has {counts.max():,} boxes (one per action on it), more than the "
+        f"{MAX_BOXES_PER_FRAME:,} Referee reads on one frame of a video (MAX_BOXES_PER_FRAME)",
+        lines[over.number],
+        video,
+        over.number,
     )
+
+
+def _action(element: etree._Element, video: str, number: int, path: str | Path) -> Action:
+    rows = sorted(_box_row(b, video, number, path) for b in element.iterchildren("bbox"))
     for (frame, line, *_), (next_frame, next_line, *_) in pairwise(rows):
         if next_frame == frame:
             raise XmlFormatError(

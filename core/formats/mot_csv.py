@@ -2,26 +2,42 @@
 
 No header (a first row starting with ``frame`` is skipped); blank lines are
 ignored; columns after ``conf`` (world coordinates, class, visibility) are
-ignored. Frames are 1-based whole numbers; ids whole numbers; ``x, y, w, h``
-and ``conf`` may be decimals and are kept as floats; ``w`` and ``h`` cannot be
-negative. Every error names the file and the line. The whole file is one video.
+ignored. Numbers are plain decimals (``12``, ``-3.5``, ``1e3``; no ``inf``,
+``nan``, ``_`` or non-ASCII digits). Frames are whole numbers from 1 to
+``MAX_FRAME_NUMBER``; ids whole numbers; ``x, y, w, h`` and ``conf`` may be
+decimals and are kept as floats; ``w`` and ``h`` cannot be negative, and no
+coordinate or size may exceed ``MAX_COORDINATE`` in absolute value; a frame has
+at most ``MAX_BOXES_PER_FRAME`` rows (limits of :mod:`referee.core.limits`).
+Every error names the file and the line. The whole file is one video; a file
+without any row (empty, blank or a header only) is a video without boxes: a
+detector that found nothing, or ground truth with no object (a
+:class:`~referee.core.errors.RefereeWarning` says so). An id given twice on one
+frame is read as two boxes, with a warning: the box measures do not use ids.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import warnings
+from array import array
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from referee.core.errors import InputFileError
-from referee.core.formats.text_files import numbered_csv_rows, read_text
+from referee.core.errors import InputFileError, RefereeWarning
+from referee.core.formats.text_files import DECIMAL_NUMBER, numbered_csv_rows, read_text
+from referee.core.limits import MAX_BOXES_PER_FRAME, MAX_COORDINATE, MAX_FRAME_NUMBER
 from referee.core.measures.boxes import VideoBoxes, boxes_from_rows
 
 COLUMNS: tuple[str, ...] = ("frame", "id", "x", "y", "w", "h", "conf")
 _EXPECTED = "frame,id,x,y,w,h,conf,…"
+#: Largest id in absolute value: ids up to 2**53 are exact after reading as a decimal.
+MAX_ID = 2**53
+_ROW = re.compile(",".join([DECIMAL_NUMBER.pattern] * len(COLUMNS)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,14 +80,20 @@ def read_mot_csv(path: str | Path, min_conf: float | None = None) -> MotRows:
     ------
     InputFileError
         Unreadable file, too few columns, a cell that is not a number, a frame
-        below 1, or a negative width or height; the message names the line.
+        below 1, a negative width or height, or a value beyond the limits of
+        :mod:`referee.core.limits`; the message names the line.
     """
     return parse_mot_csv(read_text(path), path, min_conf)
 
 
 def parse_mot_csv(text: str, path: str | Path = "<text>", min_conf: float | None = None) -> MotRows:
-    """Parse the text of a MOTChallenge CSV; ``path`` only names it in errors."""
-    frames, ids, boxes, conf, lines = [], [], [], [], []
+    """Parse the text of a MOTChallenge CSV; ``path`` only names it in errors.
+
+    Rows are read one at a time into typed arrays (about 50 bytes a row).
+    """
+    frames, ids, lines = array("q"), array("q"), array("q")
+    numbers = array("d")  # x, y, w, h, conf of each kept row
+    per_frame: Counter[int] = Counter()
     first = True
     for line, row in numbered_csv_rows(text):
         cells = [c.strip() for c in row]
@@ -81,21 +103,38 @@ def parse_mot_csv(text: str, path: str | Path = "<text>", min_conf: float | None
             first = False
             continue
         first = False
-        frame, identity, box, score = _parse_row(cells, path, line)
-        if min_conf is not None and score < min_conf:
+        values = _parse_row(cells, path, line)
+        frame = int(values[0])
+        per_frame[frame] += 1
+        if per_frame[frame] > MAX_BOXES_PER_FRAME:
+            raise InputFileError(
+                path,
+                f"line {line}: frame {frame} has more than {MAX_BOXES_PER_FRAME:,} boxes, the "
+                "most Referee reads on one frame (MAX_BOXES_PER_FRAME)",
+            )
+        if min_conf is not None and values[6] < min_conf:
             continue
         frames.append(frame)
-        ids.append(identity)
-        boxes.append(box)
-        conf.append(score)
+        ids.append(int(values[1]))
         lines.append(line)
-    return MotRows(
+        numbers.extend(values[2:])
+    if not per_frame:
+        warnings.warn(
+            f"{path}: holds no box (it is empty, blank or a header only); read as a video "
+            "where nothing was found",
+            RefereeWarning,
+            stacklevel=2,
+        )
+    table = np.array(numbers, dtype=np.float64).reshape(-1, 5)
+    rows = MotRows(
         np.array(frames, dtype=np.int64),
         np.array(ids, dtype=np.int64),
-        np.array(boxes, dtype=np.float64).reshape(-1, 4),
-        np.array(conf, dtype=np.float64),
+        table[:, :4],
+        table[:, 4],
         np.array(lines, dtype=np.int64),
     )
+    _warn_repeated_ids(rows.frames, rows.ids, rows.lines, path)
+    return rows
 
 
 def read_mot_boxes(
@@ -111,44 +150,84 @@ def read_mot_boxes(
     )
 
 
-def _parse_row(
-    cells: Sequence[str], path: str | Path, line: int
-) -> tuple[int, int, tuple[float, float, float, float], float]:
+def _parse_row(cells: Sequence[str], path: str | Path, line: int) -> list[float]:
+    """The seven numbers of a row, checked: ``frame, id, x, y, w, h, conf``."""
     if len(cells) < len(COLUMNS):
         raise InputFileError(
             path,
             f"line {line}: {len(cells)} columns, expected at least {len(COLUMNS)}: {_EXPECTED}",
         )
-    values = [_number(cells[k], name, path, line) for k, name in enumerate(COLUMNS)]
-    frame = _whole(values[0], cells[0], "frame", path, line)
-    if frame < 1:
-        raise InputFileError(path, f"line {line}: frame is {frame}; MOTChallenge frames start at 1")
-    identity = _whole(values[1], cells[1], "id", path, line)
-    x, y, w, h = values[2:6]
-    for name, size in (("w", w), ("h", h)):
-        if size < 0:
+    head = cells[: len(COLUMNS)]
+    values = [float(cell) for cell in head] if _ROW.fullmatch(",".join(head)) else []
+    if len(values) != len(COLUMNS) or not all(map(math.isfinite, values)):
+        values = [_number(cell, name, path, line) for cell, name in zip(head, COLUMNS)]
+    for k, name in enumerate(COLUMNS[:2]):
+        if not values[k].is_integer():
+            raise InputFileError(
+                path, f"line {line}: {name} is {_shown(cells[k])}, not a whole number"
+            )
+    if values[0] < 1:
+        raise InputFileError(
+            path, f"line {line}: frame is {cells[0]}; MOTChallenge frames start at 1"
+        )
+    if values[0] > MAX_FRAME_NUMBER:
+        raise InputFileError(
+            path,
+            f"line {line}: frame is {_shown(cells[0])}, beyond {MAX_FRAME_NUMBER:,}, the largest "
+            "frame number Referee reads (MAX_FRAME_NUMBER)",
+        )
+    if abs(values[1]) > MAX_ID:
+        raise InputFileError(
+            path,
+            f"line {line}: id is {_shown(cells[1])}; ids are whole numbers up to 2**53 in size",
+        )
+    for k in range(2, 6):
+        if k >= 4 and values[k] < 0:
             raise InputFileError(
                 path,
-                f"line {line}: {name} is {cells[COLUMNS.index(name)]}; "
-                "box width and height cannot be negative",
+                f"line {line}: {COLUMNS[k]} is {cells[k]}; box width and height cannot be negative",
             )
-    return frame, identity, (x, y, w, h), values[6]
+        if abs(values[k]) > MAX_COORDINATE:
+            raise InputFileError(
+                path,
+                f"line {line}: {COLUMNS[k]} is {_shown(cells[k])}, beyond {MAX_COORDINATE:,} "
+                "pixels, the largest box coordinate or size Referee reads (MAX_COORDINATE)",
+            )
+    return values
+
+
+def _warn_repeated_ids(
+    frames: np.ndarray, ids: np.ndarray, lines: np.ndarray, path: str | Path
+) -> None:
+    """Warn about the first row whose id is already on its frame (both boxes are kept)."""
+    order = np.lexsort((lines, ids, frames))
+    repeated = np.flatnonzero((np.diff(frames[order]) == 0) & (np.diff(ids[order]) == 0))
+    if len(repeated) == 0:
+        return
+    first, again = order[repeated], order[repeated + 1]
+    k = int(np.argmin(lines[again]))
+    warnings.warn(
+        f"{path}: line {lines[again[k]]}: id {ids[again[k]]} appears twice on frame "
+        f"{frames[again[k]]} (first on line {lines[first[k]]}); both boxes are read, as the "
+        "box measures do not use ids",
+        RefereeWarning,
+        stacklevel=3,
+    )
 
 
 def _number(cell: str, name: str, path: str | Path, line: int) -> float:
-    try:
-        value = float(cell)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        shown = repr(cell) if cell else "empty"
+    if not DECIMAL_NUMBER.fullmatch(cell):
         raise InputFileError(
-            path, f"line {line}: {name} is {shown}, not a number; expected {_EXPECTED}"
+            path, f"line {line}: {name} is {_shown(cell)}, not a number; expected {_EXPECTED}"
         )
+    value = float(cell)
+    if not math.isfinite(value):
+        raise InputFileError(path, f"line {line}: {name} is {_shown(cell)}, far too large")
     return value
 
 
-def _whole(value: float, cell: str, name: str, path: str | Path, line: int) -> int:
-    if not float(value).is_integer():
-        raise InputFileError(path, f"line {line}: {name} is {cell!r}, not a whole number")
-    return int(value)
+def _shown(cell: str) -> str:
+    """A cell as quoted in messages: empty, or its first 30 characters."""
+    if not cell:
+        return "empty"
+    return repr(cell) if len(cell) <= 30 else repr(cell[:30]) + "…"

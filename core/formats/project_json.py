@@ -18,7 +18,12 @@
 Paths are stored relative to the file's folder, with ``/`` separators, so a
 project folder can be moved or copied to another machine; a path on another
 drive stays absolute. Optional entries may be ``null`` or left out. Unknown
-keys are refused, so that a misspelt key is not silently ignored.
+keys are refused, so that a misspelt key is not silently ignored; so are a key
+given twice in one object, ``NaN`` and ``Infinity``, numbers of more than
+:data:`MAX_DIGITS` digits, nesting deeper than
+:data:`~referee.core.limits.MAX_JSON_DEPTH`, and names or paths holding a
+control character or a lone UTF-16 surrogate, or a path with a part longer
+than :data:`MAX_NAME_BYTES` bytes.
 """
 
 from __future__ import annotations
@@ -26,12 +31,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from referee.core.errors import InputFileError
 from referee.core.formats.text_files import read_text, write_text
+from referee.core.limits import MAX_JSON_DEPTH
 from referee.core.model import project as model
 
 FORMAT_NAME = "referee-project"
@@ -43,6 +50,16 @@ _PROJECT_KEYS: frozenset[str] = frozenset(
 )
 _DETECTOR_PATH_KEYS: tuple[str, ...] = ("masks", "scores", "actions", "boxes")
 _DETECTOR_KEYS: frozenset[str] = frozenset(("name", *_DETECTOR_PATH_KEYS))
+#: Most digits of a number in a project file (it holds only the version).
+MAX_DIGITS = 30
+#: Longest part of a stored path (a folder or file name), in UTF-8 bytes, as most file
+#: systems allow; longer, the path cannot exist.
+MAX_NAME_BYTES = 255
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class _Refused(Exception):
+    """Raised by the parser's hooks; becomes an :class:`InputFileError` naming the file."""
 
 
 # --------------------------------------------------------------------------- reading
@@ -61,12 +78,61 @@ def read_project(path: str | Path) -> model.Project:
     file = Path(os.path.abspath(path))
     text = read_text(file)
     try:
-        document = json.loads(text)
+        document = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_int=_whole_number,
+            parse_constant=_no_constant,
+        )
     except json.JSONDecodeError as error:
         raise InputFileError(
             file, f"not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}"
         ) from None
+    except _Refused as refused:
+        raise InputFileError(file, str(refused)) from None
+    except RecursionError:
+        document = None
+    if document is None or _depth(document) > MAX_JSON_DEPTH:
+        raise InputFileError(
+            file,
+            f"lists and objects are nested deeper than {MAX_JSON_DEPTH} levels "
+            "(MAX_JSON_DEPTH); a project file needs 3",
+        )
     return _Reader(file).project(document)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in document:
+            raise _Refused(f"the key {key!r} is given twice in one object; keep one")
+        document[key] = value
+    return document
+
+
+def _whole_number(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _Refused(f"a number has {len(text.lstrip('-')):,} digits, more than {MAX_DIGITS}")
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not a JSON value; a project file holds no such number")
+
+
+def _depth(document: Any) -> int:
+    """The nesting depth of lists and objects (1 for a flat one), without recursion."""
+    deepest = 0
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_JSON_DEPTH:
+                stack.extend((child, depth + 1) for child in value)
+    return deepest
 
 
 class _Reader:
@@ -182,12 +248,31 @@ class _Reader:
     def text(self, value: Any, label: str) -> str:
         if not isinstance(value, str):
             raise self.fail(f"{label!r} must be a string, not {_json_type(value)}")
+        control = _CONTROL.search(value)
+        if control:
+            raise self.fail(
+                f"{label!r} holds the control character U+{ord(control.group()):04X}; "
+                "names and paths are plain text on one line"
+            )
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise self.fail(
+                f"{label!r} holds a lone UTF-16 surrogate (such as \\ud800), which is "
+                "not a character; fix the text"
+            ) from None
         return value
 
     def stored_path(self, value: Any, label: str) -> Path:
         """The absolute path of a stored one, relative ones taken from the file's folder."""
         if not self.text(value, label):
             raise self.fail(f"{label!r} is an empty string; give a path or leave the key out")
+        longest = max(len(part.encode("utf-8")) for part in re.split(r"[/\\]", value))
+        if longest > MAX_NAME_BYTES:
+            raise self.fail(
+                f"{label!r} has a folder or file name of {longest:,} bytes; file systems "
+                f"allow at most {MAX_NAME_BYTES}"
+            )
         return Path(os.path.normpath(os.path.join(self.file.parent, value)))
 
 

@@ -25,6 +25,7 @@ boxes) and raise :class:`~referee.core.errors.InputFileError` on bad content.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,7 +158,10 @@ def is_project_file(path: str | Path) -> bool:
 
 def _liris_claims(path: Path) -> bool:
     if path.is_dir():
-        return any(p.is_file() and p.suffix.lower() == ".xml" for p in path.iterdir())
+        from referee.core.formats.cdnet import list_folder  # names an unreadable folder
+
+        names = list_folder(path)
+        return any(n.lower().endswith(".xml") and os.path.isfile(path / n) for n in names)
     return path.suffix.lower() == ".xml"
 
 

@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from referee.core.errors import InputFileError
-from referee.core.formats.text_files import numbered_csv_rows, read_text
+from referee.core.formats.text_files import DECIMAL_NUMBER, numbered_csv_rows, read_text
 from referee.core.model.case_scores import CaseScores, scores_table
 
 UNDEFINED_IN_FILE = "a score is empty or not a number in the file"
+#: Largest score in absolute value, so that differences and their squares stay finite.
+MAX_SCORE = 1e100
 
 
 # --- scores CSV --------------------------------------------------------------------------------
@@ -31,8 +33,8 @@ def read_scores_csv(path: str | Path, measure: str | None = None) -> CaseScores:
     ------
     InputFileError
         Naming the file and line: no header, fewer than two method columns,
-        repeated method names, a row of the wrong length, or a cell that is not
-        a number.
+        repeated method names, a row of the wrong length, a case label given
+        twice, or a cell that is not a decimal number within ±``MAX_SCORE``.
     """
     rows = [
         (line, row)
@@ -57,28 +59,36 @@ def read_scores_csv(path: str | Path, measure: str | None = None) -> CaseScores:
             path, f"line {rows[0][0]}: two methods have the same name; method names must differ"
         )
     labels: list[str] = []
+    first_line: dict[str, int] = {}
     values = np.full((len(rows) - 1, len(methods)), math.nan)
     for k, (line, row) in enumerate(rows[1:]):
         if len(row) != len(header):
             raise InputFileError(
                 path, f"line {line}: {len(row)} cells but the header has {len(header)}"
             )
-        labels.append(row[0].strip())
+        label = row[0].strip()
+        if label in first_line:
+            raise InputFileError(
+                path,
+                f"line {line}: case {label[:40]!r} is given twice (first on line "
+                f"{first_line[label]}); give each case its own label",
+            )
+        first_line[label] = line
+        labels.append(label)
         for m, cell in enumerate(row[1:]):
             text = cell.strip()
             if not text:
                 continue
-            try:
-                values[k, m] = float(text)
-            except ValueError:
+            if not DECIMAL_NUMBER.fullmatch(text):
                 raise InputFileError(
-                    path, f"line {line}: the score of {methods[m]} is {text!r}, not a number"
-                ) from None
-            if math.isinf(values[k, m]):
+                    path, f"line {line}: the score of {methods[m]} is {text[:30]!r}, not a number"
+                )
+            values[k, m] = float(text)
+            if not abs(values[k, m]) <= MAX_SCORE:
                 raise InputFileError(
                     path,
-                    f"line {line}: the score of {methods[m]} is "
-                    "infinite; scores must be finite numbers",
+                    f"line {line}: the score of {methods[m]} is {text[:30]}; scores must be "
+                    f"finite numbers within ±{MAX_SCORE:g}",
                 )
     if not labels:
         raise InputFileError(path, "no test case: the file holds only a header")

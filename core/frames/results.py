@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from referee.core.errors import InvalidOptionError
 from referee.core.formats.cdnet import find_result_folder
+from referee.core.formats.text_files import check_regular_file
 from referee.core.frames.sources import (
     CdnetResultSource,
     FrameSource,
@@ -43,7 +45,8 @@ def result_sources(
         pattern has no frame-number field.
     """
     single = len(videos) == 1
-    if Path(results).is_file():
+    if os.path.exists(results) and not os.path.isdir(results):
+        check_regular_file(results)  # a named pipe or a device is refused, never read
         if not single:
             raise InvalidOptionError(
                 f"{results}: a mask video holds one video's results, but the dataset has "

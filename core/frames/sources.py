@@ -39,6 +39,8 @@ from referee.core.formats.cdnet import (
     result_extension,
     result_file_name,
 )
+from referee.core.formats.images import load_grey
+from referee.core.formats.text_files import check_regular_file
 from referee.core.model.videos import VideoSpec
 
 
@@ -143,11 +145,9 @@ class CdnetResultSource(_ImageFolderSource):
 
     def read(self, i: int) -> np.ndarray:
         name = f"{self._prefix}{i:06d}{self.extension}"
-        image = cv2.imread(name, cv2.IMREAD_GRAYSCALE)
+        image = load_grey(name, "result", i)
         if image is not None:
             return image
-        if os.path.exists(name):
-            return read_grey(name, "result", i)  # raises the unreadable-image error
         found = find_result_file(self.folder, i)
         if found is None:
             others = " ".join(e for e in RESULT_EXTENSIONS if e != self.extension)
@@ -234,6 +234,17 @@ def _check_pattern(pattern: str) -> bool:
     return printf
 
 
+def open_capture(path: str | Path) -> cv2.VideoCapture:
+    """An OpenCV decoder of the video file ``path`` (check ``isOpened()``).
+
+    The decoder's own messages are silenced (unless ``OPENCV_FFMPEG_LOGLEVEL``
+    is set): a corrupt file would print lines of its own on standard error,
+    where Referee prints one line saying what is wrong.
+    """
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # read when the first decoder opens
+    return cv2.VideoCapture(os.fspath(path))
+
+
 class MaskVideoSource:
     """Masks stored as frames of a video file, decoded strictly in order.
 
@@ -254,20 +265,22 @@ class MaskVideoSource:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if not self.path.is_file():
+        if not os.path.lexists(self.path):
             raise InputFileError(self.path, "mask video file is missing")
+        check_regular_file(self.path)  # a named pipe would block the decoder
         self._capture: cv2.VideoCapture | None = None
         self._next = 1  # number of the frame the next decode returns
         self._open()
 
     def _open(self) -> None:
         self.close()
-        capture = cv2.VideoCapture(os.fspath(self.path))
+        capture = open_capture(self.path)
         if not capture.isOpened():
             raise InputFileError(
                 self.path,
-                "cannot open this file as a video; convert it to "
-                "an image sequence or a lossless video (FFV1)",
+                "cannot open this file as a video: it is corrupt, not a video, or in a format "
+                "the decoder does not read; give the masks as an image sequence or a lossless "
+                "video (FFV1)",
             )
         self._capture = capture
         self._next = 1

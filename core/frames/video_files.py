@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import os
 import statistics
 import threading
 from collections import OrderedDict
@@ -33,6 +34,7 @@ import av
 import numpy as np
 
 from referee.core.errors import InputFileError, MissingFrameError
+from referee.core.formats.text_files import check_regular_file
 from referee.core.frames.sources import FrameReader, _check_increasing
 
 DEFAULT_CACHE_BYTES = 256 * 2**20
@@ -136,8 +138,9 @@ def build_frame_index(path: str | Path) -> VideoFrameIndex:
 
 def _open_video(path: Path) -> Any:
     """Open ``path`` with PyAV, checking it holds a video stream."""
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise InputFileError(path, "video file is missing")
+    check_regular_file(path)  # a named pipe would block the demuxer
     try:
         container = av.open(str(path))
     except (av.FFmpegError, OSError) as error:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
+from referee.core.limits import MAX_ACTION_PAIRS
 from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 
@@ -30,6 +31,9 @@ DEFAULT_GRID: tuple[float, ...] = tuple(i / 10 for i in range(11))
 
 # Upper bound on the (pair, common frame) elements gathered at once for intersections.
 _BLOCK_ELEMENTS = 2_000_000
+# Largest total box area of one side of a video: sums of areas, their doubles and the sum
+# of both sides stay exact in int64 below 2**63.
+_MAX_TOTAL_AREA = 2**61
 
 
 # --- parameters ----------------------------------------------------------------------------
@@ -77,11 +81,13 @@ class LirisParameters:
 
 @dataclass(frozen=True, eq=False)
 class VideoPairs:
-    """Areas and frame counts of every (ground truth, detection) pair of one video.
+    """Areas and frame counts of the (ground truth, detection) pairs of one video.
 
-    Row ``i`` is the video's ``i``-th ground-truth action, column ``j`` its
-    ``j``-th detection (positions in the action lists). Areas in pixels
-    summed over frames, all ``int64``.
+    Ground-truth action ``i`` is the video's ``i``-th, detection ``j`` its
+    ``j``-th (positions in the action lists). Only the pairs that share a
+    frame are listed (any other pair has no overlap), as parallel arrays
+    sorted by ``(gt, det)``, so memory follows the pairs that meet, not
+    ``n_gt × n_det``. Areas in pixels summed over frames, all ``int64``.
 
     Attributes
     ----------
@@ -91,13 +97,15 @@ class VideoPairs:
         Number of frames of each action.
     classes_gt, classes_det
         Action classes.
+    gt, det
+        ``(p,)`` the two actions of each listed pair.
     intersection
         ``Area(g∩d)``: framewise intersections summed over common frames.
     area_gt_on_common, area_det_on_common
         ``Area(g|d)`` and ``Area(d|g)``: each action's area on the frames
         the other one also has.
     common_frames
-        ``frames(g∩d)``.
+        ``frames(g∩d)``, at least 1.
     """
 
     area_gt: np.ndarray
@@ -106,40 +114,61 @@ class VideoPairs:
     frames_det: np.ndarray
     classes_gt: np.ndarray
     classes_det: np.ndarray
+    gt: np.ndarray
+    det: np.ndarray
     intersection: np.ndarray
     area_gt_on_common: np.ndarray
     area_det_on_common: np.ndarray
     common_frames: np.ndarray
 
     def overlap(self, class_aware: bool = True) -> np.ndarray:
-        """Dice overlap ``O`` of every pair, ``(n_gt, n_det)`` float.
+        """Dice overlap ``O`` of every listed pair, ``(p,)`` float.
 
         ``2·Area(g∩d) / (Area(g)+Area(d))``; 0 when both areas are 0 and, if
         ``class_aware``, 0 when the classes differ (docs/measures.md §4).
         """
-        total = self.area_gt[:, None] + self.area_det[None, :]
+        total = self.area_gt[self.gt] + self.area_det[self.det]
         dice: np.ndarray = np.divide(
-            2 * self.intersection, total, out=np.zeros(total.shape), where=total > 0
+            2 * self.intersection, total, out=np.zeros(len(total)), where=total > 0
         )
         if class_aware:
-            dice[self.classes_gt[:, None] != self.classes_det[None, :]] = 0.0
+            dice[self.classes_gt[self.gt] != self.classes_det[self.det]] = 0.0
         return dice
 
+    def index(self, gt: np.ndarray, det: np.ndarray) -> np.ndarray:
+        """Positions in the pair arrays of the listed pairs ``(gt[m], det[m])``.
+
+        Raises
+        ------
+        InvalidOptionError
+            If a pair is not listed (its actions share no frame).
+        """
+        width = max(len(self.area_det), 1)
+        keys = self.gt * width + self.det
+        wanted = np.asarray(gt, dtype=np.int64) * width + np.asarray(det, dtype=np.int64)
+        at = np.searchsorted(keys, wanted)
+        found = at < len(keys)
+        found[found] = keys[at[found]] == wanted[found]
+        if not found.all():
+            raise InvalidOptionError("these actions share no frame; they are not a listed pair")
+        return at
+
     def ratios(self, gt: np.ndarray, det: np.ndarray) -> np.ndarray:
-        """``(k, 4)`` ratios of the pairs ``(gt[m], det[m])`` in ``THRESHOLD_KEYS`` order.
+        """``(k, 4)`` ratios of the listed pairs ``(gt[m], det[m])`` in ``THRESHOLD_KEYS`` order.
 
         ``Area(g∩d)/Area(g|d)``, ``Area(g∩d)/Area(d|g)``, ``frames(g∩d)/frames(g)``,
         ``frames(g∩d)/frames(d)``; a zero denominator gives 0.
         """
-        inter = self.intersection[gt, det]
-        common = self.common_frames[gt, det]
+        at = self.index(gt, det)
+        inter = self.intersection[at]
+        common = self.common_frames[at]
         pairs = (
-            (inter, self.area_gt_on_common[gt, det]),
-            (inter, self.area_det_on_common[gt, det]),
+            (inter, self.area_gt_on_common[at]),
+            (inter, self.area_det_on_common[at]),
             (common, self.frames_gt[gt]),
             (common, self.frames_det[det]),
         )
-        out = np.zeros((len(gt), 4))
+        out = np.zeros((len(at), 4))
         for k, (num, den) in enumerate(pairs):
             np.divide(num, den, out=out[:, k], where=den > 0)
         return out
@@ -163,8 +192,14 @@ def _boxes(actions: Sequence[Action]) -> _Boxes:
         np.concatenate([a.boxes for a in actions]) if actions else np.zeros((0, 4), dtype=np.int64)
     )
     corners = np.concatenate([boxes[:, :2], boxes[:, :2] + boxes[:, 2:]], axis=1).T
+    areas = boxes[:, 2] * boxes[:, 3]  # each at most MAX_COORDINATE² = 10¹², exact
+    if np.sum(areas, dtype=np.float64) >= _MAX_TOTAL_AREA:
+        raise InvalidOptionError(
+            "the boxes of this video's actions add up to an area too large to sum exactly; "
+            "split the video"
+        )
     cumulative = np.zeros(len(boxes) + 1, dtype=np.int64)
-    np.cumsum(boxes[:, 2] * boxes[:, 3], out=cumulative[1:])
+    np.cumsum(areas, out=cumulative[1:])
     offset = np.cumsum(lengths) - lengths
     if actions:
         bounds = np.concatenate(
@@ -211,32 +246,64 @@ def _framewise_intersections(
     return sums
 
 
+def _meeting(g: _Boxes, d: _Boxes) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(gt, det)`` pairs whose frame ranges share a frame, sorted by ``(gt, det)``.
+
+    A pair meets iff the later of the two first frames lies within the other
+    action; the pairs where ``d`` starts within ``g`` and those where ``g``
+    starts strictly within ``d`` are each a run of the other side sorted by
+    first frame, so the work is proportional to the pairs found.
+    """
+    runs = []
+    for a, b, strict in ((g, d, False), (d, g, True)):
+        order = np.argsort(b.first, kind="stable")
+        starts = b.first[order]
+        lo = np.searchsorted(starts, a.first, side="right" if strict else "left")
+        hi = np.searchsorted(starts, a.last, side="right")
+        runs.append((a, order, lo, np.maximum(hi - lo, 0)))
+    total = sum(int(n.sum()) for *_, n in runs)
+    if total > MAX_ACTION_PAIRS:
+        raise InvalidOptionError(
+            f"{total:,} pairs of ground-truth and detected actions share frames, "
+            f"more than the {MAX_ACTION_PAIRS:,} Referee compares (MAX_ACTION_PAIRS); "
+            "split the video into shorter ones"
+        )
+    parts = []
+    for side, (a, order, lo, n) in enumerate(runs):
+        rows = np.repeat(np.arange(len(a.first), dtype=np.int64), n)
+        cols = order[np.repeat(lo, n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)]
+        parts.append((rows, cols) if side == 0 else (cols, rows))
+    gt = np.concatenate([parts[0][0], parts[1][0]])
+    det = np.concatenate([parts[0][1], parts[1][1]])
+    order = np.lexsort((det, gt))
+    return gt[order], det[order]
+
+
 def pair_statistics(gt: Sequence[Action], det: Sequence[Action]) -> VideoPairs:
-    """Areas, intersections and common frames of all pairs of one video (docs/measures.md §4).
+    """Areas, intersections and common frames of the pairs of one video that meet
+    (docs/measures.md §4).
 
     Frames of an action are consecutive, so common frames and the areas
     ``Area(g|d)``, ``Area(d|g)`` follow in closed form from each pair's common
-    frame range and running sums of box areas, for all pairs at once. Framewise
-    intersections are gathered, frame by common frame, only for pairs whose
-    frame ranges and whose union boxes overlap (any other pair has none).
+    frame range and running sums of box areas. Framewise intersections are
+    gathered, frame by common frame, only for pairs whose union boxes overlap
+    (any other pair has none).
     """
     g, d = _boxes(gt), _boxes(det)
-    lo = np.maximum(g.first[:, None], d.first[None, :])
-    common = np.maximum(np.minimum(g.last[:, None], d.last[None, :]) + 1 - lo, 0)
-    # Flat rows of each action's box on the pair's first common frame (clipped when none).
-    g_rows = g.offset[:, None] + np.maximum(lo - g.first[:, None], 0)
-    d_rows = d.offset[None, :] + np.maximum(lo - d.first[None, :], 0)
-    g_rows = np.where(common > 0, g_rows, g.offset[:, None])
-    d_rows = np.where(common > 0, d_rows, d.offset[None, :])
-    gt_on = g.cumulative[g_rows + common] - g.cumulative[g_rows]
-    det_on = d.cumulative[d_rows + common] - d.cumulative[d_rows]
-    gb, db = g.bounds[:, :, None], d.bounds[:, None, :]
-    candidate = (common > 0) & (gb[0] < db[2]) & (db[0] < gb[2]) & (gb[1] < db[3]) & (db[1] < gb[3])
-    inter = np.zeros(common.shape, dtype=np.int64)
-    pi, pj = np.nonzero(candidate)
-    if len(pi):
-        inter[pi, pj] = _framewise_intersections(
-            g, d, g_rows[pi, pj], d_rows[pi, pj], common[pi, pj]
+    pi, pj = _meeting(g, d)
+    lo = np.maximum(g.first[pi], d.first[pj])
+    common = np.minimum(g.last[pi], d.last[pj]) + 1 - lo
+    # Flat rows of each action's box on the pair's first common frame.
+    g_rows = g.offset[pi] + lo - g.first[pi]
+    d_rows = d.offset[pj] + lo - d.first[pj]
+    gb, db = g.bounds[:, pi], d.bounds[:, pj]
+    candidate = np.flatnonzero(
+        (gb[0] < db[2]) & (db[0] < gb[2]) & (gb[1] < db[3]) & (db[1] < gb[3])
+    )
+    inter = np.zeros(len(pi), dtype=np.int64)
+    if len(candidate):
+        inter[candidate] = _framewise_intersections(
+            g, d, g_rows[candidate], d_rows[candidate], common[candidate]
         )
     return VideoPairs(
         area_gt=g.cumulative[g.offset + (g.last - g.first + 1)] - g.cumulative[g.offset],
@@ -245,9 +312,11 @@ def pair_statistics(gt: Sequence[Action], det: Sequence[Action]) -> VideoPairs:
         frames_det=d.last - d.first + 1,
         classes_gt=np.array([a.action_class for a in gt], dtype=np.int64),
         classes_det=np.array([a.action_class for a in det], dtype=np.int64),
+        gt=pi,
+        det=pj,
         intersection=inter,
-        area_gt_on_common=gt_on,
-        area_det_on_common=det_on,
+        area_gt_on_common=g.cumulative[g_rows + common] - g.cumulative[g_rows],
+        area_det_on_common=d.cumulative[d_rows + common] - d.cumulative[d_rows],
         common_frames=common,
     )
 
@@ -264,19 +333,32 @@ def greedy_match(overlap: np.ndarray) -> tuple[tuple[int, int], ...]:
     tuple of (row, column)
         Assigned pairs in the order they were chosen.
     """
-    remaining = np.array(overlap, dtype=float)
-    if remaining.size == 0:
-        return ()
-    n_cols = remaining.shape[1]
+    values = np.asarray(overlap, dtype=float)
+    rows, cols = np.nonzero(values > 0)
+    return greedy_pairs(rows, cols, values[rows, cols])
+
+
+def greedy_pairs(
+    rows: np.ndarray, cols: np.ndarray, overlap: np.ndarray
+) -> tuple[tuple[int, int], ...]:
+    """:func:`greedy_match` on the listed ``(rows[k], cols[k])`` with ``overlap[k]``; pairs
+    not listed have overlap 0.
+
+    Taking pairs by decreasing overlap (ties: lower row, then lower column) and
+    keeping each whose row and column are both still free picks, at every
+    step, the largest overlap left: the same matching in ``O(p log p)``.
+    """
+    keep = overlap > 0
+    rows, cols, values = rows[keep], cols[keep], overlap[keep]
+    used_rows: set[int] = set()
+    used_cols: set[int] = set()
     chosen = []
-    for _ in range(min(remaining.shape)):
-        # argmax returns the first maximum in row-major order: lowest row, then column.
-        i, j = divmod(int(np.argmax(remaining)), n_cols)
-        if not remaining[i, j] > 0:
-            break
-        chosen.append((i, j))
-        remaining[i, :] = -np.inf
-        remaining[:, j] = -np.inf
+    for k in np.lexsort((cols, rows, -values)):
+        i, j = int(rows[k]), int(cols[k])
+        if i not in used_rows and j not in used_cols:
+            used_rows.add(i)
+            used_cols.add(j)
+            chosen.append((i, j))
     return tuple(chosen)
 
 
@@ -351,7 +433,8 @@ def _flatten(videos: Sequence[VideoMatching], any_class: bool) -> AssignedPairs:
         det = np.array([j for _, j in assigned], dtype=np.int64)
         p = video.pairs
         total = p.area_gt[gt] + p.area_det[det]
-        dice = np.divide(2 * p.intersection[gt, det], total, out=np.zeros(len(gt)), where=total > 0)
+        inter = p.intersection[p.index(gt, det)]
+        dice = np.divide(2 * inter, total, out=np.zeros(len(gt)), where=total > 0)
         parts.append(
             (
                 np.full(len(gt), v, dtype=np.int64),
@@ -390,14 +473,17 @@ class ActionMatching:
 
 def match_video(name: str, gt: Sequence[Action], det: Sequence[Action]) -> VideoMatching:
     """Pair statistics and both greedy matchings of one video (docs/measures.md §4)."""
-    pairs = pair_statistics(gt, det)
+    try:
+        pairs = pair_statistics(gt, det)
+    except InvalidOptionError as error:
+        raise InvalidOptionError(f"video {name!r}: {error}") from None
     return VideoMatching(
         name,
         tuple(gt),
         tuple(det),
         pairs,
-        greedy_match(pairs.overlap(class_aware=True)),
-        greedy_match(pairs.overlap(class_aware=False)),
+        greedy_pairs(pairs.gt, pairs.det, pairs.overlap(class_aware=True)),
+        greedy_pairs(pairs.gt, pairs.det, pairs.overlap(class_aware=False)),
     )
 
 

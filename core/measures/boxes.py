@@ -134,6 +134,8 @@ def boxes_from_rows(
     labels_array = None if labels is None else np.asarray(labels, dtype=np.int64).reshape(-1)
     if len(boxes) != len(frames):
         raise InvalidOptionError(f"{len(frames)} frame numbers but {len(boxes)} boxes")
+    if not len(frames):
+        return VideoBoxes(name, {})
     order = np.argsort(frames, kind="stable")
     sorted_frames = frames[order]
     starts = np.flatnonzero(np.r_[True, sorted_frames[1:] != sorted_frames[:-1]])

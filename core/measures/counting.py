@@ -13,6 +13,10 @@ the minimum, else the most negative δ that does; n pairs with ``m = n + δ_n``
 
 It is undefined (NaN with a reason) when the denominator is 0. The MAE of counts
 and of count changes are reported beside it.
+
+:func:`match_change` states the matching for one instant; :func:`match_changes`
+computes it for every instant at once, in ``O(N·(2w+1))`` for narrow windows
+and ``O(N log² N)`` otherwise, so a wide window on a long video cannot hang.
 """
 
 from __future__ import annotations
@@ -114,6 +118,95 @@ def match_change(
     return min(d for d in offsets if errors[d] == best), float(best)
 
 
+#: Windows up to this many offsets wide are scanned offset by offset.
+_DIRECT_WIDTH = 33
+
+
+def match_changes(
+    gt_changes: np.ndarray, est_changes: np.ndarray, window: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(δ_n, e(n))`` of every instant, as :func:`match_change` defines them.
+
+    Returns ``int64`` offsets and ``float64`` errors, one per instant.
+    """
+    if window < 0:
+        raise InvalidOptionError(f"the window must be a whole number of frames >= 0, got {window}")
+    gt = np.asarray(gt_changes, dtype=np.float64)
+    est = np.asarray(est_changes, dtype=np.float64)
+    size = len(gt)
+    reach = min(int(window), max(size - 1, 0))
+    if 2 * reach + 1 <= _DIRECT_WIDTH:
+        best = np.full(size, np.inf)
+        offsets = np.zeros(size, dtype=np.int64)
+        for delta in range(-reach, reach + 1):  # ascending: a tie keeps the most negative δ
+            lo, hi = max(0, -delta), min(size, size - delta)
+            error = np.abs(gt[lo:hi] - est[lo + delta : hi + delta])
+            better = error < best[lo:hi]
+            best[lo:hi][better] = error[better]
+            offsets[lo:hi][better] = delta
+    else:
+        best, offsets = _match_wide(gt, est, reach)
+    offsets[np.abs(gt - est) == best] = 0
+    return offsets, best
+
+
+def _match_wide(gt: np.ndarray, est: np.ndarray, reach: int) -> tuple[np.ndarray, np.ndarray]:
+    """Errors and most negative best offsets for a wide window, without scanning it.
+
+    The window ``[n − reach, n + reach]`` splits into O(log N) dyadic blocks of
+    positions; in each, the estimated changes closest to ``Δ_n`` from below and
+    from above are found by binary search in that level's changes sorted
+    within blocks (their ranks among the distinct values, as integer keys).
+    """
+    size = len(gt)
+    values, ranks = np.unique(est, return_inverse=True)
+    ranks = ranks.astype(np.int64)
+    count = len(values)
+    below = np.searchsorted(values, gt, side="right") - 1  # rank of the largest value <= Δ_n
+    above = np.searchsorted(values, gt, side="left")  # rank of the smallest value >= Δ_n
+    position = np.arange(size, dtype=np.int64)
+    lo = np.maximum(position - reach, 0)
+    hi = np.minimum(position + reach, size - 1)
+    pred = np.full(size, -1, dtype=np.int64)
+    succ = np.full(size, count, dtype=np.int64)
+    left, right = lo.copy(), hi + 1
+    level = 0
+    while np.any(left < right):
+        keys = np.sort((position >> level) * count + ranks)
+        for side in (0, 1):
+            if side == 0:
+                take = np.flatnonzero((left < right) & (left & 1 == 1))
+                block = left[take]
+                left[take] += 1
+            else:
+                take = np.flatnonzero((left < right) & (right & 1 == 1))
+                right[take] -= 1
+                block = right[take]
+            start = block * count
+            at = np.searchsorted(keys, start + below[take], side="right") - 1
+            key = keys[np.maximum(at, 0)]
+            found = (below[take] >= 0) & (at >= 0) & (key >= start)
+            pred[take[found]] = np.maximum(pred[take[found]], key[found] - start[found])
+            at = np.searchsorted(keys, start + above[take], side="left")
+            key = keys[np.minimum(at, size - 1)]
+            found = (above[take] < count) & (at < size) & (key < start + count)
+            succ[take[found]] = np.minimum(succ[take[found]], key[found] - start[found])
+        left >>= 1
+        right >>= 1
+        level += 1
+    from_below = np.where(pred >= 0, gt - values[np.maximum(pred, 0)], np.inf)
+    from_above = np.where(succ < count, values[np.minimum(succ, count - 1)] - gt, np.inf)
+    best = np.minimum(from_below, from_above)
+    # The first position in the window holding a value at distance e(n): the most negative δ.
+    by_value = np.sort(ranks * size + position)
+    first = np.full(size, size, dtype=np.int64)
+    for rank, hit in ((pred, from_below == best), (succ, from_above == best)):
+        rows = np.flatnonzero(hit)
+        at = np.searchsorted(by_value, rank[rows] * size + lo[rows])
+        first[rows] = np.minimum(first[rows], by_value[at] - rank[rows] * size)
+    return best, first - position
+
+
 def evaluate_counts(
     gt_counts: Sequence[float] | np.ndarray, est_counts: Sequence[float] | np.ndarray, window: int
 ) -> CountingResult:
@@ -143,12 +236,13 @@ def evaluate_counts(
         raise InvalidOptionError(f"the window must be a whole number of frames >= 0, got {window}")
     window = int(window)
     delta, delta_hat = np.diff(y), np.diff(y_hat)
-    offsets, errors = zip(*(match_change(n, delta, delta_hat, window) for n in range(len(delta))))
-    paired = {n + d for n, d in enumerate(offsets)}
-    changed = tuple(n for n in range(len(delta)) if delta[n] != 0)
-    found = tuple(n for n in changed if errors[n] == 0)
-    spurious = tuple(n for n in range(len(delta)) if delta[n] == 0 and errors[n] != 0)
-    unpaired = tuple(m for m in range(len(delta)) if delta_hat[m] != 0 and m not in paired)
+    offsets, errors = match_changes(delta, delta_hat, window)
+    paired = np.zeros(len(delta), dtype=bool)
+    paired[np.arange(len(delta)) + offsets] = True
+    changed = tuple(np.flatnonzero(delta != 0).tolist())
+    found = tuple(np.flatnonzero((delta != 0) & (errors == 0)).tolist())
+    spurious = tuple(np.flatnonzero((delta == 0) & (errors != 0)).tolist())
+    unpaired = tuple(np.flatnonzero((delta_hat != 0) & ~paired).tolist())
     denominator = len(changed) + len(spurious) + len(unpaired)
     ccr = (
         IndicatorValue(len(found) / denominator)
@@ -162,10 +256,10 @@ def evaluate_counts(
         changed,
         spurious,
         unpaired,
-        tuple(int(d) for d in offsets),
-        tuple(errors),
-        tuple(_plain(v) for v in delta),
-        tuple(_plain(v) for v in delta_hat),
+        tuple(offsets.tolist()),
+        tuple(errors.tolist()),
+        tuple(_plain(v) for v in delta.tolist()),
+        tuple(_plain(v) for v in delta_hat.tolist()),
         float(np.mean(np.abs(y - y_hat))),
         float(np.mean(np.abs(delta - delta_hat))),
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
+from referee.core.limits import MAX_COORDINATE, MAX_FRAME_NUMBER
 
 #: LIRIS HARL classes: number → (code, description) (docs/measures.md §10).
 ACTION_CLASSES: dict[int, tuple[str, str]] = {
@@ -45,9 +46,11 @@ class Action:
     action_class
         LIRIS class, 1–10.
     frames
-        ``int64`` frame numbers, strictly consecutive (``frames[k] = first + k``).
+        ``int64`` frame numbers, strictly consecutive (``frames[k] = first + k``),
+        from 0 to :data:`~referee.core.limits.MAX_FRAME_NUMBER`.
     boxes
-        ``int64`` array ``(n, 4)`` of ``x, y, w, h`` in pixels, row k for ``frames[k]``.
+        ``int64`` array ``(n, 4)`` of ``x, y, w, h`` in pixels, row k for ``frames[k]``,
+        from 0 to :data:`~referee.core.limits.MAX_COORDINATE`.
     interpolated
         ``bool`` array ``(n,)``: True where the box was interpolated, False for keyframes.
         Omitted (or ``None``): every box is a keyframe.
@@ -79,6 +82,15 @@ class Action:
             raise InvalidOptionError(f"{what}: frames must be consecutive and unique")
         if np.any(boxes < 0):
             raise InvalidOptionError(f"{what}: box coordinates and sizes cannot be negative")
+        if np.any(boxes > MAX_COORDINATE):
+            raise InvalidOptionError(
+                f"{what}: box coordinates and sizes are at most {MAX_COORDINATE:,} pixels"
+            )
+        if frames[0] < 0 or frames[-1] > MAX_FRAME_NUMBER:
+            raise InvalidOptionError(
+                f"{what}: frame numbers run from 0 to {MAX_FRAME_NUMBER:,}, not "
+                f"{frames[0]}–{frames[-1]}"
+            )
         if self.action_class not in ACTION_CLASSES:
             raise InvalidOptionError(
                 f"{what}: class {self.action_class} is not a LIRIS class (1–{max(ACTION_CLASSES)})"
@@ -215,6 +227,11 @@ def interpolate_action(
     if not keyframes:
         raise InvalidOptionError(f"action {number} has no keyframe; give at least one box")
     frames = sorted(int(f) for f in keyframes)
+    if frames[0] < 0 or frames[-1] > MAX_FRAME_NUMBER:  # before filling in every frame
+        raise InvalidOptionError(
+            f"action {number}: keyframes run from 0 to {MAX_FRAME_NUMBER:,}, not "
+            f"{frames[0]}–{frames[-1]}"
+        )
     key_boxes = [_four_values(number, f, keyframes[f]) for f in frames]
     boxes: dict[int, tuple[int, ...]] = {frames[0]: key_boxes[0]}
     for (f0, b0), (f1, b1) in zip(zip(frames, key_boxes), zip(frames[1:], key_boxes[1:])):

@@ -117,6 +117,10 @@ class _Partial(NamedTuple):
     entropy_sum: np.ndarray | None
 
 
+#: Rows of per-frame sums allocated at first.
+_FIRST_ROWS = 1024
+
+
 def _stream(
     frames: Iterable[tuple[int, Sequence[np.ndarray]]],
     rules: _Rules,
@@ -129,7 +133,8 @@ def _stream(
 ) -> _Partial:
     """Consume ``(frame, masks)`` pairs one at a time; nothing is kept but counts and sums."""
     k = rules.k
-    rows = np.zeros((max(expected, 1), 2 + k + k * (k - 1) // 2))
+    # Rows double as frames come: a temporal ROI may name far more frames than exist.
+    rows = np.zeros((min(max(expected, 1), _FIRST_ROWS), 2 + k + k * (k - 1) // 2))
     engine: _FrameEngine | None = None
     count = 0
     for i, masks in frames:

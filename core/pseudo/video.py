@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import (
@@ -220,7 +221,8 @@ def pseudo_evaluate_arrays(
 
 
 def _roi_of(video: VideoSpec) -> np.ndarray | None:
-    return read_roi(video.roi_path) if video.roi_path.is_file() else None
+    # Whatever is there is read (a named pipe or a folder is refused, never skipped).
+    return read_roi(video.roi_path) if os.path.lexists(video.roi_path) else None
 
 
 def pseudo_frames(video: VideoSpec, sources: Sequence[FrameSource]) -> Sequence[int]:
@@ -239,7 +241,7 @@ def pseudo_frames(video: VideoSpec, sources: Sequence[FrameSource]) -> Sequence[
     """
     from referee.core.frames.sources import CdnetResultSource
 
-    if video.temporal_roi_path.is_file():
+    if os.path.lexists(video.temporal_roi_path):  # read by load_video
         return video.frames
     common: set[int] | None = None
     for source in sources:

@@ -11,7 +11,7 @@ from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.formats.cdnet import read_roi
 from referee.core.frames.sources import FrameSource, masks_by_frame
 from referee.core.measures.boxes import MAPPINGS, VideoBoxes
-from referee.core.model.annotations import VideoAnnotation
+from referee.core.model.annotations import ACTION_CLASSES, VideoAnnotation
 from referee.core.model.videos import VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, check, report, shifted
 from referee.core.ranking.criteria import (
@@ -70,7 +70,7 @@ def mask_frame_scores(
         methods, pair = (methods[a], methods[b]), None
     numbers = video.frames if frames is None else [int(i) for i in frames]
     check(cancel)
-    roi = read_roi(video.roi_path) if video.roi_path.is_file() else None
+    roi = read_roi(video.roi_path) if video.roi_path.exists() else None
     if roi is not None and not roi.any():
         raise RefereeError(
             f"{video.roi_path}: the region of interest holds no pixel; "
@@ -140,11 +140,6 @@ def mask_scores(
 # --- boxes ---------------------------------------------------------------------------------
 
 
-def _span(numbers: Iterable[int]) -> range:
-    numbers = list(numbers)
-    return range(min(numbers), max(numbers) + 1) if numbers else range(0)
-
-
 def box_frame_scores(
     a: VideoBoxes,
     b: VideoBoxes,
@@ -165,9 +160,9 @@ def box_frame_scores(
     methods
         The two detectors' names.
     frames
-        Frame numbers to score; default every frame from the first to the last
-        one where either detector has a box (frames in between with no box
-        score 0).
+        Frame numbers to score; default every frame where either detector has a
+        box (a frame where neither has one would score 0; it is not listed, so
+        the work follows the boxes, not the span of frame numbers).
     mapping, class_aware
         As in :func:`~referee.core.boxes.evaluate_boxes`.
     progress, cancel
@@ -180,9 +175,7 @@ def box_frame_scores(
     if len(methods) != 2 or methods[0] == methods[1]:
         raise InvalidOptionError(f"give two different detector names, not {methods!r}")
     if frames is None:
-        numbers = list(
-            _span(f for side in (a, b) for f, boxes in side.frames.items() if len(boxes))
-        )
+        numbers = sorted({f for side in (a, b) for f, boxes in side.frames.items() if len(boxes)})
     else:
         numbers = sorted({int(f) for f in frames})
     scores = np.zeros(len(numbers))
@@ -274,8 +267,8 @@ def class_frame_scores(
     name
         The video's label; default the first given video's name.
     frames
-        Frame numbers to score; default every frame from the first to the last
-        one covered by any detector's action.
+        Frame numbers to score; default every frame covered by any detector's
+        action (a frame covered by none would score 0; it is not listed).
     """
     if len(videos) != len(methods) or len(methods) < 2:
         raise InvalidOptionError(
@@ -285,11 +278,7 @@ def class_frame_scores(
     if not name:
         name = next((v.name for v in videos if v is not None), "")
     if frames is None:
-        numbers = np.arange(
-            min((a.first for a in actions), default=0),
-            max((a.last for a in actions), default=-1) + 1,
-            dtype=np.int64,
-        )
+        numbers = np.unique(np.concatenate([a.frames for a in actions] or [np.zeros(0, np.int64)]))
     else:
         numbers = np.array(sorted({int(f) for f in frames}), dtype=np.int64)
     union = np.zeros(len(numbers), dtype=np.int64)
@@ -307,8 +296,10 @@ def class_frame_scores(
 
 
 def _popcount(values: np.ndarray) -> np.ndarray:
-    bits = (values[:, None] >> np.arange(63)) & 1
-    counts: np.ndarray = bits.sum(axis=1)
+    """Number of class bits (1 … the largest LIRIS class) set in each value."""
+    counts = np.zeros(len(values), dtype=np.int64)
+    for bit in range(1, max(ACTION_CLASSES) + 1):
+        counts += (values >> bit) & 1
     return counts
 
 

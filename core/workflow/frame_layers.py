@@ -20,6 +20,7 @@ import numpy as np
 
 from referee.core.errors import InputFileError, MissingFrameError, RefereeError
 from referee.core.formats.cdnet import read_gt, read_roi
+from referee.core.formats.text_files import check_regular_file
 from referee.core.frames.sources import FrameReader, FrameSource
 from referee.core.measures.pixel import LABEL_NOT_EVALUATED, comparison_labels, detection_mask
 from referee.core.model.videos import VideoSpec
@@ -40,6 +41,8 @@ class CdnetInputSource:
 
     def read(self, i: int) -> np.ndarray:
         path = self.video.input_path(i)
+        if path.exists():
+            check_regular_file(path)  # a named pipe would block the reading thread
         image = cv2.imread(os.fspath(path), cv2.IMREAD_COLOR)
         if image is None:
             problem = "cannot be decoded as an image" if path.exists() else "is missing"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats import project_json
-from referee.core.formats.cdnet import discover_videos, find_result_folder
+from referee.core.formats.cdnet import discover_videos, find_result_folder, list_folder
 from referee.core.formats.registry import VIDEO_EXTENSIONS, is_project_file, is_video_file
 from referee.core.model.project import (
     PROJECT_SUFFIX,
@@ -175,9 +175,11 @@ def _methods_in(folder_name: str, dataset: Path, videos: list[VideoSpec]) -> dic
     for root in (dataset / folder_name, dataset.parent / folder_name):
         if not root.is_dir():
             continue
-        for method in sorted(p for p in root.iterdir() if p.is_dir()):
-            fresh = not method.name.startswith(".") and method.name not in methods
-            if fresh and _has_results(method, videos):
+        for method in sorted(root / name for name in list_folder(root)):
+            if method.name.startswith(".") or method.name in methods or not method.is_dir():
+                continue
+            list_folder(method)  # an unreadable method folder is named, not skipped
+            if _has_results(method, videos):
                 methods[method.name] = method
     return methods
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
 
-from referee.core.errors import RefereeError, UnavailableError
+from referee.core.errors import CancelledError, RefereeError, RefereeWarning, UnavailableError
 from referee.core.frames.results import result_sources
 from referee.core.model.project import Project
 from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
@@ -36,7 +37,10 @@ def run_pseudo(
 
     The true values come from ``pixels`` when it holds every committee member
     evaluated with the committee's detection rule; otherwise they are computed.
-    Progress runs over the consensus, then over the true values.
+    Progress runs over the consensus, then over the true values. Ground truth
+    that cannot be evaluated (a missing or unreadable frame...) leaves the pseudo
+    values alone: the outcome says why in ``truth_problem``, and a
+    :class:`RefereeWarning` names the file.
 
     Raises
     ------
@@ -83,7 +87,17 @@ def run_pseudo(
         pixel_options = PixelOptions(
             threshold=options.committee.threshold, weights=options.weights, workers=options.workers
         )
-        pixels = run_pixels(project, pixel_options, second, cancel)
+        try:
+            pixels = run_pixels(project, pixel_options, second, cancel)
+        except CancelledError:
+            raise
+        except RefereeError as error:  # the pseudo values need no ground truth: keep them
+            warnings.warn(
+                f"pseudo values only, no comparison with the ground truth: {error}",
+                RefereeWarning,
+                stacklevel=2,
+            )
+            return replace(outcome, truth_problem=str(error))
     return compare_pseudo_with_truth(outcome, pixels)
 
 

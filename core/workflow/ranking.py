@@ -100,7 +100,9 @@ def _rank_masks(
     names = list(roots)
     a, b = _pair(names, options.pair, "masks")
     videos = project_videos(project, require_groundtruth=False)
-    annotated = {v.label: annotated_frames(v) & set(v.frames) for v in videos}
+    annotated = {
+        v.label: {f for f in annotated_frames(v) if v.first <= f <= v.last} for v in videos
+    }
     considered = sum(v.n_frames for v in videos)
     methods = (a, b) if criterion == PAIRWISE_DICE else tuple(names)
     if not options.include_annotated and considered and _count(annotated) == considered:

@@ -141,7 +141,7 @@ class RankingResult:
         The ranked frames.
     considered
         Frames considered (a video's temporal ROI; for boxes and actions, the
-        frames from the first to the last with a detection).
+        frames with a detection).
     annotated
         Of those, frames that already have ground truth (left out of the ranking
         unless ``options.include_annotated``).

@@ -6,11 +6,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
-
-from referee.core.errors import RefereeError
+from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.cdnet import discover_videos, is_video_folder
 from referee.core.formats.liris_xml import read_liris
+from referee.core.formats.text_files import check_regular_file
+from referee.core.frames.sources import open_capture
 from referee.core.model.project import GROUND_TRUTH, DetectorSource, Project
 from referee.core.model.videos import VideoSpec
 from referee.core.workflow.projects import _has_results
@@ -85,9 +85,13 @@ def _video_file_status(path: Path) -> SourceStatus:
     def row(state: str, message: str) -> SourceStatus:
         return SourceStatus("Videos", path.name, "video", path, state, message)
 
-    if not path.is_file():
+    if not os.path.lexists(path):
         return row(MISSING, "video file does not exist")
-    capture = cv2.VideoCapture(os.fspath(path))
+    try:
+        check_regular_file(path)  # a named pipe would block the decoder
+    except InputFileError as error:
+        return row(ERROR, error.problem)
+    capture = open_capture(path)
     try:
         ok, frame = capture.read() if capture.isOpened() else (False, None)
     finally:

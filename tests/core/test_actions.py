@@ -72,6 +72,13 @@ def _random_action(rng: np.random.Generator, nr: int) -> Action:
     )
 
 
+def dense(stats, values: np.ndarray) -> np.ndarray:
+    """A per-pair array of ``stats`` as an ``(n_gt, n_det)`` matrix, 0 for pairs not listed."""
+    out = np.zeros((len(stats.area_gt), len(stats.area_det)), dtype=np.asarray(values).dtype)
+    out[stats.gt, stats.det] = values
+    return out
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_pair_statistics_equal_a_frame_by_frame_count(seed):
     rng = np.random.default_rng(seed)
@@ -79,10 +86,12 @@ def test_pair_statistics_equal_a_frame_by_frame_count(seed):
     det = [_random_action(rng, k) for k in range(7)]
     stats = pair_statistics(gt, det)
     expected = _frame_by_frame(gt, det)
-    assert np.array_equal(stats.intersection, expected["inter"])
-    assert np.array_equal(stats.area_gt_on_common, expected["g_on"])
-    assert np.array_equal(stats.area_det_on_common, expected["d_on"])
-    assert np.array_equal(stats.common_frames, expected["common"])
+    assert np.array_equal(dense(stats, stats.intersection), expected["inter"])
+    assert np.array_equal(dense(stats, stats.area_gt_on_common), expected["g_on"])
+    assert np.array_equal(dense(stats, stats.area_det_on_common), expected["d_on"])
+    assert np.array_equal(dense(stats, stats.common_frames), expected["common"])
+    # Exactly the pairs that share a frame are listed, sorted by (gt, det).
+    assert list(zip(stats.gt, stats.det)) == sorted(zip(*np.nonzero(expected["common"])))
     assert list(stats.area_gt) == [int(np.sum(a.boxes[:, 2] * a.boxes[:, 3])) for a in gt]
     assert list(stats.frames_det) == [len(a) for a in det]
 
@@ -96,6 +105,7 @@ def test_intersections_are_the_same_when_computed_in_small_blocks(monkeypatch):
     whole = pair_statistics(gt, det).intersection
     monkeypatch.setattr(actions, "_BLOCK_ELEMENTS", 3)
     assert np.array_equal(pair_statistics(gt, det).intersection, whole)
+    assert whole.any()
 
 
 def test_touching_boxes_do_not_intersect_half_open():
@@ -104,8 +114,8 @@ def test_touching_boxes_do_not_intersect_half_open():
     below = act(2, 1, 1, 4, (0, 10, 10, 10))  # y in [10, 20): no common pixel
     one_column = act(3, 1, 1, 4, (9, 0, 10, 10))  # x in [9, 19): one column, 10 px per frame
     stats = pair_statistics([g], [touching, below, one_column])
-    assert stats.intersection.tolist() == [[0, 0, 40]]  # 4 frames × 10 px
-    assert stats.overlap().tolist()[0][:2] == [0.0, 0.0]
+    assert dense(stats, stats.intersection).tolist() == [[0, 0, 40]]  # 4 frames × 10 px
+    assert dense(stats, stats.overlap()).tolist()[0][:2] == [0.0, 0.0]
     matching = match_actions(aset(v=[g]), aset(v=[touching, below]))
     assert matching.videos[0].assigned == ()
 
@@ -116,9 +126,9 @@ def test_dice_overlap_is_zero_for_zero_areas_and_different_classes():
     other_class = act(2, 2, 1, 3, BOX)
     g = act(2, 1, 1, 3, BOX)
     stats = pair_statistics([empty_g, g], [empty_d, other_class])
-    assert stats.overlap().tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert dense(stats, stats.overlap()).tolist() == [[0.0, 0.0], [0.0, 0.0]]
     # Ignoring class, g and other_class are identical: Dice = 2·300 / (300+300) = 1.
-    assert stats.overlap(class_aware=False)[1, 1] == 1.0
+    assert dense(stats, stats.overlap(class_aware=False))[1, 1] == 1.0
 
 
 # --- matching --------------------------------------------------------------------------------

@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from referee.core.errors import InvalidOptionError, RefereeError
-from referee.core.measures.counting import evaluate_counts, match_change, window_offsets
+from referee.core.measures import counting
+from referee.core.measures.counting import (
+    evaluate_counts,
+    match_change,
+    match_changes,
+    window_offsets,
+)
 
 
 def _counts_from_changes(changes: dict[int, int], n_changes: int, start: int = 3) -> list[int]:
@@ -76,6 +82,23 @@ def test_match_change_directly() -> None:
     est = np.array([1.0, 0.0, 1.0])
     assert match_change(1, gt, est, 1) == (-1, 0.0)  # −1 and +1 tie: most negative
     assert match_change(1, gt, est, 0) == (0, 1.0)  # window 0: only δ = 0
+
+
+@pytest.mark.parametrize("scan", ["offset by offset", "dyadic blocks"])
+def test_all_instants_at_once_match_the_definition_one_by_one(monkeypatch, scan: str) -> None:
+    # match_changes must give, for every n, what match_change (the definition, a scan of
+    # W(n)) gives: small integer changes make many ties, wide windows reach both ends.
+    if scan == "dyadic blocks":
+        monkeypatch.setattr(counting, "_DIRECT_WIDTH", 0)
+    rng = np.random.default_rng(3)
+    for trial in range(400):
+        size, window = int(rng.integers(1, 50)), int(rng.integers(0, 60))
+        spread = (1, 2, 40)[trial % 3]
+        gt = rng.integers(-spread, spread + 1, size).astype(float)
+        est = rng.integers(-spread, spread + 1, size).astype(float)
+        offsets, errors = match_changes(gt, est, window)
+        expected = [match_change(n, gt, est, window) for n in range(size)]
+        assert list(zip(offsets.tolist(), errors.tolist())) == expected, (gt, est, window)
 
 
 def test_window_is_truncated_at_both_ends() -> None:

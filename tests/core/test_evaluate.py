@@ -475,9 +475,19 @@ def test_highway_all_zero_result(highway: VideoSpec, zero_results: Path) -> None
     )
 
 
-def test_highway_input_grey_as_result_matches_numpy(highway: VideoSpec) -> None:
+@pytest.fixture(scope="module")
+def grey_inputs(highway: VideoSpec, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Highway's input frames 470-1700 as grey PNGs (colour images are not read as masks)."""
+    folder = tmp_path_factory.mktemp("grey_inputs")
+    for i in highway.frames:
+        grey = cv2.imread(str(highway.input_path(i)), cv2.IMREAD_GRAYSCALE)
+        cv2.imwrite(str(folder / f"in{i:06d}.png"), grey, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    return folder
+
+
+def test_highway_input_grey_as_result_matches_numpy(highway: VideoSpec, grey_inputs: Path) -> None:
     """A non-trivial result: the input frames themselves, detected iff grey >= 128."""
-    source = PatternFolderSource(HIGHWAY / "input", "in%06d.jpg")
+    source = PatternFolderSource(grey_inputs, "in%06d.png")
     evaluation = evaluate_video(highway, source, threshold=128)
     tp, fp, fn, tn = (
         int(v)
@@ -490,12 +500,12 @@ def test_highway_input_grey_as_result_matches_numpy(highway: VideoSpec) -> None:
     )
     assert tp + fn == HIGHWAY_POSITIVES and fp + tn == HIGHWAY_NEGATIVES
     assert 0 < tp < HIGHWAY_POSITIVES and 0 < fp < HIGHWAY_NEGATIVES
-    expected = reference_rows(highway, HIGHWAY / "input", 128, pattern="in%06d.jpg")
+    expected = reference_rows(highway, grey_inputs, 128, pattern="in%06d.png")
     np.testing.assert_array_equal(evaluation.per_frame, expected)
 
 
-def test_highway_two_workers_and_histograms(highway: VideoSpec) -> None:
-    source = PatternFolderSource(HIGHWAY / "input", "in%06d.jpg")
+def test_highway_two_workers_and_histograms(highway: VideoSpec, grey_inputs: Path) -> None:
+    source = PatternFolderSource(grey_inputs, "in%06d.png")
     serial = evaluate_video(highway, source, threshold=100)
     [parallel] = evaluate_videos([(highway, source)], threshold=100, workers=2)
     np.testing.assert_array_equal(serial.per_frame, parallel.per_frame)

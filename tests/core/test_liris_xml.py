@@ -23,6 +23,7 @@ from referee.core.formats.liris_xml import (
     read_liris,
 )
 from referee.core.formats.liris_xml_writer import format_liris, write_liris, write_liris_folder
+from referee.core.limits import MAX_COORDINATE, MAX_FRAME_NUMBER, MAX_XML_FILE_BYTES
 from referee.core.model.annotations import (
     Action,
     AnnotationSet,
@@ -457,7 +458,7 @@ def test_deep_nesting_is_refused(levels: int) -> None:
 
 
 def test_files_over_the_size_limit_are_refused_before_reading(tmp_path: Path, monkeypatch) -> None:
-    assert liris_xml.MAX_FILE_BYTES == 256 * 2**20
+    assert liris_xml.MAX_FILE_BYTES == MAX_XML_FILE_BYTES == 32 * 2**20
     path = tmp_path / "big.xml"
     write_liris(path, _example())
     monkeypatch.setattr(liris_xml, "MAX_FILE_BYTES", 100)
@@ -514,12 +515,12 @@ _names = st.text(
     min_size=1,
     max_size=12,
 ).filter(lambda s: s.strip(_XML_SPACE) == s)
-_coordinate = st.integers(0, 2**31 - 1) | st.integers(0, 500)
+_coordinate = st.integers(0, MAX_COORDINATE) | st.integers(0, 500)
 
 
 @st.composite
 def _actions(draw, number: int) -> Action:
-    first = draw(st.integers(0, 2**31 - 30))
+    first = draw(st.integers(0, MAX_FRAME_NUMBER - 30))
     count = draw(st.integers(1, 12))
     boxes = draw(st.lists(st.tuples(*[_coordinate] * 4), min_size=count, max_size=count))
     flags = draw(st.lists(st.booleans(), min_size=count, max_size=count))

@@ -132,9 +132,9 @@ def test_pairwise_fda_by_hand() -> None:
     video_b = boxes_from_rows("v", [2, 5], [[5, 0, 10, 10], [0, 0, 10, 10]])
     result = box_frame_scores(video_a, video_b, ("A", "B"))
     assert result.criterion == PAIRWISE_FDA and result.label == "pairwise-fda: A vs B"
-    # Default frames: first to last frame with a box; frame 3 has none on either side.
-    assert result.frames.tolist() == [2, 3, 4, 5]
-    assert result.scores.tolist() == pytest.approx([2 / 3, 0.0, 1.0, 1.0])
+    # Default frames: those with a box on either side; frame 3 has none, so it is not listed.
+    assert result.frames.tolist() == [2, 4, 5]
+    assert result.scores.tolist() == pytest.approx([2 / 3, 1.0, 1.0])
     only_a = boxes_from_rows("w", [7], [[0, 0, 3, 3]])
     videos = box_scores([video_a, only_a], [video_b], ("A", "B"))
     assert [v.video for v in videos] == ["v", "w"]

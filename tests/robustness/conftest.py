@@ -13,8 +13,9 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 #: A case that takes longer than this hangs (each normally takes a few seconds).
@@ -42,13 +43,22 @@ def _limit_memory() -> None:  # runs in the child before exec
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
 
 
+def _prepare_child(preexec: Callable[[], None]) -> None:  # runs in the child before exec
+    _limit_memory()
+    preexec()
+
+
 def run_referee(
     *args: str | Path,
     cwd: str | Path | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = TIMEOUT_SECONDS,
+    preexec: Callable[[], None] | None = None,
 ) -> Outcome:
-    """Run ``python -m referee.core.cli ARGS`` and measure its own peak memory."""
+    """Run ``python -m referee.core.cli ARGS`` and measure its own peak memory.
+
+    ``preexec`` also runs in the child before ``exec`` (e.g. to drop privileges).
+    """
     environment = {**os.environ, **(env or {})}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(
@@ -58,7 +68,7 @@ def run_referee(
             stderr=err,
             cwd=cwd,
             env=environment,
-            preexec_fn=_limit_memory,
+            preexec_fn=_limit_memory if preexec is None else partial(_prepare_child, preexec),
         )
         killed = threading.Event()
 
