@@ -13,7 +13,11 @@ import concurrent.futures as cf
 import math
 import multiprocessing
 import multiprocessing.context
+import os
+import select
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -77,10 +81,51 @@ def _pool_context(preload: Sequence[str]) -> multiprocessing.context.BaseContext
     return context
 
 
-def _init_worker() -> None:
+def _init_worker(owner: int) -> None:
+    """Prepare a worker: one OpenCV thread, no Ctrl+C of its own, an end with ``owner``."""
+    # Ctrl+C reaches the whole process group: the owner stops the workers itself, and a
+    # worker interrupted on its own would print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _end_with(owner)
     import cv2
 
     cv2.setNumThreads(1)  # one process per core already
+
+
+def _end_with(owner: int) -> None:
+    """Linux: end this worker as soon as process ``owner`` (the one running the pool) ends.
+
+    Otherwise a worker whose owner was killed (SIGKILL, a crash) would wait for
+    work forever, and the forkserver, which lives as long as one of the
+    processes it started, with it. A thread waits on a pidfd of ``owner`` (Linux
+    5.3 or later); elsewhere nothing is done.
+    """
+    if sys.platform != "linux":
+        return
+    try:
+        handle = os.pidfd_open(owner)
+    except ProcessLookupError:  # the owner ended before this worker started
+        os._exit(1)
+    except OSError:  # no pidfd in this kernel
+        return
+    threading.Thread(
+        target=_exit_when_ended, args=(handle,), name="referee-owner-watch", daemon=True
+    ).start()
+
+
+def _exit_when_ended(pidfd: int) -> None:
+    select.select([pidfd], [], [])  # readable once the process has ended
+    os._exit(1)
+
+
+def _stop_workers(executor: cf.ProcessPoolExecutor) -> None:
+    """Stop the pool at once: drop the chunks not started and kill the workers.
+
+    Workers only read files and compute, so killing one loses nothing.
+    """
+    for process in list(executor._processes.values()):
+        process.kill()
+    executor.shutdown(wait=True, cancel_futures=True)
 
 
 def map_chunks(
@@ -107,7 +152,8 @@ def map_chunks(
         Worker processes.
     progress, cancel
         Progress in frames as chunks finish; cancellation is checked while
-        waiting and stops the chunks not yet started.
+        waiting. On cancellation, an error, Ctrl+C or SIGTERM the workers are
+        killed at once (they only read and compute) and the exception goes on.
 
     Raises
     ------
@@ -121,6 +167,7 @@ def map_chunks(
         max_workers=workers,
         mp_context=_pool_context([function.__module__]),
         initializer=_init_worker,
+        initargs=(os.getpid(),),
     )
     try:
         pending = {executor.submit(function, chunk): k for k, chunk in enumerate(chunks)}
@@ -133,6 +180,8 @@ def map_chunks(
                 pieces[k] = future.result()
                 done += frames[k]
                 report(progress, done, total)
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+    except BaseException:  # an error, cancellation, Ctrl+C or SIGTERM: stop now
+        _stop_workers(executor)
+        raise
+    executor.shutdown(wait=True)
     return [pieces[k] for k in range(len(chunks))]

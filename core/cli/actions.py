@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee.core.cli.common import Commands, add_force, add_quiet, progress_bar, refuse_overwrite
+from referee.core.cli.common import Commands, add_force, add_output, add_quiet, progress_bar
 from referee.core.measures.action_matching import DEFAULT_EPSILON
 
 
@@ -34,24 +34,13 @@ def add_commands(commands: Commands) -> None:
         metavar="E",
         help=f"the fixed operating point: all four thresholds (default {DEFAULT_EPSILON})",
     )
-    parser.add_argument(
-        "--json",
-        type=Path,
-        metavar="FILE",
-        help="write every result (scores, curves, confusion, pairs) to FILE",
-    )
-    parser.add_argument(
+    add_output(parser, "--json", "write every result (scores, curves, confusion, pairs) to FILE")
+    add_output(
+        parser,
         "--csv",
-        type=Path,
-        metavar="FILE",
-        help="write the per-pair table (accepted, vetoed and why, misses, false alarms) to FILE",
+        "write the per-pair table (accepted, vetoed and why, misses, false alarms) to FILE",
     )
-    parser.add_argument(
-        "--curves",
-        type=Path,
-        metavar="FILE",
-        help="write the precision/recall/F-vs-threshold curves to FILE",
-    )
+    add_output(parser, "--curves", "write the precision/recall/F-vs-threshold curves to FILE")
     parser.add_argument(
         "--per-video", action="store_true", help="also print one row of scores per video"
     )
@@ -72,7 +61,6 @@ def run_actions(args: argparse.Namespace) -> int:
     from referee.core.workflow.projects import project_of_outputs
 
     options = ActionOptions(LirisParameters(epsilon=args.epsilon))
-    refuse_overwrite([args.json, args.csv, args.curves], args.force)
     project = project_of_outputs("actions", [args.det], groundtruth=args.gt)
     with progress_bar("matching actions", "video", args.quiet) as progress:
         [evaluation] = evaluate(project, options, progress).evaluations.values()

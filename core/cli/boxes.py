@@ -9,9 +9,9 @@ from pathlib import Path
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_output,
     add_quiet,
     progress_bar,
-    refuse_overwrite,
     write_json,
 )
 from referee.core.exports.boxes import (
@@ -80,21 +80,9 @@ def _add_boxes(commands: Commands) -> None:
         help="MOTChallenge ground truth: drop rows with conf < C, e.g. 0.5 to "
         "drop MOT17's ignored rows (default: keep all)",
     )
-    parser.add_argument(
-        "--json", type=Path, metavar="FILE", help="write every result, per frame included, to FILE"
-    )
-    parser.add_argument(
-        "--csv",
-        type=Path,
-        metavar="FILE",
-        help="write one row per video plus an 'all videos' row to FILE",
-    )
-    parser.add_argument(
-        "--frames-csv",
-        type=Path,
-        metavar="FILE",
-        help="write one row per frame (FDA, counts) to FILE",
-    )
+    add_output(parser, "--json", "write every result, per frame included, to FILE")
+    add_output(parser, "--csv", "write one row per video plus an 'all videos' row to FILE")
+    add_output(parser, "--frames-csv", "write one row per frame (FDA, counts) to FILE")
     add_quiet(parser)
     add_force(parser)
     parser.set_defaults(run=run_boxes)
@@ -115,7 +103,6 @@ def run_boxes(args: argparse.Namespace) -> int:
     from referee.core.workflow.detections import run_boxes as evaluate
     from referee.core.workflow.projects import project_of_outputs
 
-    refuse_overwrite([args.json, args.csv, args.frames_csv], args.force)
     options = BoxOptions(args.iou, args.mapping, args.class_aware, args.min_conf, args.gt_min_conf)
     project = project_of_outputs("boxes", [args.det], groundtruth=args.gt)
     with progress_bar("evaluating boxes", "frame", args.quiet) as progress:

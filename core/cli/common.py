@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from referee.core.errors import InputFileError, InvalidOptionError
-from referee.core.formats.text_files import write_text
+from referee.core.formats.text_files import exists_error, keeping_existing, write_text
 from referee.core.progress import ProgressCallback
 from referee.core.significance.sweep import TESTS
 from referee.core.workflow.options import (
@@ -25,16 +27,18 @@ from referee.core.workflow.options import (
 Parser = argparse.ArgumentParser
 #: What ``add_subparsers`` returns: each command module adds its commands to it.
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+#: Namespace attribute listing a command's output options (see :func:`add_output`).
+OUTPUTS = "outputs"
+#: The package of the core's own commands.
+_PACKAGE = __name__.rpartition(".")[0]
 
 
 # --- options declared once ---------------------------------------------------------------------
 
 
-def add_force(parser: Parser) -> None:
+def add_force(parser: Parser, help: str = "overwrite output files that already exist") -> None:
     """``--force``: replace output files that exist."""
-    parser.add_argument(
-        "--force", action="store_true", help="overwrite output files that already exist"
-    )
+    parser.add_argument("--force", action="store_true", help=help)
 
 
 def add_quiet(parser: Parser) -> None:
@@ -127,10 +131,36 @@ def add_test(parser: Parser) -> None:
 
 def add_outputs(parser: Parser, json_help: str, csv_help: str | None = None) -> None:
     """``--json FILE`` (and ``--csv FILE``), with ``--force``."""
-    parser.add_argument("--json", type=Path, metavar="FILE", help=json_help)
+    add_output(parser, "--json", json_help)
     if csv_help is not None:
-        parser.add_argument("--csv", type=Path, metavar="FILE", help=csv_help)
+        add_output(parser, "--csv", csv_help)
     add_force(parser)
+
+
+#: What an output option names: a file, a folder of files, or either (see :func:`add_output`).
+OutputKind = Literal["file", "folder", "file or folder"]
+
+
+@dataclass(frozen=True)
+class OutputOption:
+    """An option naming something a command writes."""
+
+    dest: str
+    flag: str
+    kind: OutputKind = "file"
+
+
+def add_output(
+    parser: Parser, flag: str, help: str, metavar: str = "FILE", kind: OutputKind = "file"
+) -> None:
+    """An output option; :func:`check_outputs` checks it before the command runs.
+
+    A ``"file or folder"`` output is checked as a folder to be; the command
+    checks the rest once it knows which.
+    """
+    action = parser.add_argument(flag, type=Path, metavar=metavar, help=help)
+    declared = parser.get_default(OUTPUTS) or ()
+    parser.set_defaults(**{OUTPUTS: (*declared, OutputOption(action.dest, flag, kind))})
 
 
 def chosen_pair(args: argparse.Namespace) -> tuple[str, str] | None:
@@ -181,13 +211,123 @@ def fraction(value: str) -> float:
 # --- outputs and progress ------------------------------------------------------------------------
 
 
+def run_command(args: argparse.Namespace) -> int:
+    """Run the command parsed into ``args``; return its exit status.
+
+    Its outputs are checked first (:func:`check_outputs`). A core command
+    without ``--force`` replaces no existing file, not even one that appears
+    while it runs; a plugin's command (the desktop application) writes as it chooses.
+    """
+    keep = is_core_command(args) and not getattr(args, "force", False)
+    with keeping_existing(keep):
+        check_outputs(args)
+        return int(args.run(args))
+
+
+def is_core_command(args: argparse.Namespace) -> bool:
+    """Whether ``args`` runs one of the core's own commands (not a plugin's)."""
+    return str(args.run.__module__).startswith(_PACKAGE + ".")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check every output option of ``args`` before any work (see :func:`add_output`).
+
+    Refuses two outputs at one path, an output that is one of the inputs, a
+    missing or read-only folder, a folder where a file is written and the
+    reverse, and, without ``--force``, an output file that exists. Writing
+    checks existence again (another program may create the file meanwhile).
+
+    Raises
+    ------
+    InputFileError, InvalidOptionError
+        Naming the path.
+    """
+    given = [
+        (option, Path(getattr(args, option.dest)))
+        for option in getattr(args, OUTPUTS, ())
+        if getattr(args, option.dest) is not None
+    ]
+    _refuse_shared_paths(args, given)
+    force = getattr(args, "force", False)
+    for option, path in given:
+        if option.kind == "file":
+            check_output_file(path, force)
+        else:
+            check_output_folder(path, option.flag, option.kind == "folder")
+
+
+def check_output_file(path: Path, force: bool) -> None:
+    """Raise unless ``path`` can be written: a new file in a writable folder, or, with
+    ``force``, an existing regular file."""
+    if path.is_dir():
+        raise InputFileError(path, "is a folder; give the name of a file to write")
+    if path.exists() and not path.is_file():
+        raise InputFileError(
+            path, "is not a regular file (a device, named pipe or socket); give a file name"
+        )
+    if path.exists() and not force:
+        raise exists_error(path)
+    _check_writable_folder(path, path.parent)
+
+
+def check_output_folder(path: Path, flag: str, only_folder: bool = True) -> None:
+    """Raise unless ``path`` is a folder, or can be made one, where files can be written.
+
+    With ``only_folder`` false, an existing file is let through (for the command to check).
+    """
+    if only_folder and path.exists() and not path.is_dir():
+        raise InputFileError(path, f"is a file; {flag} takes a folder")
+    folder = path.parent if path.is_file() else path
+    existing = next(p for p in (folder, *folder.absolute().parents) if p.exists())
+    _check_writable_folder(path, existing)
+
+
 def refuse_overwrite(paths: Sequence[Path | None], force: bool) -> None:
     """Raise if an output file exists and ``--force`` was not given."""
     for path in paths:
         if path is not None and path.exists() and path.is_file() and not force:
-            raise InputFileError(
-                path, "already exists; choose another name or add --force to overwrite it"
+            raise exists_error(path)
+
+
+def _check_writable_folder(path: Path, folder: Path) -> None:
+    where = folder if str(folder) else Path(".")
+    if not where.is_dir():
+        raise InputFileError(
+            path, f"cannot write here: {where} is not an existing folder; create it first"
+        )
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise InputFileError(
+            path, f"cannot write here: the folder {where} is not writable; choose another place"
+        )
+
+
+def _refuse_shared_paths(
+    args: argparse.Namespace, given: Sequence[tuple[OutputOption, Path]]
+) -> None:
+    """Two outputs at one path, or an output over an input file, would lose one of them."""
+    seen: dict[str, OutputOption] = {}
+    for option, path in given:
+        key = _identity(path)
+        if key in seen:
+            raise InvalidOptionError(
+                f"{seen[key].flag} and {option.flag} both write {path}; "
+                "give each output its own name"
             )
+        seen[key] = option
+    files = {key: option for key, option in seen.items() if option.kind != "folder"}
+    outputs = {option.dest for option, _ in given}
+    for dest, value in vars(args).items():
+        for item in value if isinstance(value, list) else [value]:
+            if dest not in outputs and isinstance(item, Path) and _identity(item) in files:
+                raise InvalidOptionError(
+                    f"{files[_identity(item)].flag} {item} would overwrite the input {item}; "
+                    "write the output elsewhere"
+                )
+
+
+def _identity(path: Path) -> str:
+    """The file ``path`` names, symbolic links and ``..`` resolved."""
+    return os.path.normcase(os.path.realpath(path))
 
 
 def write_json(path: Path, document: dict[str, Any]) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_output,
     add_quiet,
-    refuse_overwrite,
     whole_number,
     write_json,
 )
@@ -36,9 +36,7 @@ def add_commands(commands: Commands) -> None:
         help="match a ground-truth change with an estimated one up to W frames "
         f"earlier or later (0: same frame only; default {CountOptions.window})",
     )
-    parser.add_argument(
-        "--json", type=Path, metavar="FILE", help="write the result, with every instant, to FILE"
-    )
+    add_output(parser, "--json", "write the result, with every instant, to FILE")
     add_force(parser)
     add_quiet(parser)
     parser.set_defaults(run=run_counts)
@@ -49,7 +47,6 @@ def run_counts(args: argparse.Namespace) -> int:
     from referee.core.exports.counts import counts_to_dict, format_counts_report
     from referee.core.workflow.detections import evaluate_count_pair
 
-    refuse_overwrite([args.json], args.force)
     row = evaluate_count_pair(args.gt, args.estimate, CountOptions(args.window))
     print(format_counts_report(row.result, row.groundtruth, row.estimate))
     if args.json is not None:

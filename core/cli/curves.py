@@ -8,11 +8,11 @@ from pathlib import Path
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_output,
     add_quiet,
     add_weights,
     add_workers,
     progress_bar,
-    refuse_overwrite,
 )
 
 
@@ -34,12 +34,7 @@ def add_commands(commands: Commands) -> None:
         help="a method's soft results root (<category>/<video>/bin%%06d.png)",
     )
     add_weights(parser)
-    parser.add_argument(
-        "--csv",
-        type=Path,
-        metavar="FILE",
-        help="write every curve point (per video and summarized) to FILE",
-    )
+    add_output(parser, "--csv", "write every curve point (per video and summarized) to FILE")
     add_workers(parser)
     add_quiet(parser)
     add_force(parser)
@@ -55,7 +50,6 @@ def run_curves(args: argparse.Namespace) -> int:
     from referee.core.workflow.pixels import run_curves as sweep
     from referee.core.workflow.projects import project_of_outputs
 
-    refuse_overwrite([args.csv], args.force)
     project = project_of_outputs("scores", args.results, dataset=args.dataset)
     with progress_bar("sweeping thresholds", "frame", args.quiet) as progress:
         result = sweep(project, CurveOptions(args.weights, args.workers), progress)

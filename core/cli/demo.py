@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
-from referee.core.cli.common import Commands, add_quiet, add_workers, progress_bar
-from referee.core.cli.evaluate import SummaryOutputs, report_summaries
+from referee.core.cli.common import Commands, add_force, add_quiet, add_workers, progress_bar
+from referee.core.cli.evaluate import SummaryOutputs, report_summaries, stats_txt_files
 from referee.core.demo.project import default_demo_dir
+from referee.core.errors import InputFileError
 
 # --- demo --------------------------------------------------------------------------------
 
@@ -58,7 +60,9 @@ def _add_demo(commands: Commands) -> None:
         help="evaluate the built-in demo (generated once, then reused)",
         description="Generate the demo dataset into Referee's data folder the first time, then "
         "evaluate every demo method on it and print the summary; the JSON, CSV "
-        "and stats.txt outputs go to an 'evaluation' folder beside the demo.",
+        "and stats.txt outputs go to an 'evaluation' folder beside the demo (an earlier "
+        "evaluation is kept unless --force). The folder also gets a project file, so "
+        "'referee gui DIR' and 'referee report DIR' open the demo.",
     )
     parser.add_argument(
         "--dir",
@@ -68,6 +72,7 @@ def _add_demo(commands: Commands) -> None:
     )
     add_workers(parser)
     add_quiet(parser)
+    add_force(parser, "replace the evaluation of an earlier 'referee demo'")
     parser.set_defaults(run=run_demo)
 
 
@@ -78,17 +83,37 @@ def run_demo(args: argparse.Namespace) -> int:
     from referee.core.workflow.pixels import run_pixels
 
     root = args.dir if args.dir is not None else default_demo_dir()
+    out = root / "evaluation"
+    outputs = SummaryOutputs(
+        out / "results.json", out / "results.csv", out / "stats", False, args.force
+    )
+    _keep_earlier_evaluation([outputs.json, outputs.csv], args.force)
     with progress_bar("preparing demo", "frame", args.quiet) as progress:
         project = ensure_demo_project(root, progress=progress)
-    out = root / "evaluation"
-    out.mkdir(exist_ok=True)
+    _keep_earlier_evaluation(
+        stats_txt_files(out / "stats", [d.name for d in project.detectors]), args.force
+    )
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise InputFileError(out, f"cannot create the folder ({exc.strerror})") from exc
     print(f"demo dataset: {project.dataset}\n")
     with progress_bar("evaluating masks", "frame", args.quiet) as progress:
         result = run_pixels(project, PixelOptions(workers=args.workers), progress)
-    outputs = SummaryOutputs(out / "results.json", out / "results.csv", out / "stats", force=True)
     report_summaries(result, outputs, {"dataset": str(project.dataset), "threshold": "exactly 255"})
     print(
         f"\nwritten: {out / 'results.json'}, {out / 'results.csv'}, "
         f"{out / 'stats'}/<method>/stats.txt"
     )
     return 0
+
+
+def _keep_earlier_evaluation(paths: Sequence[Path | None], force: bool) -> None:
+    """Raise if one of the demo's outputs exists and ``--force`` was not given."""
+    for path in paths:
+        if path is not None and path.exists() and not force:
+            raise InputFileError(
+                path,
+                "already exists, from an earlier 'referee demo'; add --force to replace "
+                "the demo's evaluation",
+            )

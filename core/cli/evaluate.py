@@ -4,20 +4,24 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_output,
     add_quiet,
     add_threshold,
     add_weights,
     add_workers,
+    check_output_file,
+    check_output_folder,
     progress_bar,
     refuse_overwrite,
 )
+from referee.core.errors import InputFileError
 from referee.core.workflow.options import PixelOptions
 from referee.core.workflow.results import PixelResult
 
@@ -44,21 +48,15 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
         help="indicator comparing the rankings of the two procedures "
         f"(default: {PixelOptions.rank_by})",
     )
-    parser.add_argument(
-        "--json", type=Path, metavar="FILE", help="write every result, machine-readable, to FILE"
-    )
-    parser.add_argument(
-        "--csv",
-        type=Path,
-        metavar="FILE",
-        help="write one row per video and method plus summary rows to FILE",
-    )
-    parser.add_argument(
+    add_output(parser, "--json", "write every result, machine-readable, to FILE")
+    add_output(parser, "--csv", "write one row per video and method plus summary rows to FILE")
+    add_output(
+        parser,
         "--stats-txt",
-        type=Path,
-        metavar="PATH",
-        help="write CDnet's official stats.txt; with several methods, PATH is a folder "
+        "write CDnet's official stats.txt; with several methods, PATH is a folder "
         "that gets <method>/stats.txt",
+        metavar="PATH",
+        kind="file or folder",
     )
     parser.add_argument(
         "--per-video", action="store_true", help="also print the per-video table of each method"
@@ -119,8 +117,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from referee.core.workflow.pixels import run_pixels
     from referee.core.workflow.projects import project_of_outputs
 
-    _check_outputs(args, len(args.results))
     project = project_of_outputs("masks", args.results, dataset=args.dataset)
+    _check_stats_txt(args, [d.name for d in project.detectors])
     options = _pixel_options(args, args.threshold, args.workers, args.pattern, args.offset)
     with progress_bar("evaluating masks", "frame", args.quiet) as progress:
         result = run_pixels(project, options, progress)
@@ -155,8 +153,8 @@ def run_summarize(args: argparse.Namespace) -> int:
     from referee.core.workflow.pixels import summarize_pixels
     from referee.core.workflow.projects import method_names
 
-    _check_outputs(args, len(args.inputs))
     bases = [p.parent if p.name.lower() == "stats.txt" else p.with_suffix("") for p in args.inputs]
+    _check_stats_txt(args, method_names(bases))
     confusions = {
         name: registry.read(path, registry.CONFUSIONS)[0]
         for name, path in zip(method_names(bases), args.inputs)
@@ -192,10 +190,20 @@ def _pixel_options(
     )
 
 
-def _check_outputs(args: argparse.Namespace, methods: int) -> None:
-    refuse_overwrite([args.json, args.csv], args.force)
-    if args.stats_txt is not None and methods == 1:
-        refuse_overwrite([args.stats_txt], args.force)
+def _check_stats_txt(args: argparse.Namespace, methods: Sequence[str]) -> None:
+    """``--stats-txt`` is a file for one method, a folder of ``<method>/stats.txt`` for more."""
+    if args.stats_txt is None:
+        return
+    if len(methods) == 1:
+        check_output_file(args.stats_txt, args.force)
+    else:
+        check_output_folder(args.stats_txt, "--stats-txt")
+        refuse_overwrite(stats_txt_files(args.stats_txt, methods), args.force)
+
+
+def stats_txt_files(folder: Path, methods: Sequence[str]) -> list[Path]:
+    """Where ``--stats-txt`` puts the stats.txt of each of several methods."""
+    return [folder / method / "stats.txt" for method in methods]
 
 
 @dataclass(frozen=True)
@@ -222,6 +230,10 @@ def report_summaries(
     from referee.core.formats import stats_txt
 
     methods = list(result.methods.values())
+    stats_files = []  # several methods: one stats.txt each in the folder --stats-txt
+    if args.stats_txt is not None and len(methods) > 1:
+        stats_files = stats_txt_files(args.stats_txt, list(result.methods))
+    refuse_overwrite(stats_files, args.force)  # before writing anything
     blocks = [text_table.format_video_table(r) for r in methods] if args.per_video else []
     blocks += [text_table.format_summary_table(methods), text_table.format_cdnet_table(methods)]
     if len(methods) > 1:
@@ -232,13 +244,13 @@ def report_summaries(
         summary_io.write_results_json(args.json, methods, [result.ranking], parameters)
     if args.csv is not None:
         summary_io.write_results_csv(args.csv, methods)
-    if args.stats_txt is None:
-        return
-    if len(methods) == 1:
+    if args.stats_txt is not None and not stats_files:
         stats_txt.write_stats_txt(args.stats_txt, methods[0].cdnet)
-        return
-    for method in methods:
-        target = args.stats_txt / method.method / "stats.txt"
-        refuse_overwrite([target], args.force)
-        target.parent.mkdir(parents=True, exist_ok=True)
+    for method, target in zip(methods, stats_files):
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputFileError(
+                target.parent, f"cannot create the folder ({exc.strerror}); check the path"
+            ) from exc
         stats_txt.write_stats_txt(target, method.cdnet)

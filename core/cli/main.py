@@ -9,8 +9,16 @@ there is never a traceback for a user's mistake.
 from __future__ import annotations
 
 import argparse
+import functools
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
+from typing import TextIO
 
 from referee.core import __version__
 from referee.core.cli import (
@@ -25,11 +33,15 @@ from referee.core.cli import (
     report,
     significance,
 )
-from referee.core.cli.common import Commands
-from referee.core.errors import RefereeError
+from referee.core.cli.common import Commands, is_core_command, run_command
+from referee.core.errors import RefereeError, RefereeWarning
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
+#: Like a program killed by SIGPIPE, as shells expect when a pipe's reader ends first.
+EXIT_BROKEN_PIPE = 141
+#: The status of a command ended by SIGTERM (128 + 15, as a shell reports it).
+EXIT_TERMINATED = 143
 #: Entry-point group of commands that other packages add (the desktop application's ``gui``).
 COMMAND_PLUGINS = "referee.commands"
 #: The command run when none is given, if a plugin registered it.
@@ -66,14 +78,67 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USER_ERROR
         args = parser.parse_args([DEFAULT_COMMAND])
     try:
-        status: int = args.run(args)
-        return status
+        with warnings.catch_warnings(), _sigterm_interrupts(args):
+            warnings.simplefilter("always", RefereeWarning)
+            warnings.showwarning = functools.partial(_show_warning, warnings.showwarning)
+            status = run_command(args)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return status
     except RefereeError as error:
         print(f"referee: error: {error}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except Terminated:
+        print("referee: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("referee: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of the output went away (``referee … | head``)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return EXIT_BROKEN_PIPE
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that clean-up runs as for Ctrl+C."""
+
+
+@contextmanager
+def _sigterm_interrupts(args: argparse.Namespace) -> Iterator[None]:
+    """While a core command runs, SIGTERM raises :class:`Terminated`.
+
+    The command then stops its worker processes and ends with one line, like
+    Ctrl+C. A command added by a plugin (the desktop application) keeps its own
+    signal handling.
+    """
+    if not is_core_command(args) or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+    raise Terminated
+
+
+def _show_warning(
+    default: Callable[..., None],
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """Print a :class:`RefereeWarning` as one line ``referee: warning: ...``; others as usual."""
+    if issubclass(category, RefereeWarning):
+        print(f"referee: warning: {message}", file=sys.stderr)
+    else:
+        default(message, category, filename, lineno, file, line)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
+    add_output,
     add_outputs,
     add_quiet,
     add_threshold,
@@ -24,7 +25,7 @@ from referee.core.cli.common import (
     progress_bar,
     refuse_overwrite,
 )
-from referee.core.errors import InvalidOptionError
+from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.model.project import Project
 from referee.core.workflow.results import PseudoOutcome
 
@@ -63,14 +64,15 @@ def add_commands(commands: Commands) -> None:
         "(or, for a one-video dataset, its result folder); the folder "
         "name is the detector's name",
     )
-    parser.add_argument(
+    add_output(
+        parser,
         "--heatmaps",
-        type=Path,
-        metavar="DIR",
-        help="write DIR/<video>/consensus_<frame>.png (P of one frame) and "
+        "write DIR/<video>/consensus_<frame>.png (P of one frame) and "
         "entropy.png (mean binary entropy of P per pixel), colour-mapped "
         f"({HEATMAP_COLORMAP}, black outside the ROI), each with a "
         "16-bit grey *_grey16.png holding the values (0..1 → 0..65535)",
+        metavar="DIR",
+        kind="folder",
     )
     parser.add_argument(
         "--frame",
@@ -130,7 +132,6 @@ def run_pseudo(args: argparse.Namespace) -> int:
     from referee.core.workflow.projects import project_of_outputs
     from referee.core.workflow.pseudo import run_pseudo as evaluate
 
-    refuse_overwrite([args.json, args.csv], args.force)
     project = project_of_outputs("masks", args.results, dataset=args.dataset)
     committee = CommitteeOptions(
         include_trivial=not args.no_trivial,
@@ -184,22 +185,30 @@ def _write_heatmaps(
     maps = consensus_maps(
         project, outcome, lambda v: [frame if frame is not None else middle[v.key]]
     )
-    for video, chosen, consensus in maps:
-        entropy = outcome.result.video(video.key).entropy
-        folder = directory / video.file_stem
-        targets = [
+    folders = [directory / video.file_stem for video, _, _ in maps]
+    targets = [
+        [
             folder / f"consensus_{chosen:06d}.png",
             folder / f"consensus_{chosen:06d}_grey16.png",
             folder / "entropy.png",
             folder / "entropy_grey16.png",
         ]
-        refuse_overwrite(targets, force)
-        folder.mkdir(parents=True, exist_ok=True)
-        write_heatmap_png(targets[0], consensus, colormap=HEATMAP_COLORMAP)
-        write_heatmap_grey16_png(targets[1], consensus)
+        for folder, (_, chosen, _) in zip(folders, maps)
+    ]
+    refuse_overwrite([path for paths in targets for path in paths], force)  # before any write
+    for (video, chosen, consensus), folder, paths in zip(maps, folders, targets):
+        entropy = outcome.result.video(video.key).entropy
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputFileError(
+                folder, f"cannot create the folder ({exc.strerror}); check the path"
+            ) from exc
+        write_heatmap_png(paths[0], consensus, colormap=HEATMAP_COLORMAP)
+        write_heatmap_grey16_png(paths[1], consensus)
         if entropy is not None:  # asked for with --heatmaps
-            write_heatmap_png(targets[2], entropy, colormap=HEATMAP_COLORMAP)
-            write_heatmap_grey16_png(targets[3], entropy)
+            write_heatmap_png(paths[2], entropy, colormap=HEATMAP_COLORMAP)
+            write_heatmap_grey16_png(paths[3], entropy)
         written.append(f"  {folder}: consensus of frame {chosen}, mean entropy")
     return (
         "Heatmaps (values 0..1; viridis, black outside the ROI; *_grey16.png hold "

@@ -22,13 +22,13 @@ from pathlib import Path
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_output,
     add_pair,
     add_quiet,
     add_ranking_list,
     add_threshold,
     chosen_pair,
     progress_bar,
-    refuse_overwrite,
 )
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.measures.boxes import MAPPINGS
@@ -117,12 +117,7 @@ def add_commands(commands: Commands) -> None:
         default=RankingOptions.mapping,
         help=f"boxes: per-frame mapping for FDA (default {RankingOptions.mapping})",
     )
-    parser.add_argument(
-        "--csv",
-        type=Path,
-        metavar="FILE",
-        help="write the list to FILE: rank,video,frame,score,criterion",
-    )
+    add_output(parser, "--csv", "write the list to FILE: rank,video,frame,score,criterion")
     add_force(parser)
     add_quiet(parser)
     parser.set_defaults(run=run_rank)
@@ -177,7 +172,6 @@ def run_rank(args: argparse.Namespace) -> int:
     from referee.core.workflow.projects import project_of_outputs
     from referee.core.workflow.ranking import run_ranking
 
-    refuse_overwrite([args.csv], args.force)
     pair = chosen_pair(args)
     kind = input_kind(args.inputs)
     criterion = args.criterion or ("vote-entropy" if kind == MASKS else "pairwise")
@@ -269,8 +263,8 @@ def _heading(result: RankingResult, project: Project) -> str:
             )
     else:
         lines.append(
-            f"{result.considered} frames scored in {len(scores)} video{plural} (from the first "
-            "to the last frame with a detection); detection files carry no ground-truth "
+            f"{result.considered} frames scored in {len(scores)} video{plural} (the frames with "
+            "a detection); detection files carry no ground-truth "
             "status, so no frame is skipped"
         )
     lines.append(_gap_line(result.options.gap))

@@ -8,13 +8,13 @@ from pathlib import Path
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_output,
     add_quiet,
     add_ranking_list,
     add_test,
     add_threshold,
     add_weights,
     progress_bar,
-    refuse_overwrite,
     whole_number,
 )
 from referee.core.demo.project import default_demo_dir
@@ -46,12 +46,10 @@ def add_commands(commands: Commands) -> None:
         help="project file (*.referee.json), CDnet dataset or video folder; "
         "'demo' for the built-in demo project",
     )
-    parser.add_argument("--html", type=Path, metavar="FILE", help="write the HTML report")
-    parser.add_argument("--pdf", type=Path, metavar="FILE", help="write the PDF report")
-    parser.add_argument(
-        "--csv", type=Path, metavar="DIR", help="write every table as DIR/<table>.csv"
-    )
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
+    add_output(parser, "--html", "write the HTML report")
+    add_output(parser, "--pdf", "write the PDF report")
+    add_output(parser, "--csv", "write every table as DIR/<table>.csv", "DIR", kind="folder")
+    add_output(parser, "--json", "write the report as JSON")
     parser.add_argument("--title", help="report title (default: 'Referee report — <project>')")
     add_weights(parser)
     parser.add_argument(
@@ -103,7 +101,7 @@ def run_report(args: argparse.Namespace) -> int:
     from referee.core.demo.project import ensure_demo_project
     from referee.core.report.build import build_report
     from referee.core.report.options import ReportOptions
-    from referee.core.report.outputs import check_targets, replaced_files, write_outputs
+    from referee.core.report.outputs import replaced_files, write_outputs
     from referee.core.workflow.projects import open_path
 
     targets = {
@@ -120,8 +118,6 @@ def run_report(args: argparse.Namespace) -> int:
         raise InvalidOptionError(
             "say what to write: --html FILE, --pdf FILE, --csv DIR and/or --json FILE"
         )
-    refuse_overwrite([targets.get(k) for k in ("html", "pdf", "json")], args.force)
-    check_targets(targets)
     options = ReportOptions(_analysis(args), title=args.title)
     project = (
         ensure_demo_project(default_demo_dir())

@@ -32,7 +32,6 @@ from referee.core.cli.common import (
     chosen_pair,
     fraction,
     progress_bar,
-    refuse_overwrite,
     whole_number,
 )
 from referee.core.errors import InvalidOptionError
@@ -158,7 +157,6 @@ def run_significance(args: argparse.Namespace) -> int:
     from referee.core.exports import significance as significance_io
     from referee.core.workflow.significance import case_scores, compare_scores
 
-    refuse_overwrite([args.json, args.csv], args.force)
     pair = chosen_pair(args)
     options = SignificanceOptions(
         cases=args.cases,

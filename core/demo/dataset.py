@@ -30,6 +30,7 @@ from referee.core.demo.tracking import TrackerParams, track_masks
 from referee.core.errors import CancelledError, InputFileError, InvalidOptionError, RefereeError
 from referee.core.formats.counts_csv import write_counts_csv
 from referee.core.formats.liris_xml_writer import write_liris
+from referee.core.formats.text_files import write_bytes, write_text
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.model.project import GROUND_TRUTH
 from referee.core.model.videos import video_file_stem
@@ -310,9 +311,9 @@ def _write_video(
     input_dir.mkdir(parents=True)
     gt_dir.mkdir(parents=True)
     first, last = video.temporal_roi
-    (video.path / "temporalROI.txt").write_text(f"{first} {last}\n", encoding="ascii")
+    write_text(video.path / "temporalROI.txt", f"{first} {last}\n")
     roi = scene.roi()
-    (video.path / "ROI.bmp").write_bytes(_palette_bmp(roi))
+    write_bytes(video.path / "ROI.bmp", _palette_bmp(roi))
 
     relative = Path(video.category) / video.name
     binary_dirs = {m: layout.results[m] / relative for m in BINARY_METHODS}
@@ -325,6 +326,9 @@ def _write_video(
     running_average = _RunningAverage()
     for number in range(1, video.frame_count + 1):
         check(cancel)
+        # The frames and masks are many small files: written directly (plain open(), so
+        # with the umask's mode), not one by one flushed to disk by write_bytes; the demo's
+        # marker says whether the whole demo was completed.
         image, motion, shadow = renderer.frame(number)
         for boxes, box in zip(record.object_boxes, renderer.object_boxes(number)):
             if box is not None:

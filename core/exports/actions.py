@@ -17,8 +17,6 @@ computed here beyond formatting.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -30,7 +28,7 @@ import numpy as np
 from referee.core.errors import RefereeError
 from referee.core.exports.header import json_header
 from referee.core.exports.text_table import grid
-from referee.core.formats.text_files import write_text
+from referee.core.formats.text_files import format_csv, write_text
 from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
 from referee.core.measures.action_scores import (
     ActionEvaluation,
@@ -339,11 +337,9 @@ def _optional(value: int | None) -> str:
 
 def format_pairs_csv(rows: Sequence[PairRow]) -> str:
     """The per-pair explanation table as CSV (:data:`PAIR_COLUMNS`)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(PAIR_COLUMNS)
+    lines: list[Sequence[object]] = [PAIR_COLUMNS]
     for r in rows:
-        writer.writerow(
+        lines.append(
             [
                 r.video,
                 r.outcome,
@@ -361,7 +357,7 @@ def format_pairs_csv(rows: Sequence[PairRow]) -> str:
                 ";".join(r.failed),
             ]
         )
-    return out.getvalue()
+    return format_csv(lines)
 
 
 def write_pairs_csv(path: str | Path, evaluation: ActionEvaluation) -> None:
@@ -371,9 +367,7 @@ def write_pairs_csv(path: str | Path, evaluation: ActionEvaluation) -> None:
 
 def format_curves_csv(evaluation: ActionEvaluation) -> str:
     """Performance-vs-quality curves, overall then per video, as CSV (:data:`CURVE_COLUMNS`)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CURVE_COLUMNS)
+    lines: list[Sequence[object]] = [CURVE_COLUMNS]
     eps = _cell(evaluation.parameters.epsilon)
     scopes = [
         ("overall", "", evaluation.overall),
@@ -383,7 +377,7 @@ def format_curves_csv(evaluation: ActionEvaluation) -> str:
         curves, point = scores.curves, scores.point
         for k, key in enumerate(THRESHOLD_KEYS):
             for g, t in enumerate(curves.grid):
-                writer.writerow(
+                lines.append(
                     [
                         scope,
                         video,
@@ -399,7 +393,7 @@ def format_curves_csv(evaluation: ActionEvaluation) -> str:
                         _cell(curves.f[k, g]),
                     ]
                 )
-    return out.getvalue()
+    return format_csv(lines)
 
 
 def write_curves_csv(path: str | Path, evaluation: ActionEvaluation) -> None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Sequence
 from typing import Any
 
 from referee.core.exports.header import json_header
 from referee.core.exports.text_table import grid
+from referee.core.formats.text_files import format_csv
 from referee.core.measures.boxes import (
     BoxEvaluation,
     BoxTotals,
@@ -129,11 +128,7 @@ def _cell(value: IndicatorValue) -> str:
 
 
 def _csv_text(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
+    return format_csv([header, *rows])
 
 
 def format_boxes_csv(result: BoxEvaluation) -> str:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from referee.core.formats.text_files import write_text
+from referee.core.formats.text_files import format_csv, write_text
 from referee.core.measures.curves import Curves
 
 COLUMNS: tuple[str, ...] = (
@@ -40,13 +38,11 @@ def format_curves_csv(rows: Sequence[tuple[str, str, str, str, Curves]]) -> str:
     summarized one (its matrices are normalized, so its counts are fractions).
     Undefined ratios are empty cells.
     """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    lines: list[Sequence[object]] = [COLUMNS]
     for method, row, category, video, curves in rows:
         for t in curves.thresholds:
             tp, fp, fn, tn = curves.confusions[t]
-            writer.writerow(
+            lines.append(
                 [
                     method,
                     row,
@@ -59,7 +55,7 @@ def format_curves_csv(rows: Sequence[tuple[str, str, str, str, Curves]]) -> str:
                     _cell(curves.precision[t]),
                 ]
             )
-    return out.getvalue()
+    return format_csv(lines)
 
 
 def write_curves_csv(path: str | Path, rows: Sequence[tuple[str, str, str, str, Curves]]) -> None:

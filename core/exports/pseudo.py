@@ -16,10 +16,8 @@ here beyond reading the values those objects give.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from referee.core.errors import RefereeError
 from referee.core.exports.header import json_header
 from referee.core.exports.summary import csv_cell, json_matrix, json_number, json_value, json_values
 from referee.core.exports.text_table import grid
-from referee.core.formats.text_files import write_text
+from referee.core.formats.text_files import format_csv, write_text
 from referee.core.measures.indicators import INDICATORS, IndicatorValue
 from referee.core.pseudo.dataset import PseudoResult
 from referee.core.pseudo.truth import CORRELATED, Correlation, TruthComparison
@@ -165,9 +163,7 @@ def pseudo_csv_columns(with_truth: bool) -> list[str]:
 
 def format_pseudo_csv(result: PseudoResult, truth: TruthComparison | None = None) -> str:
     """The CSV text: per method, per-video rows then its ``summary:<scheme>`` row."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(pseudo_csv_columns(truth is not None))
+    lines: list[Sequence[object]] = [pseudo_csv_columns(truth is not None)]
 
     def cells(
         values: Mapping[str, IndicatorValue], true: Mapping[str, IndicatorValue] | None
@@ -186,7 +182,7 @@ def format_pseudo_csv(result: PseudoResult, truth: TruthComparison | None = None
             values, reasons = cells(
                 v.values(method), None if truth is None else truth.true_per_video[v.key][method]
             )
-            writer.writerow(
+            lines.append(
                 [
                     method,
                     "video",
@@ -207,7 +203,7 @@ def format_pseudo_csv(result: PseudoResult, truth: TruthComparison | None = None
         values, reasons = cells(
             summary.values, None if truth is None else truth.true_summary[method]
         )
-        writer.writerow(
+        lines.append(
             [
                 method,
                 f"summary:{summary.summary.scheme}",
@@ -224,7 +220,7 @@ def format_pseudo_csv(result: PseudoResult, truth: TruthComparison | None = None
                 "; ".join(reasons),
             ]
         )
-    return out.getvalue()
+    return format_csv(lines)
 
 
 def write_pseudo_csv(

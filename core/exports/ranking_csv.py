@@ -4,23 +4,28 @@ One row per ranked frame, in rank order, after a header row. ``video`` is
 the video's label (``category/video`` for CDnet), ``score`` the frame's
 disagreement written with every digit a float needs to read back exactly,
 ``criterion`` what the score is (e.g. ``vote-entropy`` or ``pairwise-dice:
-mog2 vs knn``). Reading accepts the columns in any order and any case,
-ignores other columns and blank lines, and requires ranks to be whole
-numbers >= 1 that increase down the file.
+mog2 vs knn``); text that a spreadsheet would run as a formula is written
+with a leading apostrophe, which reading removes. Reading accepts the
+columns in any order and any case, ignores other columns and blank lines,
+and requires ranks to be whole numbers >= 1 that increase down the file.
 
 No measure is computed here.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from referee.core.errors import InputFileError
-from referee.core.formats.text_files import numbered_csv_rows, read_text, write_text
+from referee.core.formats.text_files import (
+    format_csv,
+    numbered_csv_rows,
+    read_text,
+    restore_formula,
+    write_text,
+)
 from referee.core.ranking.order import RankedFrame
 
 HEADER: tuple[str, ...] = ("rank", "video", "frame", "score", "criterion")
@@ -29,14 +34,12 @@ _EXPECTED = "a header 'rank,video,frame,score,criterion' and one row per ranked 
 
 def format_ranking_csv(ranking: Iterable[RankedFrame]) -> str:
     """The CSV text of a ranking (header included)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(HEADER)
+    lines: list[Sequence[object]] = [HEADER]
     for entry in ranking:
-        writer.writerow(
+        lines.append(
             [entry.rank, entry.video, entry.frame, repr(float(entry.score)), entry.criterion]
         )
-    return out.getvalue()
+    return format_csv(lines)
 
 
 def write_ranking_csv(path: str | Path, ranking: Iterable[RankedFrame]) -> None:
@@ -90,7 +93,8 @@ def parse_ranking_csv(text: str, path: str | Path = "<text>") -> list[RankedFram
                 f"line {line}: criterion is empty; say what the score "
                 "measures, e.g. 'vote-entropy'",
             )
-        out.append(RankedFrame(rank, cells["video"], frame, score, cells["criterion"]))
+        video, criterion = restore_formula(cells["video"]), restore_formula(cells["criterion"])
+        out.append(RankedFrame(rank, video, frame, score, criterion))
     return out
 
 

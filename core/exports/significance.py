@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -11,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.exports.header import json_header
-from referee.core.formats.text_files import write_text
+from referee.core.formats.text_files import format_csv, write_text
 from referee.core.significance.hypothesis_tests import TEST_NAMES
 from referee.core.significance.sweep import DiscriminativeResult
 from referee.core.significance.wording import direction_text, verdict_text
@@ -119,11 +117,9 @@ def _cell(value: float) -> str:
 
 def format_sweep_csv(result: DiscriminativeResult) -> str:
     """The sweep table as CSV (:data:`SWEEP_COLUMNS`); undefined values are empty."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(SWEEP_COLUMNS)
+    lines: list[Sequence[object]] = [SWEEP_COLUMNS]
     for row in result.rows:
-        writer.writerow(
+        lines.append(
             [
                 _cell(row.threshold),
                 _cell(row.normalized),
@@ -135,7 +131,7 @@ def format_sweep_csv(result: DiscriminativeResult) -> str:
                 row.p.reason or "",
             ]
         )
-    return out.getvalue()
+    return format_csv(lines)
 
 
 def write_sweep_csv(path: str | Path, result: DiscriminativeResult) -> None:

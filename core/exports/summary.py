@@ -17,8 +17,6 @@ per-video table, summary values from the blend.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -27,7 +25,7 @@ from typing import Any
 
 from referee.core.errors import RefereeError
 from referee.core.exports.header import json_header
-from referee.core.formats.text_files import write_text
+from referee.core.formats.text_files import format_csv, write_text
 from referee.core.measures.indicators import INDICATORS, IndicatorValue
 from referee.core.measures.summarize import MethodResult, RankComparison
 from referee.core.model.confusion import ConfusionMatrix
@@ -228,9 +226,7 @@ def _indicator_cells(
 
 def format_results_csv(results: Sequence[MethodResult]) -> str:
     """The CSV text: per-video rows, then ``summary:<scheme>`` and ``cdnet-procedure`` rows."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(csv_columns())
+    lines: list[Sequence[object]] = [csv_columns()]
     for result in results:
         cdnet = result.cdnet
         for v in result.videos:
@@ -238,7 +234,7 @@ def format_results_csv(results: Sequence[MethodResult]) -> str:
                 cdnet.indicators_per_video[v.key], cdnet.statistics_per_video[v.key]["fmeasure"]
             )
             se = "" if v.shadow_errors is None else str(v.shadow_errors)
-            writer.writerow(
+            lines.append(
                 [
                     result.method,
                     "video",
@@ -257,7 +253,7 @@ def format_results_csv(results: Sequence[MethodResult]) -> str:
     for result in results:
         summary = result.summary
         cells, reasons = _indicator_cells(summary.values, None)
-        writer.writerow(
+        lines.append(
             [
                 result.method,
                 f"summary:{summary.scheme}",
@@ -276,10 +272,10 @@ def format_results_csv(results: Sequence[MethodResult]) -> str:
         cells, reasons = _indicator_cells(
             result.cdnet.indicators_overall, result.cdnet.statistics_overall["fmeasure"]
         )
-        writer.writerow(
+        lines.append(
             [result.method, "cdnet-procedure", "", "", "", "", "", "", "", "", *cells, reasons]
         )
-    return out.getvalue()
+    return format_csv(lines)
 
 
 def write_results_csv(path: str | Path, results: Sequence[MethodResult]) -> None:

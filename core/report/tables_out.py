@@ -9,16 +9,15 @@ cell whose reason goes to a last ``undefined`` column, and in JSON it is
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from referee.core.errors import InputFileError
 from referee.core.exports.summary import csv_cell, json_number
-from referee.core.formats.text_files import write_text
+from referee.core.formats.text_files import format_csv, write_text
 from referee.core.report.document import (
     Block,
     Cell,
@@ -70,13 +69,13 @@ def table_csv(table: Table) -> str:
     """The CSV text of ``table``; an ``undefined`` column is added if any value is undefined."""
     reasons = [_row_reasons(table.columns, row) for row in table.rows]
     with_reasons = any(reasons)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*table.columns, UNDEFINED_COLUMN] if with_reasons else table.columns)
+    lines: list[Sequence[object]] = [
+        [*table.columns, UNDEFINED_COLUMN] if with_reasons else table.columns
+    ]
     for row, reason in zip(table.rows, reasons):
         cells = [_csv_text(cell) for cell in row]
-        writer.writerow([*cells, reason] if with_reasons else cells)
-    return out.getvalue()
+        lines.append([*cells, reason] if with_reasons else cells)
+    return format_csv(lines)
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:

@@ -162,7 +162,11 @@ def test_demo_command_generates_once_then_reuses(tmp_path):
     assert "knn" in first.stdout and (tmp_path / "d" / "evaluation" / "results.json").is_file()
     marker = tmp_path / "d" / "referee-demo.json"
     stamp = marker.stat().st_mtime_ns
-    second = run_referee("demo", "--dir", tmp_path / "d", "--quiet")
+    results = tmp_path / "d" / "evaluation" / "results.json"
+    again = run_referee("demo", "--dir", tmp_path / "d", "--quiet")  # keeps the evaluation
+    assert again.returncode == EXIT_USER_ERROR and "--force" in again.stderr
+    assert str(results) in again.stderr
+    second = run_referee("demo", "--dir", tmp_path / "d", "--quiet", "--force")
     assert second.returncode == 0, second.stderr
     assert marker.stat().st_mtime_ns == stamp
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.core.cli import boxes, counts
+from referee.core.cli.common import run_command
 from referee.core.errors import RefereeError
 
 
@@ -18,7 +19,7 @@ def _run(argv: list[str]) -> int:
     boxes.add_commands(commands)
     counts.add_commands(commands)
     args = parser.parse_args(argv)
-    return args.run(args)
+    return run_command(args)
 
 
 def _write(path: Path, text: str) -> Path:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from referee.core.cli import rank as cli_rank
+from referee.core.cli.common import run_command
 from referee.core.demo.dataset import DemoLayout
 from referee.core.errors import RefereeError
 from referee.core.exports.ranking_csv import read_ranking_csv
@@ -21,7 +22,7 @@ def _run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="referee")
     cli_rank.add_commands(parser.add_subparsers())
     args = parser.parse_args(["rank", *argv])
-    return args.run(args)
+    return run_command(args)
 
 
 def _results(demo: DemoLayout) -> list[str]:

@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from referee.core.cli import significance as cli_significance
+from referee.core.cli.common import run_command
 from referee.core.demo.dataset import DemoLayout
 from referee.core.errors import RefereeError
 
@@ -19,7 +20,7 @@ def _run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="referee")
     cli_significance.add_commands(parser.add_subparsers())
     args = parser.parse_args(["significance", *argv])
-    return args.run(args)
+    return run_command(args)
 
 
 def _sweep_lines(text: str) -> list[str]:
