@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QEvent,
+    QIODevice,
+    QMessageLogContext,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from referee.core import __version__
-from referee.core.demo.project import ensure_demo_project
 from referee.core.errors import RefereeError
+from referee.core.formats.text_files import write_bytes
 from referee.gui.main_window import MainWindow
 from referee.resources import icon_path
 
 #: How long ``--screenshot`` waits for the jobs and the frame before giving up (ms).
 SCREENSHOT_TIMEOUT_MS = 300_000
-
+#: How often ``--screenshot`` looks whether the window is ready (ms).
+SCREENSHOT_POLL_MS = 100
 
 #: Application id: the name of the .desktop entry and of the AppStream component.
 DESKTOP_ID = "org.referee.Referee"
@@ -26,12 +37,17 @@ DESKTOP_ID = "org.referee.Referee"
 #: Python's default, 5 ms, lets busy workers delay every slot the GUI runs.
 GIL_SWITCH_INTERVAL = 0.001
 
+#: Qt warnings that say nothing to a user (the offscreen platform of --screenshot
+#: cannot resize floating docks), kept off standard error.
+QUIET_QT_WARNINGS = ("This plugin does not support propagateSizeHints()",)
+
 
 def application() -> QApplication:
     """The QApplication, created once with Referee's name (QSettings keys use it)."""
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     existing = QApplication.instance()
     if existing is None:
+        qInstallMessageHandler(_qt_message)
         app = QApplication(sys.argv[:1])
     elif isinstance(existing, QApplication):
         app = existing
@@ -45,67 +61,142 @@ def application() -> QApplication:
     return app
 
 
+def _qt_message(_kind: QtMsgType, _context: QMessageLogContext, message: str) -> None:
+    if message not in QUIET_QT_WARNINGS:
+        print(message, file=sys.stderr)
+
+
 def open_window(path: Path | None, demo_root: Path, remember_layout: bool = True) -> MainWindow:
-    """A shown main window on ``path``, or on the demo project (written on first use)."""
+    """A shown main window on ``path``, or on the demo project (prepared by a job)."""
     window = MainWindow(remember_layout=remember_layout)
     window.show()
     if path is None:
-        window.statusBar().showMessage(f"Preparing the demo project in {demo_root}…")
-        QApplication.processEvents()
-        window.open_project(ensure_demo_project(demo_root))
-        window.statusBar().clearMessage()
+        window.open_demo(demo_root)
     else:
         window.open(path)
     return window
 
 
-def save_when_ready(window: MainWindow, target: Path, done) -> None:
-    """Once every job has ended and a frame is shown, save the window to ``target`` and call ``done(ok)``."""
-    waited = {"ms": 0}
-    timer = QTimer(window)
-
-    def check() -> None:
-        waited["ms"] += timer.interval()
-        ready = not window.runner.jobs and window.viewer.layers is not None
-        if ready or waited["ms"] > SCREENSHOT_TIMEOUT_MS:
-            timer.stop()
-            QApplication.processEvents()
-            ok = ready and window.grab().save(str(target))
-            done(ok)
-
-    timer.timeout.connect(check)
-    timer.start(200)
-
-
 def run(path: Path | None, demo_root: Path, screenshot: Path | None = None) -> int:
     """Run the GUI; with ``screenshot``, save the loaded, evaluated window and exit.
 
-    Returns the exit status: 0, or 2 when the screenshot could not be made.
+    Returns the exit status of the event loop.
+
+    Raises
+    ------
+    RefereeError
+        With ``screenshot``: the first problem met while loading and evaluating
+        (the path cannot be opened, a job failed, a frame cannot be read), or a
+        picture that cannot be written.
     """
     app = application()
+    if screenshot is not None:
+        return take_screenshot(app, path, demo_root, screenshot)
+    window = open_window(path, demo_root)
+    return leave(window, app.exec())
+
+
+def take_screenshot(app: QApplication, path: Path | None, demo_root: Path, target: Path) -> int:
+    """Load ``path`` (or the demo), wait for every job and the first frame, save the window
+    as a PNG to ``target``; the first problem ends the wait (see :func:`run`)."""
+    # A screenshot shows the default layout, and leaves the user's settings alone.
+    window = MainWindow(remember_layout=False)
+    window.show()
+    attempt = _Screenshot(app, window, target)
     try:
-        # A screenshot shows the default layout, and leaves the user's saved one alone.
-        window = open_window(path, demo_root, remember_layout=screenshot is None)
-    except RefereeError as error:
-        print(f"referee: {error}", file=sys.stderr)
-        return 2
-    if screenshot is None:
-        code = app.exec()
-        dispose(window)
-        return code
-    status = {"code": 2}
+        if path is None:
+            window.open_demo(demo_root)
+        else:
+            window.load(path)
+    except RefereeError:
+        leave(window, 2)
+        raise
+    attempt.start()
+    code = app.exec()
+    problem = attempt.problem
+    return leave(window, code, None if problem is None else " ".join(problem.split()))
 
-    def finish(ok: bool) -> None:
-        status["code"] = 0 if ok else 2
-        if not ok:
-            print(f"referee: could not render the window to {screenshot}", file=sys.stderr)
+
+class _Screenshot:
+    """Saves the window once it is ready; the first problem reported stops the wait."""
+
+    def __init__(self, app: QApplication, window: MainWindow, target: Path) -> None:
+        self.app, self.window, self.target = app, window, target
+        self.problem: str | None = None
+        self.stopped = False
+        self.waited_ms = 0
+        self.timer = QTimer(window)
+        self.timer.timeout.connect(self.check)
+        window.errors.reported.connect(self.stop)
+
+    def start(self) -> None:
+        if not self.stopped:
+            self.timer.start(SCREENSHOT_POLL_MS)
+
+    def stop(self, problem: str | None = None) -> None:
+        """End the event loop (once it runs: a problem may come before it starts)."""
+        if self.stopped:
+            return
+        self.stopped, self.problem = True, problem
+        self.timer.stop()
+        QTimer.singleShot(0, self.app.quit)
+
+    def check(self) -> None:
+        self.waited_ms += SCREENSHOT_POLL_MS
+        if screenshot_ready(self.window):
+            QApplication.processEvents()  # draw the last results; a problem may arrive too
+            if self.stopped:
+                return
+            try:
+                save_screenshot(self.window, self.target)
+            except RefereeError as error:
+                self.stop(str(error))
+                return
+            self.stop()
+        elif self.waited_ms >= SCREENSHOT_TIMEOUT_MS:
+            waiting = [job.title for job in self.window.runner.jobs] or ["the first frame"]
+            self.stop(
+                f"{self.target}: nothing saved after {SCREENSHOT_TIMEOUT_MS // 1000} s "
+                f"of waiting for {', '.join(waiting)}"
+            )
+
+
+def screenshot_ready(window: MainWindow) -> bool:
+    """Whether a project is open, every job has ended and the viewer shows its frame."""
+    return window.session.project is not None and not window.runner.jobs and window.viewer.settled()
+
+
+def save_screenshot(window: MainWindow, target: Path) -> None:
+    """Write a PNG of ``window`` to ``target`` atomically: the old file or the new one, never
+    a truncated one (a full disk is an error naming ``target``)."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not window.grab().save(buffer, "PNG"):
+        raise RefereeError(f"{target}: the window could not be encoded as PNG")
+    buffer.close()
+    write_bytes(target, bytes(data.data()))
+
+
+def leave(window: MainWindow, code: int, problem: str | None = None) -> int:
+    """Close and delete ``window`` and return ``code``, or raise ``problem`` as a RefereeError.
+
+    A job stuck in a blocking call (a file that never delivers its bytes) would make
+    Qt wait for it when the process exits; then the process ends at once instead.
+    """
+    if window.isVisible():
         window.close()
-        app.quit()
-
-    save_when_ready(window, screenshot, finish)
-    app.exec()
+    stuck = not window.runner.wait(0)
     dispose(window)
-    return status["code"]
+    if stuck:
+        if problem is not None:  # as the command line prints a RefereeError
+            print(f"referee: error: {problem}", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(2 if problem is not None else code)
+    if problem is not None:
+        raise RefereeError(problem)
+    return code
 
 
 def dispose(window: MainWindow) -> None:

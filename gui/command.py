@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from referee.core.cli.common import refuse_overwrite
 from referee.core.demo.project import default_demo_dir
 from referee.core.errors import RefereeError
+from referee.gui.platform_check import display_problem, library_problem
+
+#: FFmpeg's log level inside OpenCV: quiet. The GUI reports an unreadable video in a dialog
+#: (and ``--screenshot`` in one line); FFmpeg's own console lines would only add noise.
+OPENCV_FFMPEG_QUIET = "-8"
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -47,20 +51,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def run_gui(args: argparse.Namespace) -> int:
     refuse_overwrite([args.screenshot], args.force)
-    if not _has_display():
+    no_display = display_problem(os.environ)
+    if no_display is not None:
         if args.screenshot is None:
-            raise RefereeError(
-                "no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
-                "are unset); use --screenshot FILE.png to render without one"
-            )
+            raise RefereeError(f"{no_display}; use --screenshot FILE.png to render without one")
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    # Said before Qt starts: Qt itself would abort the process without saying what to install.
+    missing = library_problem(os.environ)
+    if missing is not None:
+        raise RefereeError(missing)
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", OPENCV_FFMPEG_QUIET)
     from referee.gui.app import run
 
     return run(args.path, args.demo_dir or default_demo_dir(), args.screenshot)
-
-
-def _has_display() -> bool:
-    """Whether Qt can open a window: a chosen platform plugin, a display, or not Linux."""
-    if os.environ.get("QT_QPA_PLATFORM") or not sys.platform.startswith("linux"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core import __version__
+from referee.core.demo.project import ensure_demo_project
 from referee.core.errors import RefereeError
 from referee.core.formats.project_json import write_project
 from referee.core.model.project import DetectorSource, Project, with_detector, without_detector
@@ -42,47 +43,37 @@ from referee.gui.docks.jobs import JobsDock, JobsStatusWidget
 from referee.gui.docks.plots import PlotsDock
 from referee.gui.docks.pseudo import PseudoDock
 from referee.gui.docks.significance import SignificanceDock
+from referee.gui.help import LAYER_KEYS, NAVIGATION_KEYS, VIEW_KEYS, show_about, show_shortcuts
 from referee.gui.report_dialog import ReportDialog, session_report_options
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
 from referee.gui.viewer.layers_panel import LayersPanel
-from referee.gui.viewer.panel import ViewerPanel
+from referee.gui.viewer.panel import WELCOME, ViewerPanel
+from referee.gui.widgets.dock_tabs import hide_stray_tab_bars
+from referee.gui.widgets.error_dialogs import ErrorDialogs
 from referee.gui.widgets.theme import apply_theme
-from referee.gui.worker import JobRunner
+from referee.gui.worker import Job, JobRunner
 
 RECENT_LIMIT = 8
+#: How long quitting waits for cancelled jobs to stop (ms); a job stuck in a blocking
+#: call is then left behind, and the application quits anyway.
+QUIT_WAIT_MS = 3000
 OPEN_FILTER = (
     "Referee projects (*.referee.json);;Videos (*.mp4 *.avi *.mkv *.mov *.webm);;All files (*)"
 )
 
-#: (menu text, shortcut, what it does) of the navigation keys, for Help › Shortcuts too.
-NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
-    ("Play / pause", "Space"),
-    ("Previous frame", "Left"),
-    ("Next frame", "Right"),
-    ("Back 10 frames", "Shift+Left"),
-    ("Forward 10 frames", "Shift+Right"),
-    ("First frame", "Home"),
-    ("Last frame", "End"),
-    ("Previous flagged frame", "["),
-    ("Next flagged frame", "]"),
-    ("Previous video", "PgUp"),
-    ("Next video", "PgDown"),
-)
-LAYER_KEYS = ("1", "2", "3", "4", "5")
-VIEW_KEYS = (
-    ("One view", "Ctrl+1", 1),
-    ("Two views side by side", "Ctrl+2", 2),
-    ("Four views side by side", "Ctrl+4", 4),
-)
-
 
 class MainWindow(QMainWindow):
-    """Referee's window. ``open(path)`` loads a project, dataset folder or video."""
+    """Referee's window. ``open(path)`` loads a project, dataset folder or video.
+
+    With ``remember_layout=False`` (a screenshot) the window starts with the
+    default layout and writes nothing to the user's settings (layout, recent files).
+    """
 
     def __init__(self, parent: QWidget | None = None, remember_layout: bool = True) -> None:
         super().__init__(parent)
         self.remember_layout = remember_layout
+        self.errors = ErrorDialogs(self)
         self.setWindowTitle("Referee")
         self.setAcceptDrops(True)
         self.resize(1400, 900)
@@ -92,6 +83,7 @@ class MainWindow(QMainWindow):
         self.viewer = ViewerPanel(self.session)
         self.setCentralWidget(self.viewer)
         self._build_docks()
+        hide_stray_tab_bars(self)
         self._build_menus()
         self.status_label = QLabel()
         self.statusBar().addWidget(self.status_label, 1)
@@ -239,12 +231,13 @@ class MainWindow(QMainWindow):
             docks.addAction(dock.toggleViewAction())
 
         help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, "F1")
-        self._action(help_menu, "&About Referee", self.show_about)
+        self._action(help_menu, "&Keyboard shortcuts", lambda: show_shortcuts(self), "F1")
+        self._action(help_menu, "&About Referee", lambda: show_about(self))
 
     def _connect(self) -> None:
         session, viewer = self.session, self.viewer
-        session.error.connect(self.show_error)
+        session.error.connect(self.report_problem)
+        viewer.problem.connect(self.report_problem)
         session.project_changed.connect(self._on_project_changed)
         session.evaluations_changed.connect(self._on_evaluations_changed)
         session.actions_changed.connect(lambda: self.actions_dock.show_evaluations(session.actions))
@@ -289,19 +282,64 @@ class MainWindow(QMainWindow):
     # --- opening and saving -----------------------------------------------------------------
 
     def open(self, path: str | Path) -> bool:
-        """Open a project file, a CDnet dataset or video folder, or a video file."""
+        """Open a project file, a CDnet dataset or video folder, or a video file.
+
+        A path that cannot be opened is shown in an error dialog, and the
+        project already open stays open.
+        """
         try:
-            project = open_path(path)
+            self.load(path)
         except RefereeError as error:
             self.show_error(str(error))
             return False
-        self.session.open(project)
-        self._remember_recent(Path(path))
-        self.statusBar().showMessage(f"Opened {path}", 5000)
         return True
 
+    def load(self, path: str | Path) -> None:
+        """:meth:`open` that raises :class:`RefereeError` instead of showing it; its message
+        names ``path`` (and the file at fault, when another: a project's dataset, say)."""
+        try:
+            project = open_path(path)
+            self.statusBar().showMessage(f"Opened {path}", 5000)  # a problem next replaces it
+            self.open_project(project)
+        except RefereeError as error:
+            if os.path.abspath(path) in str(error):
+                raise
+            raise RefereeError(f"cannot open {os.path.abspath(path)}: {error}") from error
+        self._remember_recent(Path(path))
+
     def open_project(self, project: Project) -> None:
+        """Make ``project`` current; raises :class:`RefereeError` (and keeps the open
+        project) if it has nothing to show or its dataset cannot be read."""
+        self.errors.forget()
         self.session.open(project)
+
+    def open_demo(self, root: Path) -> Job:
+        """Prepare the demo project in ``root`` as a job (written there the first time),
+        then open it, unless a project was opened meanwhile."""
+        self.viewer.show_message("Preparing the demo project…")
+
+        def done(project: Project) -> None:
+            if self.session.project is None:
+                self._guard(self.open_project, project)
+
+        def failed(message: str) -> None:
+            if self.session.project is None:
+                self.viewer.show_message(f"The demo project could not be prepared.\n\n{WELCOME}")
+            self.show_error(message)
+
+        def cancelled() -> None:
+            if self.session.project is None:
+                self.viewer.show_message(WELCOME)
+
+        job = self.runner.run(
+            "demo",
+            "Preparing the demo project",
+            lambda progress, cancel: ensure_demo_project(root, progress, cancel),
+            done,
+            failed,
+        )
+        job.cancelled.connect(cancelled)
+        return job
 
     def choose_and_open(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open", "", OPEN_FILTER)
@@ -362,16 +400,17 @@ class MainWindow(QMainWindow):
         if self.session.project is None:
             return
         try:
-            project = change(self.session.project)
+            self.open_project(change(self.session.project))
         except RefereeError as error:
             self.show_error(str(error))
             return
-        self.session.open(project)
         self.setWindowModified(True)
 
     # --- recent files and settings ------------------------------------------------------------
 
     def _remember_recent(self, path: Path) -> None:
+        if not self.remember_layout:
+            return
         settings = QSettings()
         recent = [str(path.resolve())] + [p for p in self._recent() if p != str(path.resolve())]
         settings.setValue("recent", recent[:RECENT_LIMIT])
@@ -427,9 +466,10 @@ class MainWindow(QMainWindow):
                 self.save_project()
         if self.remember_layout:
             self.save_settings()
+        # Quitting never blocks for good: jobs and frame reads get a bounded time to stop.
         self.runner.cancel_all()
         self.viewer.loader.close()
-        self.runner.wait(10000)
+        self.runner.wait(QUIT_WAIT_MS)
         super().closeEvent(event)
 
     # --- drag and drop ------------------------------------------------------------------------
@@ -447,7 +487,7 @@ class MainWindow(QMainWindow):
     # --- reactions ----------------------------------------------------------------------------
 
     def _guard(self, start: Callable, *args) -> None:
-        """Start a job; a request the project cannot satisfy becomes an error dialog."""
+        """Start a job or open a project; a request that cannot be met becomes an error dialog."""
         try:
             start(*args)
         except RefereeError as error:
@@ -478,7 +518,7 @@ class MainWindow(QMainWindow):
             "Checking sources",
             lambda progress, cancel: source_status(project),
             lambda rows: self.data_dock.show_status(rows, names),
-            self.show_error,
+            self.report_problem,
         )
 
     def _on_evaluations_changed(self) -> None:
@@ -548,35 +588,9 @@ class MainWindow(QMainWindow):
     def show_error(self, message: str) -> None:
         """Show a user-caused problem; the message names the file and what is wrong."""
         self.statusBar().showMessage(message.splitlines()[0], 10000)
-        box = QMessageBox(QMessageBox.Icon.Warning, "Referee", message, parent=self)
-        box.setModal(False)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.show()
+        self.errors.show(message)
 
-    def show_shortcuts(self) -> None:
-        rows = [
-            *NAVIGATION_KEYS,
-            ("Cancel all jobs", "Esc"),
-            *((f"{LAYER_TITLES[n]} layer on/off", k) for n, k in zip(LAYERS, LAYER_KEYS)),
-            *((text, key) for text, key, _ in VIEW_KEYS),
-            ("Dark theme", "Ctrl+D"),
-            ("Open", "Ctrl+O"),
-            ("Save project", "Ctrl+S"),
-            ("Export report", "Ctrl+E"),
-            ("Shortcuts", "F1"),
-            ("Quit", "Ctrl+Q"),
-        ]
-        table = "".join(
-            f"<tr><td><b>{key}</b></td><td>&nbsp;&nbsp;{text}</td></tr>" for text, key in rows
-        )
-        QMessageBox.information(self, "Keyboard shortcuts", f"<table>{table}</table>")
-
-    def show_about(self) -> None:
-        QMessageBox.about(
-            self,
-            "About Referee",
-            f"<h3>Referee {__version__}</h3><p>A workbench for evaluating "
-            "video-analysis algorithms: see every true positive, false positive "
-            "and miss; indicators that stay consistent across videos; quality "
-            "without ground truth; which frames to annotate next.</p>",
-        )
+    def report_problem(self, message: str) -> None:
+        """Show a problem a job or a frame read found, once per opened project."""
+        self.statusBar().showMessage(message.splitlines()[0], 10000)
+        self.errors.report(message)

@@ -19,7 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from referee.core.errors import UnavailableError
+from referee.core.errors import InputFileError, UnavailableError
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.annotated import annotated_frames
 from referee.core.measures.action_scores import ActionEvaluation
@@ -122,8 +122,22 @@ class ProjectSession(QObject):
     # --- the project ------------------------------------------------------------------------
 
     def open(self, project: Project) -> None:
-        """Make ``project`` current and recompute everything on it."""
-        self.videos = project_videos(project)
+        """Make ``project`` current and recompute everything on it.
+
+        Raises
+        ------
+        InputFileError
+            If the project's dataset cannot be read, or the project has nothing
+            to show (no dataset, video file or ground truth); the open project stays.
+        """
+        videos = project_videos(project)
+        if not (videos or project.video_files or project.box_groundtruth or project.counts):
+            raise InputFileError(
+                project.file or project.name,
+                "the project is empty: it names no dataset, video file or ground truth, "
+                "so there is nothing to show; add a dataset folder or video files to it",
+            )
+        self.videos = videos
         self.project = project
         self.results = ProjectResults()
         self.project_changed.emit()

@@ -145,6 +145,18 @@ def write_demo(
     if not isinstance(seed, int) or seed < 0:
         raise InvalidOptionError(f"demo seed must be a whole number >= 0, not {seed!r}")
     root = Path(root)
+    try:
+        return _write_demo(root, progress, cancel, seed)
+    except OSError as error:  # a file in the way, a read-only or full disk
+        raise InputFileError(
+            error.filename or root,
+            f"cannot write the demo ({error.strerror}); choose a folder you can write to",
+        ) from None
+
+
+def _write_demo(
+    root: Path, progress: ProgressCallback | None, cancel: CancelToken | None, seed: int
+) -> DemoLayout:
     _prepare_root(root)
     _write_marker(root, seed, complete=False)
     scenes = [scene_factory() for scene_factory in _SCENES]

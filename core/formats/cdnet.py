@@ -212,8 +212,10 @@ def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[
         If ``root`` does not exist or holds no video folder.
     """
     p = Path(root)
-    if _kind(p) != stat.S_IFDIR:
-        raise InputFileError(p, "dataset folder does not exist")
+    kind = _kind(p)
+    if kind != stat.S_IFDIR:
+        problem = "does not exist" if kind is None else "is a file, not a folder"
+        raise InputFileError(p, f"dataset folder {problem}; give the folder that holds the videos")
     strict = require_groundtruth
     list_folder(p)  # an unreadable dataset folder is named as such
     if is_video_folder(p, strict):

@@ -10,8 +10,6 @@ never mixes them.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
@@ -40,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.evaluation.masks import VideoEvaluation
+from referee.core.formats.text_files import format_csv
 from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluate_all
 from referee.core.measures.summarize import MethodResult
 from referee.core.workflow.options import SCHEMES
@@ -280,13 +279,12 @@ class IndicatorsDock(QDockWidget):
 
     def table_csv(self) -> str:
         """The table as CSV: header, then rows; counts as integers, ratios at full precision."""
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
         columns = range(self.table.columnCount())
-        writer.writerow([self._header(c) for c in columns])
-        for row in range(self.table.rowCount()):
-            writer.writerow([filled_item(self.table, row, c).data(_EXPORT_ROLE) for c in columns])
-        return buffer.getvalue()
+        rows = [
+            [filled_item(self.table, row, c).data(_EXPORT_ROLE) for c in columns]
+            for row in range(self.table.rowCount())
+        ]
+        return format_csv([[self._header(c) for c in columns], *rows])  # formulas neutralized
 
     def _header(self, column: int) -> str:
         item = self.table.horizontalHeaderItem(column)

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from referee.core.errors import RefereeError
-from referee.core.frames.sources import CdnetResultSource
+from referee.core.errors import InputFileError, RefereeError
+from referee.core.frames.sources import CdnetResultSource, FrameReader
 from referee.core.frames.video_files import VideoFileSource
 from referee.core.measures.action_scores import PairRow
 from referee.core.measures.pixel import COMPARISON_LABELS, GT_LEVEL_NAMES
@@ -31,16 +39,22 @@ from referee.gui.viewer.timeline import TimelineWidget
 VIEW_COUNTS = (1, 2, 4)
 #: Layers shown when the application starts: the comparison alone reads best.
 DEFAULT_VISIBLE = (COMPARISON,)
+#: What the viewer says before anything is open.
+WELCOME = "Open a project, a CDnet dataset folder or a video\n(File › Open, or drop it here)."
 
 
 class ViewerPanel(QWidget):
     """Shows one video of the session: frames with layers, side by side, and its timeline.
 
-    ``status_message(str)`` reports what the user should know (a frame that
-    could not be read); ``pixel_info(str)`` describes the pixel under the mouse.
+    ``status_message(str)`` reports what the user should know in passing (a
+    detector's mask missing on one frame); ``problem(str)`` what keeps a video,
+    a detector or a frame from being shown (the message names the file);
+    ``pixel_info(str)`` describes the pixel under the mouse. Without a frame to
+    show, the viewer shows a sentence instead (:meth:`show_message`).
     """
 
     status_message = Signal(str)
+    problem = Signal(str)
     pixel_info = Signal(str)
     frame_shown = Signal(int)
 
@@ -73,15 +87,29 @@ class ViewerPanel(QWidget):
             bar.addWidget(QLabel(label))
             bar.addWidget(box)
         bar.addStretch(1)
+        self.message = QLabel()
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.message.setMargin(24)
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        font = self.message.font()
+        font.setPointSizeF(font.pointSizeF() * 1.4)
+        self.message.setFont(font)
+        self.message.setEnabled(False)  # drawn in the palette's quieter, disabled colour
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self.message)
+        self._stack.addWidget(self.grid)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
-        layout.addWidget(self.grid, 1)
+        layout.addWidget(self._stack, 1)
         layout.addWidget(self.timeline)
+        self.show_message(WELCOME)
         self.layer_visible = {name: name in DEFAULT_VISIBLE for name in LAYERS}
         self._hover_connected: list[FrameView] = []
         self.layer_opacity: dict[str, float] = {}
         self.layers: FrameLayers | None = None
+        self._waiting = False  # for the frame last asked for
         self.selected_pair: PairRow | None = None
         self._cache_timer = QTimer(self)
         self._cache_timer.timeout.connect(self._on_cache_tick)
@@ -93,9 +121,7 @@ class ViewerPanel(QWidget):
         )
         self.timeline.frame_changed.connect(self.request_frame)
         self.loader.frame_ready.connect(self._on_frame_ready)
-        self.loader.frame_failed.connect(
-            lambda i, message: self.status_message.emit(f"Frame {i}: {message}")
-        )
+        self.loader.frame_failed.connect(self._on_frame_failed)
         session.project_changed.connect(self._on_project_changed)
         session.evaluations_changed.connect(self._on_results_changed)
         session.actions_changed.connect(self._redraw)
@@ -157,10 +183,27 @@ class ViewerPanel(QWidget):
             self.video_box.setCurrentIndex((self.video_box.currentIndex() + delta) % count)
 
     def request_frame(self, frame: int) -> None:
+        self._waiting = self.loader.has_source
         self.loader.request(frame)
 
     def current_video_label(self) -> str | None:
         return self.video_box.currentText() or None
+
+    def show_message(self, text: str) -> None:
+        """Show ``text`` in place of the frames until the next frame arrives (the timeline
+        stays while there are frames to move to)."""
+        self.message.setText(text)
+        self._stack.setCurrentWidget(self.message)
+        self.timeline.setVisible(self.loader.has_source)
+
+    def message_shown(self) -> str | None:
+        """The sentence shown in place of the frames, if any."""
+        return self.message.text() if self._stack.currentWidget() is self.message else None
+
+    def settled(self) -> bool:
+        """Whether the viewer waits for nothing: the frame asked for was shown or failed,
+        or there is none to read."""
+        return not (self._waiting and self.loader.has_source)
 
     def _video_files(self) -> tuple[Path, ...]:
         """The project's plain video files (listed after its CDnet videos)."""
@@ -180,38 +223,48 @@ class ViewerPanel(QWidget):
         self.detector_box.clear()
         self.detector_box.addItems(list(session.mask_detectors()))
         self.detector_box.blockSignals(False)
-        self._on_video_chosen(0)
+        self._on_video_chosen(self.video_box.currentIndex())
 
     def _on_video_chosen(self, index: int) -> None:
-        session = self.session
-        if index < 0:
+        self.layers = None
+        if not 0 <= index < self.video_box.count():
             self.loader.set_source(None)
+            self.show_message("This project has no video to show.")
             return
+        label = self.video_box.itemText(index)
         try:
-            if index < len(session.videos):
-                video = session.videos[index]
-                inputs = CdnetInputSource(video)
-                detectors = {
-                    name: CdnetResultSource.for_video(root, video, len(session.videos) == 1)
-                    for name, root in session.mask_detectors().items()
-                }
-                reader = FrameLayerReader(inputs, inputs.frame_count, video, detectors)
-                first, last, fps = 1, inputs.frame_count, 25.0
-                start = video.first
-            else:
-                source = VideoFileSource(self._video_files()[index - len(session.videos)])
-                reader = FrameLayerReader(source, source.frame_count)
-                first, last, fps, start = 1, source.frame_count, source.fps, 1
+            reader, last, fps, start = self._reader(index)
         except RefereeError as error:
             self.loader.set_source(None)
-            self.status_message.emit(str(error))
+            own = isinstance(error, InputFileError) and error.path.name == label
+            detail = error.problem if isinstance(error, InputFileError) and own else str(error)
+            self.show_message(f"Cannot show {label}:\n{detail}")
+            self.problem.emit(str(error))
             return
         self.loader.set_source(reader, last)
-        self.timeline.set_range(first, last)
+        self.timeline.set_range(1, last)
         self.timeline.set_fps(fps)
         self.timeline.set_frame(start)
         self._on_results_changed()
         self.request_frame(start)
+
+    def _reader(self, index: int) -> tuple[FrameReader[FrameLayers], int, float, int]:
+        """Frames with layers of the ``index``-th video, its last frame, fps and first frame
+        shown. A detector whose results cannot be read is left out (a ``problem``)."""
+        session = self.session
+        if index >= len(session.videos):
+            source = VideoFileSource(self._video_files()[index - len(session.videos)])
+            return FrameLayerReader(source, source.frame_count), source.frame_count, source.fps, 1
+        video = session.videos[index]
+        inputs = CdnetInputSource(video)
+        detectors = {}
+        for name, root in session.mask_detectors().items():
+            try:
+                detectors[name] = CdnetResultSource.for_video(root, video, len(session.videos) == 1)
+            except RefereeError as error:
+                self.problem.emit(str(error))
+        reader = FrameLayerReader(inputs, inputs.frame_count, video, detectors)
+        return reader, inputs.frame_count, 25.0, video.first
 
     def _on_detectors_chosen(self, _index: int) -> None:
         self._on_results_changed()
@@ -236,12 +289,21 @@ class ViewerPanel(QWidget):
     # --- frames -----------------------------------------------------------------------------
 
     def _on_frame_ready(self, frame: int, layers: FrameLayers) -> None:
+        self._waiting = False
         self.layers = layers
+        self._stack.setCurrentWidget(self.grid)
+        self.timeline.show()
         self.timeline.set_frame(frame)
         self._redraw()
         if layers.problems:
             self.status_message.emit("; ".join(layers.problems))
         self.frame_shown.emit(frame)
+
+    def _on_frame_failed(self, frame: int, message: str) -> None:
+        self._waiting = False
+        if self.layers is None:  # nothing of this video shown yet: say why
+            self.show_message(f"This frame cannot be shown:\n{message}")
+        self.problem.emit(message)
 
     def _redraw(self) -> None:
         layers = self.layers

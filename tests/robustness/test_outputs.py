@@ -271,3 +271,15 @@ def test_a_closed_pipe_ends_the_command_quietly(demo, tmp_path: Path) -> None:
     _, stderr = process.communicate(timeout=120)
     assert "Traceback" not in stderr.decode() and "BrokenPipe" not in stderr.decode()
     assert process.returncode == 141
+
+
+def test_a_demo_folder_under_a_file_is_refused_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    outcome = run_referee("demo", "--dir", tmp_path / "file" / "demo", "--quiet")
+    assert_refused(outcome, str(tmp_path / "file"), "cannot write the demo")
+
+
+def test_a_file_given_as_the_dataset_is_called_a_file(demo, tmp_path: Path) -> None:
+    (tmp_path / "dataset.txt").write_text("x", encoding="utf-8")
+    outcome = run_referee("evaluate", tmp_path / "dataset.txt", demo.results["mog2"])
+    assert_refused(outcome, str(tmp_path / "dataset.txt"), "is a file, not a folder")

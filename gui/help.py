@@ -1,0 +1,61 @@
+"""The Help menu's dialogs, and the key tables that the menus and Help › Shortcuts share."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from referee.core import __version__
+from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
+
+#: (menu text, shortcut) of the navigation keys, in the order of the Go menu.
+NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
+    ("Play / pause", "Space"),
+    ("Previous frame", "Left"),
+    ("Next frame", "Right"),
+    ("Back 10 frames", "Shift+Left"),
+    ("Forward 10 frames", "Shift+Right"),
+    ("First frame", "Home"),
+    ("Last frame", "End"),
+    ("Previous flagged frame", "["),
+    ("Next flagged frame", "]"),
+    ("Previous video", "PgUp"),
+    ("Next video", "PgDown"),
+)
+LAYER_KEYS = ("1", "2", "3", "4", "5")
+VIEW_KEYS = (
+    ("One view", "Ctrl+1", 1),
+    ("Two views side by side", "Ctrl+2", 2),
+    ("Four views side by side", "Ctrl+4", 4),
+)
+
+
+def show_shortcuts(parent: QWidget) -> None:
+    """Help › Keyboard shortcuts: every key in one table."""
+    rows = [
+        *NAVIGATION_KEYS,
+        ("Cancel all jobs", "Esc"),
+        *((f"{LAYER_TITLES[n]} layer on/off", k) for n, k in zip(LAYERS, LAYER_KEYS)),
+        *((text, key) for text, key, _ in VIEW_KEYS),
+        ("Dark theme", "Ctrl+D"),
+        ("Open", "Ctrl+O"),
+        ("Save project", "Ctrl+S"),
+        ("Export report", "Ctrl+E"),
+        ("Shortcuts", "F1"),
+        ("Quit", "Ctrl+Q"),
+    ]
+    table = "".join(
+        f"<tr><td><b>{key}</b></td><td>&nbsp;&nbsp;{text}</td></tr>" for text, key in rows
+    )
+    QMessageBox.information(parent, "Keyboard shortcuts", f"<table>{table}</table>")
+
+
+def show_about(parent: QWidget) -> None:
+    """Help › About Referee."""
+    QMessageBox.about(
+        parent,
+        "About Referee",
+        f"<h3>Referee {__version__}</h3><p>A workbench for evaluating "
+        "video-analysis algorithms: see every true positive, false positive "
+        "and miss; indicators that stay consistent across videos; quality "
+        "without ground truth; which frames to annotate next.</p>",
+    )

@@ -1,0 +1,61 @@
+"""Error dialogs that never pile up: one box per distinct message."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+
+class ErrorDialogs(QObject):
+    """Shows problems in non-modal warning boxes over ``parent``.
+
+    A message already on screen is not shown a second time (:meth:`show`); a
+    problem that background work found (jobs, frame reads) is shown once until
+    :meth:`forget` (:meth:`report`), so that several jobs and frames failing on
+    the same file open one dialog. ``reported(message)`` is emitted for every
+    message, shown or not.
+    """
+
+    reported = Signal(str)
+
+    def __init__(self, parent: QWidget) -> None:
+        # The parent is not kept in an attribute: a reference from child to parent would
+        # keep the window's Python objects for the garbage collector, which may run on a
+        # worker thread, where deleting Qt objects is not safe.
+        super().__init__(parent)
+        self._open: dict[str, QMessageBox] = {}
+        self._reported: set[str] = set()
+
+    def show(self, message: str) -> None:
+        """Show ``message`` unless a box already shows it."""
+        self.reported.emit(message)
+        box = self._open.get(message)
+        if box is not None:
+            box.raise_()
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, "Referee", message, parent=self._window())
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(lambda _result, key=message: self._open.pop(key, None))
+        self._open[message] = box
+        box.show()
+
+    def report(self, message: str) -> None:
+        """Show a problem found by background work, unless it was shown since :meth:`forget`."""
+        if message in self._reported:
+            self.reported.emit(message)
+            return
+        self._reported.add(message)
+        self.show(message)
+
+    def forget(self) -> None:
+        """Let every problem be shown again (a project was opened)."""
+        self._reported.clear()
+
+    def _window(self) -> QWidget | None:
+        parent = self.parent()
+        return parent if isinstance(parent, QWidget) else None
+
+    def boxes(self) -> list[QMessageBox]:
+        """The boxes on screen, oldest first."""
+        return list(self._open.values())
