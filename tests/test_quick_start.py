@@ -33,6 +33,8 @@ def test_the_readme_names_every_package_the_setup_script_installs() -> None:
     readme = " ".join((REPOSITORY / "README.md").read_text(encoding="utf-8").split())
     named = re.search(r"`(libegl1 [^`]+)`", readme).group(1).split()
     assert named == listed
+    tools = re.search(r'TOOL_PACKAGES="([^"]+)"', script).group(1).split()
+    assert tools == ["binutils"] and "`binutils`" in readme
     assert "python3-venv" in script and "`python3-venv`" in readme
 
 

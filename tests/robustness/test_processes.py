@@ -101,7 +101,15 @@ def _start(highway_methods: list[Path], stderr: object) -> subprocess.Popen[byte
         stdout=subprocess.DEVNULL,
         stderr=stderr,
         start_new_session=True,  # its own process group, as a command started from a shell
+        preexec_fn=_foreground_signals,
     )
+
+
+def _foreground_signals() -> None:  # runs in the child before exec
+    """Ctrl+C as a terminal's foreground command gets it, even when the tests themselves run
+    in the background of a shell without job control (which starts them with SIGINT ignored,
+    an inherited disposition Python would keep)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for_workers(process: subprocess.Popen[bytes]) -> dict[int, tuple[int, int]]:
