@@ -95,8 +95,12 @@ def highway_methods(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 def _start(highway_methods: list[Path], stderr: object) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "referee.core.cli", "evaluate", *map(str, highway_methods)]
     options = ["--pattern", "gt%06d.png", "--threshold", "255", "--workers", "2", "--quiet"]
+    # What a killed command cannot remove (its workers' socket folder) stays in the test's folder.
+    temporary = highway_methods[0].parent / "tmp"
+    temporary.mkdir(exist_ok=True)
     return subprocess.Popen(
         [*command, *options],
+        env={**os.environ, "TMPDIR": str(temporary)},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=stderr,
