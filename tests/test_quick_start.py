@@ -35,6 +35,7 @@ def test_the_readme_names_every_package_the_setup_script_installs() -> None:
     assert named == listed
     tools = re.search(r'TOOL_PACKAGES="([^"]+)"', script).group(1).split()
     assert tools == ["binutils"] and "`binutils`" in readme
+    assert "libpython$(" in script and "`libpython3.11`" in readme
     assert "python3-venv" in script and "`python3-venv`" in readme
 
 
