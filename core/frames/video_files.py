@@ -144,7 +144,12 @@ def _open_video(path: Path) -> Any:
     try:
         container = av.open(str(path))
     except (av.FFmpegError, OSError) as error:
-        raise InputFileError(path, f"cannot open this file as a video ({error})") from None
+        reason = getattr(error, "strerror", None) or str(error)  # FFmpeg's words, without the path
+        raise InputFileError(
+            path,
+            f"cannot open this file as a video ({reason}): it is corrupt, not a video, "
+            "or in a format FFmpeg does not read",
+        ) from None
     if not container.streams.video:
         container.close()
         raise InputFileError(path, "this file holds no video stream")
