@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from referee.core.errors import InputFileError, UnavailableError
 from referee.core.evaluation.masks import VideoEvaluation
-from referee.core.formats.annotated import annotated_frames
+from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
@@ -117,7 +117,7 @@ class ProjectSession(QObject):
 
     def annotated(self) -> set[tuple[str, int]]:
         """(video label, frame) of every frame that already has ground truth."""
-        return {(v.label, i) for v in self.videos for i in annotated_frames(v)}
+        return {(v.label, i) for v in self.videos for i in frames_with_ground_truth(v)}
 
     # --- the project ------------------------------------------------------------------------
 

@@ -33,12 +33,22 @@ def check_temporal_roi(video: VideoSpec) -> None:
 
     One file status per video: a temporal ROI naming more frames than the
     ground truth holds (e.g. a typo in ``temporalROI.txt``) is refused at once.
+    When the project records the annotated frames, the last of them is checked.
 
     Raises
     ------
     MissingFrameError
         Naming the missing file, ``temporalROI.txt`` and the frames present.
     """
+    if video.annotated is not None:
+        recorded = video.truth_frames
+        if recorded and not os.path.lexists(video.gt_path(recorded[-1])):
+            raise MissingFrameError(
+                video.gt_path(recorded[-1]),
+                f"ground truth of frame {recorded[-1]} is missing, yet the project records the "
+                "frame as annotated; save the annotation again or restore the file",
+            )
+        return
     last = video.gt_path(video.last)
     if os.path.lexists(last):  # whatever is there is read, and refused if not an image
         return

@@ -156,7 +156,7 @@ class VideoHistograms:
 
 def _frame_numbers(video: VideoSpec, frames: Iterable[int] | None) -> FrameNumbers:
     if frames is None:
-        return video.frames
+        return video.truth_frames
     numbers: FrameNumbers = frames if isinstance(frames, range) else [int(i) for i in frames]
     if len(numbers) and (numbers[0] < 1 or any(b <= a for a, b in pairwise(numbers))):
         raise InvalidOptionError("frames to evaluate must be increasing frame numbers from 1")
@@ -209,7 +209,8 @@ def evaluate_video(
     threshold
         ``None``: a mask value of 255 is a detection; ``T``: values ``>= T`` are.
     frames
-        Increasing frame numbers to evaluate; default the temporal ROI.
+        Increasing frame numbers to evaluate; default :attr:`VideoSpec.truth_frames`
+        (the temporal ROI, or its annotated frames when the project records them).
     progress, cancel
         Called with ``(frames done, frames total)`` / polled after every frame.
 
@@ -301,15 +302,14 @@ def _histograms_video(
 
 
 class _Chunk(NamedTuple):
-    """A contiguous range of one video's frames, evaluated in a worker process."""
+    """A run of one video's frames, evaluated in a worker process."""
 
     kind: _Kind
     position: int  # position of the video in the job list
     video: VideoSpec
     source: FrameSource
     threshold: int | None
-    first: int
-    last: int
+    frames: Sequence[int]
 
 
 def _run_chunk(chunk: _Chunk) -> tuple[np.ndarray, StrayLevels]:
@@ -319,24 +319,26 @@ def _run_chunk(chunk: _Chunk) -> tuple[np.ndarray, StrayLevels]:
     levels found (warned about by the parent). A :class:`RefereeError` raised
     here reaches the parent unchanged (the error classes pickle).
     """
-    frames = range(chunk.first, chunk.last + 1)
     if chunk.kind == "counts":
-        evaluation, stray = _count_video(chunk.video, chunk.source, chunk.threshold, frames)
+        evaluation, stray = _count_video(chunk.video, chunk.source, chunk.threshold, chunk.frames)
         return evaluation.per_frame, stray
-    histograms, stray = _histograms_video(chunk.video, chunk.source, frames)
+    histograms, stray = _histograms_video(chunk.video, chunk.source, chunk.frames)
     return histograms.histograms, stray
 
 
 def _plan(
     kind: _Kind, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: int | None, workers: int
 ) -> list[_Chunk]:
-    size = chunk_size(sum(video.n_frames for video, _ in jobs), workers)
+    size = chunk_size(sum(len(video.truth_frames) for video, _ in jobs), workers)
     chunks = []
     for position, (video, source) in enumerate(jobs):
+        frames = video.truth_frames
         # Sequential decoders (video files) would re-decode from the start per chunk.
-        video_size = size if getattr(source, "random_access", True) else video.n_frames
-        for first, last in frame_chunks(video.first, video.last, video_size):
-            chunks.append(_Chunk(kind, position, video, source, threshold, first, last))
+        video_size = size if getattr(source, "random_access", True) else max(1, len(frames))
+        for first, last in frame_chunks(0, len(frames) - 1, video_size):
+            chunks.append(
+                _Chunk(kind, position, video, source, threshold, frames[first : last + 1])
+            )
     return chunks
 
 
@@ -352,7 +354,7 @@ def _assembled_counts(
 def _assembled_histograms(video: VideoSpec, pieces: list[np.ndarray]) -> VideoHistograms:
     """Add up one video's chunk histograms (counts add up, docs/measures.md §2)."""
     summed = np.asarray(np.sum(pieces, axis=0, dtype=np.int64))
-    return VideoHistograms(video.category, video.name, summed, video.n_frames)
+    return VideoHistograms(video.category, video.name, summed, len(video.truth_frames))
 
 
 @overload
@@ -387,7 +389,7 @@ def _run_jobs(
 ) -> list[VideoEvaluation] | list[VideoHistograms]:
     workers = check_workers(workers)
     threshold = check_threshold(threshold)
-    total = sum(video.n_frames for video, _ in jobs)
+    total = sum(len(video.truth_frames) for video, _ in jobs)
     if not jobs:
         return []
     for video, _ in jobs:
@@ -395,7 +397,7 @@ def _run_jobs(
     strays = [StrayLevels() for _ in jobs]
     chunks = _plan(kind, jobs, threshold, workers)
     if workers > 1 and len(chunks) > 1:
-        sizes = [c.last - c.first + 1 for c in chunks]
+        sizes = [len(c.frames) for c in chunks]
         pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
         per_video: list[list[np.ndarray]] = [[] for _ in jobs]
         for chunk, (piece, stray) in zip(chunks, pieces):
@@ -420,7 +422,7 @@ def _run_jobs(
             histogram, found = _histograms_video(video, source, None, step, cancel)
             histograms.append(histogram)
         stray.merge(found)
-        offset += video.n_frames
+        offset += len(video.truth_frames)
     _warn_stray_levels(jobs, strays)
     return evaluations if kind == "counts" else histograms
 

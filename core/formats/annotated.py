@@ -1,6 +1,7 @@
 """Which frames of a CDnet video already have ground truth (docs/measures.md §8).
 
-A frame counts as annotated when ``groundtruth/gt%06d.png`` exists for it,
+A project may record the annotated frames of a video; otherwise a frame counts
+as annotated when ``groundtruth/gt%06d.png`` exists for it,
 whatever the file holds (even a frame that is all "outside ROI" or "unknown"
 is annotated: someone looked at it). The files are listed, never decoded.
 
@@ -42,4 +43,12 @@ def annotated_frames(video: VideoSpec) -> set[int]:
     return {int(match.group(1)) for match in map(_GT_NAME.fullmatch, names) if match}
 
 
-__all__ = ["annotated_frames"]
+def frames_with_ground_truth(video: VideoSpec) -> set[int]:
+    """The frames of ``video`` that have ground truth (docs/measures.md §8): those the project
+    records as annotated (:attr:`VideoSpec.annotated`), else every frame with a file."""
+    if video.annotated is not None:
+        return set(video.annotated)
+    return annotated_frames(video)
+
+
+__all__ = ["annotated_frames", "frames_with_ground_truth"]

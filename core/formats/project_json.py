@@ -12,8 +12,13 @@
       "counts": "counts",
       "detectors": [
         {"name": "mog2", "masks": "results/mog2", "scores": null, "actions": "actions/mog2.xml"}
-      ]
+      ],
+      "annotated": {"baseline/highway": [[470, 520], [600, 600]]}
     }
+
+``annotated`` records, per video label, the frames someone has annotated, as
+increasing, disjoint ``[first, last]`` runs of frame numbers (docs/measures.md §8);
+a video it does not list has ground truth on every frame.
 
 Paths are stored relative to the file's folder, with ``/`` separators, so a
 project folder can be moved or copied to another machine; a path on another
@@ -38,15 +43,16 @@ from typing import Any
 
 from referee.core.errors import InputFileError
 from referee.core.formats.text_files import read_text, write_text
-from referee.core.limits import MAX_JSON_DEPTH
+from referee.core.limits import MAX_FRAME_NUMBER, MAX_JSON_DEPTH
 from referee.core.model import project as model
+from referee.core.model.videos import frame_runs
 
 FORMAT_NAME = "referee-project"
 FORMAT_VERSION = 1
 
 _PATH_KEYS: tuple[str, ...] = ("dataset", "actions_groundtruth", "boxes_groundtruth", "counts")
 _PROJECT_KEYS: frozenset[str] = frozenset(
-    ("format", "version", "name", "video_files", "detectors", *_PATH_KEYS)
+    ("format", "version", "name", "video_files", "detectors", "annotated", *_PATH_KEYS)
 )
 _DETECTOR_PATH_KEYS: tuple[str, ...] = ("masks", "scores", "actions", "boxes")
 _DETECTOR_KEYS: frozenset[str] = frozenset(("name", *_DETECTOR_PATH_KEYS))
@@ -168,8 +174,48 @@ class _Reader:
             boxes_groundtruth=self.path(document, "boxes_groundtruth"),
             counts=self.path(document, "counts"),
             detectors=detectors,
+            annotated=self.annotated(document.get("annotated")),
             file=self.file,
         )
+
+    def annotated(self, value: Any) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        if value is None:
+            return ()
+        if not isinstance(value, dict):
+            raise self.fail(
+                f"'annotated' must be an object like {{\"baseline/highway\": [[470, 520]]}}, "
+                f"not {_json_type(value)}"
+            )
+        return tuple(
+            (self.text(label, "annotated"), self.runs(runs, f"annotated[{label!r}]"))
+            for label, runs in value.items()
+        )
+
+    def runs(self, value: Any, label: str) -> tuple[int, ...]:
+        """Frames of increasing, disjoint ``[first, last]`` runs."""
+        if not isinstance(value, list):
+            raise self.fail(
+                f"{label} must be a list of [first, last] runs, not {_json_type(value)}"
+            )
+        frames: list[int] = []
+        for run in value:
+            if not (
+                isinstance(run, list)
+                and len(run) == 2
+                and all(type(f) is int and 1 <= f <= MAX_FRAME_NUMBER for f in run)
+                and run[0] <= run[1]
+            ):
+                raise self.fail(
+                    f"{label}: {json.dumps(run)} is not a run [first, last] of frame numbers "
+                    f"from 1 to {MAX_FRAME_NUMBER:,} with first ≤ last"
+                )
+            if frames and run[0] <= frames[-1]:
+                raise self.fail(
+                    f"{label}: the run {json.dumps(run)} overlaps or comes before the one "
+                    f"ending at frame {frames[-1]}; list runs in increasing order"
+                )
+            frames.extend(range(run[0], run[1] + 1))
+        return tuple(frames)
 
     def check_header(self, document: dict[str, Any]) -> None:
         if "format" not in document:
@@ -333,6 +379,10 @@ def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
         project.boxes_groundtruth is not None
     ):  # written only when set: older files stay as they were
         document["boxes_groundtruth"] = stored(project.boxes_groundtruth)
+    if project.annotated:
+        document["annotated"] = {
+            label: [list(run) for run in frame_runs(frames)] for label, frames in project.annotated
+        }
     return document
 
 

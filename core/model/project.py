@@ -11,6 +11,7 @@ folder; in memory every path is absolute. Projects are immutable:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,8 +58,12 @@ class Project:
     per-frame boxes (LIRIS XML or MOTChallenge CSV; without it, the boxes of the
     ground-truth actions are used); ``counts`` is a counts root
     holding ``<category>_<video>/<name>.csv`` with ``name`` "groundtruth" or a
-    detector's name (docs/measures.md §6). ``file`` is where the project was loaded from
-    or saved to; it is not stored in the file.
+    detector's name (docs/measures.md §6). ``annotated`` records, per video label,
+    the frames someone has annotated (increasing frame numbers, docs/measures.md §8): a
+    video listed there is compared with its ground truth on those frames only;
+    a video not listed has ground truth on every frame of its temporal ROI.
+    ``file`` is where the project was loaded from or saved to; it is not stored
+    in the file.
     """
 
     name: str
@@ -68,7 +73,15 @@ class Project:
     boxes_groundtruth: Path | None = None
     counts: Path | None = None
     detectors: tuple[DetectorSource, ...] = ()
+    annotated: tuple[tuple[str, tuple[int, ...]], ...] = ()
     file: Path | None = None
+
+    def annotated_frames(self, label: str) -> tuple[int, ...] | None:
+        """The frames recorded as annotated for the video ``label``, or ``None`` if none are."""
+        for name, frames in self.annotated:
+            if name == label:
+                return frames
+        return None
 
     def mask_detectors(self) -> dict[str, Path]:
         """Detectors with masks: name → results root."""
@@ -140,6 +153,14 @@ def with_detector(project: Project, detector: DetectorSource) -> Project:
             f"{detector.name!r}; choose another name or remove it first"
         )
     return dataclasses.replace(project, detectors=(*project.detectors, detector))
+
+
+def with_annotated(project: Project, label: str, frames: Iterable[int]) -> Project:
+    """``project`` recording ``frames`` (any order, duplicates ignored) as the annotated
+    frames of the video ``label``, replacing what it recorded for that video."""
+    recorded = tuple(sorted({int(f) for f in frames}))
+    kept = tuple((name, known) for name, known in project.annotated if name != label)
+    return dataclasses.replace(project, annotated=(*kept, (label, recorded)))
 
 
 def without_detector(project: Project, name: str) -> Project:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,12 +27,26 @@ def video_file_stem(category: str, name: str) -> str:
     return name if not category or category == name else f"{category}_{name}"
 
 
+def frame_runs(frames: Iterable[int]) -> list[tuple[int, int]]:
+    """Consecutive runs ``(first, last)`` of a set of frame numbers, in order."""
+    runs: list[tuple[int, int]] = []
+    for frame in sorted(set(frames)):
+        if runs and frame == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], frame)
+        else:
+            runs.append((frame, frame))
+    return runs
+
+
 @dataclass(frozen=True)
 class VideoSpec:
     """One CDnet video: where its files are and which frames are evaluated.
 
     ``first`` and ``last`` are the 1-based, inclusive frame numbers of the
-    temporal ROI (docs/measures.md §1).
+    temporal ROI (docs/measures.md §1). ``annotated`` lists, in increasing
+    order, the frames a project records as annotated (docs/measures.md §8), or is
+    ``None`` when the project records none for this video: then every frame of
+    the temporal ROI has ground truth.
     """
 
     category: str
@@ -39,6 +54,7 @@ class VideoSpec:
     folder: Path
     first: int
     last: int
+    annotated: tuple[int, ...] | None = None
 
     @property
     def label(self) -> str:
@@ -57,13 +73,26 @@ class VideoSpec:
 
     @property
     def frames(self) -> range:
-        """The evaluated frame numbers, ``first..last``."""
+        """The frame numbers of the temporal ROI, ``first..last``."""
         return range(self.first, self.last + 1)
 
     @property
     def n_frames(self) -> int:
-        """Number of evaluated frames."""
+        """Number of frames of the temporal ROI."""
         return self.last - self.first + 1
+
+    @property
+    def truth_frames(self) -> Sequence[int]:
+        """The frames compared with the ground truth: the temporal ROI's, or only its
+        annotated ones when the project records them (docs/measures.md §8)."""
+        if self.annotated is None:
+            return self.frames
+        return tuple(i for i in self.annotated if self.first <= i <= self.last)
+
+    @property
+    def partly_annotated(self) -> bool:
+        """Whether the project records fewer annotated frames than the temporal ROI has."""
+        return self.annotated is not None and len(self.truth_frames) < self.n_frames
 
     @property
     def roi_path(self) -> Path:

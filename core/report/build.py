@@ -165,7 +165,11 @@ def facts(
         (
             "videos",
             f"{len(results.videos)}: "
-            + ", ".join(f"{v.label} frames {v.first}–{v.last}" for v in results.videos)
+            + ", ".join(
+                f"{v.label} frames {v.first}–{v.last}"
+                + (f" ({len(v.truth_frames):,} annotated)" if v.partly_annotated else "")
+                for v in results.videos
+            )
             if results.videos
             else "none",
         ),
@@ -244,7 +248,10 @@ def _groundtruth_sources(project: Project, results: ReportResults) -> str:
 
 def evaluated_section(project: Project, results: ReportResults) -> Section:
     """The videos and their frame ranges, and what the project could not provide."""
-    rows = tuple((v.category, v.name, v.first, v.last, v.n_frames) for v in results.videos)
+    rows = tuple(
+        (v.category, v.name, v.first, v.last, v.n_frames, len(v.truth_frames))
+        for v in results.videos
+    )
     blocks: list[Block] = [
         Paragraph(
             f"Project {project.name}: {len(results.videos)} videos with ground truth, "
@@ -253,8 +260,8 @@ def evaluated_section(project: Project, results: ReportResults) -> Section:
         ),
         Table(
             "videos",
-            "Videos and evaluated frames (temporal ROI)",
-            ("category", "video", "first frame", "last frame", "frames"),
+            "Videos, their temporal ROI and the annotated frames evaluated in it",
+            ("category", "video", "first frame", "last frame", "frames", "annotated frames"),
             rows,
         ),
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,7 +33,8 @@ _WHAT_OPENS = (
 
 
 def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[VideoSpec, ...]:
-    """The CDnet videos of the project's dataset, by category then name (empty without one).
+    """The CDnet videos of the project's dataset, by category then name (empty without one),
+    each with the frames the project records as annotated (:attr:`VideoSpec.annotated`).
 
     ``require_groundtruth=False`` also lists video folders without ground truth
     (for the computations that need none).
@@ -44,7 +46,10 @@ def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[
     """
     if project.dataset is None:
         return ()
-    return tuple(discover_videos(project.dataset, require_groundtruth))
+    return tuple(
+        dataclasses.replace(video, annotated=project.annotated_frames(video.label))
+        for video in discover_videos(project.dataset, require_groundtruth)
+    )
 
 
 def method_names(paths: Sequence[Path]) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from referee.core.errors import InvalidOptionError, UnavailableError
 from referee.core.formats import registry
-from referee.core.formats.annotated import annotated_frames
+from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.frames.results import result_sources
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
@@ -101,7 +101,7 @@ def _rank_masks(
     a, b = _pair(names, options.pair, "masks")
     videos = project_videos(project, require_groundtruth=False)
     annotated = {
-        v.label: {f for f in annotated_frames(v) if v.first <= f <= v.last} for v in videos
+        v.label: {f for f in frames_with_ground_truth(v) if v.first <= f <= v.last} for v in videos
     }
     considered = sum(v.n_frames for v in videos)
     methods = (a, b) if criterion == PAIRWISE_DICE else tuple(names)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from referee.core.model.videos import frame_runs
 from referee.gui.widgets.palette import OKABE_ITO
 
 STRIP_HEIGHT = 100
@@ -34,17 +35,6 @@ _CACHED_TOOLTIP = (
     "Frames outside the green runs are decoded when you go to them."
 )
 _MARK_TOOLTIP = "frames flagged as problems (e.g. many false positives, high disagreement)"
-
-
-def frame_runs(frames: Sequence[int]) -> list[tuple[int, int]]:
-    """Consecutive runs ``(first, last)`` of a set of frame numbers, in order."""
-    runs: list[tuple[int, int]] = []
-    for frame in sorted(set(frames)):
-        if runs and frame == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], frame)
-        else:
-            runs.append((frame, frame))
-    return runs
 
 
 class TimelineWidget(QWidget):

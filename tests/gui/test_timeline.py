@@ -8,7 +8,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QSpinBox
 
-from referee.gui.viewer.timeline import TimelineWidget, frame_runs
+from referee.core.model.videos import frame_runs
+from referee.gui.viewer.timeline import TimelineWidget
 
 
 @pytest.fixture

@@ -1,0 +1,1 @@
+"""Editing ground truth: keyframed boxes, label maps, counts, the annotation document."""

@@ -1,0 +1,97 @@
+"""A project that records which frames are annotated (docs/measures.md §8)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.core.errors import InputFileError
+from referee.core.formats.cdnet import discover_videos
+from referee.core.formats.project_json import read_project, write_project
+from referee.core.model.project import DetectorSource, Project, with_annotated
+from referee.core.workflow.options import PixelOptions, RankingOptions
+from referee.core.workflow.pixels import run_pixels
+from referee.core.workflow.projects import project_videos
+from referee.core.workflow.ranking import run_ranking
+from tests.core.test_evaluate import make_dataset, make_results, reference_rows
+
+OFFICE = "baseline/office"
+RECORDED = (3, 4, 5, 6, 7, 8, 9, 10, 20, 40)
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Project:
+    folders = make_dataset(tmp_path / "data")
+    make_results(tmp_path / "a", discover_videos(tmp_path / "data"), seed=1)
+    make_results(tmp_path / "b", discover_videos(tmp_path / "data"), seed=2)
+    # Frames of office that are not recorded lose their ground truth: they must not be read.
+    for gt in (folders[("baseline", "office")] / "groundtruth").iterdir():
+        if int(gt.stem[2:]) not in RECORDED:
+            gt.unlink()
+    base = Project(
+        "p",
+        dataset=tmp_path / "data",
+        detectors=(
+            DetectorSource("a", masks=tmp_path / "a"),
+            DetectorSource("b", masks=tmp_path / "b"),
+        ),
+    )
+    # Frame 2 is outside office's temporal ROI (3–40): recorded but not evaluated.
+    return with_annotated(base, OFFICE, [20, 2, *RECORDED[:-2], 40, 20])
+
+
+def test_the_record_survives_a_round_trip(project: Project, tmp_path: Path) -> None:
+    saved = write_project(project, tmp_path / "p.referee.json")
+    document = json.loads(saved.file.read_text())  # type: ignore[union-attr]
+    assert document["annotated"] == {OFFICE: [[2, 10], [20, 20], [40, 40]]}
+    again = read_project(saved.file)  # type: ignore[arg-type]
+    assert again.annotated == ((OFFICE, (2, *RECORDED)),)
+    assert again.annotated_frames("baseline/pets") is None
+
+
+@pytest.mark.parametrize(
+    ("runs", "problem"),
+    [
+        ([[5, 3]], "first ≤ last"),
+        ([[0, 3]], "from 1 to"),
+        ([[1, 5], [5, 9]], "overlaps"),
+        ([[9, 12], [1, 2]], "overlaps or comes before"),
+        ([[1.5, 2]], "is not a run"),
+        ("1-5", "must be a list"),
+    ],
+)
+def test_bad_records_are_refused(tmp_path: Path, runs: object, problem: str) -> None:
+    file = tmp_path / "p.referee.json"
+    document = {"format": "referee-project", "version": 1, "name": "p", "annotated": {"v": runs}}
+    file.write_text(json.dumps(document))
+    with pytest.raises(InputFileError, match=problem) as caught:
+        read_project(file)
+    assert str(file) in str(caught.value)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_only_recorded_frames_are_evaluated(project: Project, tmp_path: Path, workers: int) -> None:
+    result = run_pixels(project, PixelOptions(workers=workers))
+    office = next(v for v in project_videos(project) if v.label == OFFICE)
+    assert office.partly_annotated and list(office.truth_frames) == list(RECORDED)
+    for name in ("a", "b"):
+        evaluation = next(e for e in result.evaluations[name] if e.video == "office")
+        folder = tmp_path / name / "baseline" / "office"
+        # reference_rows reads every frame of a video's temporal ROI: one frame at a time.
+        expected = np.concatenate(
+            [reference_rows(dataclasses.replace(office, first=f, last=f), folder) for f in RECORDED]
+        )
+        assert np.array_equal(evaluation.per_frame, expected)
+        others = [e for e in result.evaluations[name] if e.video != "office"]
+        assert [len(e.frames) for e in others] == [25, 5]  # pets 1–25, loose 5–9: the whole ROI
+
+
+def test_ranking_skips_the_recorded_frames_only(project: Project) -> None:
+    ranked = run_ranking(project, RankingOptions(gap=0)).frames
+    office = {r.frame for r in ranked if r.video == OFFICE}
+    # Every frame of the temporal ROI that is not recorded, whether or not a file exists.
+    assert office == set(range(3, 41)) - set(RECORDED)
