@@ -13,6 +13,7 @@ without any row (empty, blank or a header only) is a video without boxes: a
 detector that found nothing, or ground truth with no object (a
 :class:`~referee.core.errors.RefereeWarning` says so). An id given twice on one
 frame is read as two boxes, with a warning: the box measures do not use ids.
+:func:`write_mot_csv` writes rows that read back identical.
 """
 
 from __future__ import annotations
@@ -28,8 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-from referee.core.errors import InputFileError, RefereeWarning
-from referee.core.formats.text_files import DECIMAL_NUMBER, numbered_csv_rows, read_text
+from referee.core.errors import InputFileError, InvalidOptionError, RefereeWarning
+from referee.core.formats.text_files import (
+    DECIMAL_NUMBER,
+    numbered_csv_rows,
+    read_text,
+    write_text,
+)
 from referee.core.limits import MAX_BOXES_PER_FRAME, MAX_COORDINATE, MAX_FRAME_NUMBER
 from referee.core.measures.boxes import VideoBoxes, boxes_from_rows
 
@@ -148,6 +154,49 @@ def read_mot_boxes(
     return boxes_from_rows(
         name if name is not None else Path(path).stem, rows.frames, rows.boxes, ids=rows.ids
     )
+
+
+def format_mot_csv(rows: MotRows) -> str:
+    """The text of a MOTChallenge file holding ``rows``, in their order (docs/measures.md §10).
+
+    One line ``frame,id,x,y,w,h,conf,-1,-1,-1`` per row, no header. Each
+    decimal is written with the fewest digits that read back as the same float
+    (a whole number without ``.0``), so :func:`parse_mot_csv` gives identical arrays.
+
+    Raises
+    ------
+    InvalidOptionError
+        A box or confidence that is not a finite number (no file could hold it).
+    """
+    numbers = np.column_stack([rows.boxes, rows.conf])
+    if not np.all(np.isfinite(numbers)):
+        row = int(np.flatnonzero(~np.all(np.isfinite(numbers), axis=1))[0])
+        raise InvalidOptionError(
+            f"row {row} (frame {rows.frames[row]}, id {rows.ids[row]}) holds a value that "
+            "is not a finite number; MOTChallenge files hold finite decimals only"
+        )
+    return "".join(
+        f"{frame},{track_id},{','.join(map(_decimal_text, values))},-1,-1,-1\n"
+        for frame, track_id, values in zip(
+            rows.frames.tolist(), rows.ids.tolist(), numbers.tolist()
+        )
+    )
+
+
+def write_mot_csv(path: str | Path, rows: MotRows) -> None:
+    """Write ``rows`` to the MOTChallenge file ``path`` atomically (see :func:`format_mot_csv`).
+
+    Raises
+    ------
+    InputFileError
+        The file cannot be written (see :func:`~referee.core.formats.text_files.write_bytes`).
+    """
+    write_text(path, format_mot_csv(rows))
+
+
+def _decimal_text(value: float) -> str:
+    """The shortest text that reads back as ``value``: ``repr``, a trailing ``.0`` dropped."""
+    return repr(value).removesuffix(".0")
 
 
 def _parse_row(cells: Sequence[str], path: str | Path, line: int) -> list[float]:
