@@ -36,6 +36,10 @@ _SizeArguments = tuple[str | Path, tuple[int, ...], str | Path, tuple[int, ...]]
 """The constructor's arguments of a :class:`SizeMismatchError`."""
 
 
+class ChangedOnDiskError(InputFileError):
+    """A file changed on disk since Referee read it: writing would lose someone's work."""
+
+
 class SizeMismatchError(RefereeError):
     """Two images that must have the same size do not."""
 
