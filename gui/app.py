@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import (
     QBuffer,
     QByteArray,
@@ -42,8 +43,16 @@ GIL_SWITCH_INTERVAL = 0.001
 QUIET_QT_WARNINGS = ("This plugin does not support propagateSizeHints()",)
 
 
+#: Collects cyclic garbage on the GUI thread, every second, instead of Python's automatic
+#: collection: that one runs in whichever thread allocates, and a job's thread would then
+#: delete Qt objects (closed dialogs, replaced widgets) off the GUI thread and crash.
+_collector: GarbageCollector | None = None
+
+
 def application() -> QApplication:
-    """The QApplication, created once with Referee's name (QSettings keys use it)."""
+    """The QApplication, created once with Referee's name (QSettings keys use it); cyclic
+    garbage is collected on its thread only."""
+    global _collector
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     existing = QApplication.instance()
     if existing is None:
@@ -58,6 +67,8 @@ def application() -> QApplication:
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(DESKTOP_ID)
     app.setWindowIcon(QIcon(str(icon_path())))
+    if _collector is None:
+        _collector = GarbageCollector(interval=1.0)
     return app
 
 

@@ -19,3 +19,14 @@ def isolated_settings(tmp_path, monkeypatch) -> None:
         QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings")
     )
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+@pytest.fixture(autouse=True)
+def collect_on_the_gui_thread():
+    """Collect Qt garbage on the GUI thread only, as the application does (gui/app.py):
+    a collection that a job's thread happens to start would delete widgets off it."""
+    import gc
+
+    gc.disable()
+    yield
+    gc.collect()
