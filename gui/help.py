@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from referee.core import __version__
+from referee.gui.annotation.keys import COUNT_DOWN_KEY, COUNT_UP_KEY, MARK_KEY, NEXT_KEY, TOOL_KEYS
 from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
 
 #: (menu text, shortcut) of the navigation keys, in the order of the Go menu.
@@ -38,7 +39,12 @@ def show_shortcuts(parent: QWidget) -> None:
         *((text, key) for text, key, _ in VIEW_KEYS),
         ("Dark theme", "Ctrl+D"),
         ("Open", "Ctrl+O"),
-        ("Save project", "Ctrl+S"),
+        ("Save the annotation and the project", "Ctrl+S"),
+        ("Undo / redo", "Ctrl+Z / Ctrl+Shift+Z"),
+        *((f"{text} tool", key) for _, text, key in TOOL_KEYS),
+        ("Next suggested frame", NEXT_KEY),
+        ("Mark the frame annotated", MARK_KEY),
+        ("Count +1 / −1 at this frame", f"{COUNT_UP_KEY} / {COUNT_DOWN_KEY}"),
         ("Export report", "Ctrl+E"),
         ("Shortcuts", "F1"),
         ("Quit", "Ctrl+Q"),

@@ -35,6 +35,7 @@ from referee.core.report.build import build_report
 from referee.core.significance.cases import CASE_KINDS
 from referee.core.workflow.projects import open_path
 from referee.core.workflow.sources import source_status
+from referee.gui.annotation_controller import AnnotationController
 from referee.gui.docks.actions import ActionsDock
 from referee.gui.docks.annotate import AnnotateDock
 from referee.gui.docks.data import DataDock
@@ -51,10 +52,10 @@ from referee.gui.viewer.layers_panel import LayersPanel
 from referee.gui.viewer.panel import WELCOME, ViewerPanel
 from referee.gui.widgets.dock_tabs import hide_stray_tab_bars
 from referee.gui.widgets.error_dialogs import ErrorDialogs
+from referee.gui.widgets.recent_menu import RecentMenu
 from referee.gui.widgets.theme import apply_theme
 from referee.gui.worker import Job, JobRunner
 
-RECENT_LIMIT = 8
 #: How long quitting waits for cancelled jobs to stop (ms); a job stuck in a blocking
 #: call is then left behind, and the application quits anyway.
 QUIT_WAIT_MS = 3000
@@ -96,6 +97,7 @@ class MainWindow(QMainWindow):
     # --- assembly ---------------------------------------------------------------------------
 
     def _build_docks(self) -> None:
+        self.annotation = AnnotationController(self, self.session, self.viewer, self.errors)
         self.data_dock = DataDock()
         self.layers_panel = LayersPanel()
         self.layers_dock = self._wrap("Layers", "LayersDock", self.layers_panel)
@@ -115,13 +117,14 @@ class MainWindow(QMainWindow):
         right = Qt.DockWidgetArea.RightDockWidgetArea
         for dock in (self.data_dock, self.layers_dock, self.inspector_dock, self.jobs_dock):
             self.addDockWidget(left, dock)
-        self.tabifyDockWidget(self.layers_dock, self.inspector_dock)
-        self.tabifyDockWidget(self.layers_dock, self.jobs_dock)
+        for dock in (self.inspector_dock, self.jobs_dock, self.annotation.history):
+            self.tabifyDockWidget(self.layers_dock, dock)
         self.layers_dock.raise_()
         analysis = (
             self.indicators_dock,
             self.plots_dock,
             self.annotate_dock,
+            self.annotation.dock,
             self.pseudo_dock,
             self.significance_dock,
             self.actions_dock,
@@ -172,8 +175,9 @@ class MainWindow(QMainWindow):
             "Open a CDnet dataset or video folder",
         )
         self.recent_menu = file.addMenu("Open &recent")
+        self.recent = RecentMenu(self.recent_menu, self.open)
         file.addSeparator()
-        self._action(file, "&Save project", self.save_project, "Ctrl+S")
+        self._action(file, "&Save", self.save_project, "Ctrl+S", "Save the annotation and project")
         self._action(file, "Save project &as…", self.save_project_as, "Ctrl+Shift+S")
         file.addSeparator()
         self.export_report_action = self._action(
@@ -186,6 +190,7 @@ class MainWindow(QMainWindow):
         self.export_report_action.setEnabled(False)
         file.addSeparator()
         self._action(file, "&Quit", self.close, "Ctrl+Q")
+        self.annotation.add_edit_menu()
 
         go = bar.addMenu("&Go")
         timeline = self.viewer.timeline
@@ -309,7 +314,10 @@ class MainWindow(QMainWindow):
 
     def open_project(self, project: Project) -> None:
         """Make ``project`` current; raises :class:`RefereeError` (and keeps the open
-        project) if it has nothing to show or its dataset cannot be read."""
+        project) if it has nothing to show or its dataset cannot be read; unsaved annotation
+        is saved or discarded first, as the user says (or nothing happens)."""
+        if not self.annotation.confirm_leaving():
+            return
         self.errors.forget()
         self.session.open(project)
 
@@ -355,6 +363,9 @@ class MainWindow(QMainWindow):
         project = self.session.project
         if project is None:
             return
+        if self.annotation.editor.modified and project.file is not None:
+            self.annotation.save()  # writes the project file too
+            return
         if project.file is None or not project.file.name.endswith(".referee.json"):
             self.save_project_as()
             return
@@ -383,6 +394,8 @@ class MainWindow(QMainWindow):
             return
         self.session.project = replace(project, file=path)
         self.setWindowModified(False)
+        if self.annotation.editor.modified:  # it needed a project file to be saved beside
+            self.annotation.save()
         self._remember_recent(path)
         self.statusBar().showMessage(f"Saved {path}", 5000)
 
@@ -409,25 +422,8 @@ class MainWindow(QMainWindow):
     # --- recent files and settings ------------------------------------------------------------
 
     def _remember_recent(self, path: Path) -> None:
-        if not self.remember_layout:
-            return
-        settings = QSettings()
-        recent = [str(path.resolve())] + [p for p in self._recent() if p != str(path.resolve())]
-        settings.setValue("recent", recent[:RECENT_LIMIT])
-        self._fill_recent_menu()
-
-    def _recent(self) -> list[str]:
-        value = QSettings().value("recent", [])
-        if isinstance(value, str):  # a one-entry list may come back as its entry
-            return [value]
-        return [str(path) for path in value] if isinstance(value, list) else []
-
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        for path in self._recent():
-            action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.open(p))
-        self.recent_menu.setEnabled(bool(self._recent()))
+        if self.remember_layout:
+            self.recent.remember(path)
 
     def _restore_settings(self) -> None:
         settings = QSettings()
@@ -441,7 +437,7 @@ class MainWindow(QMainWindow):
         dark = cast(bool, settings.value("window/dark", False, type=bool))
         self.dark_action.setChecked(dark)
         apply_theme(self, dark)
-        self._fill_recent_menu()
+        self.recent.fill()
 
     def save_settings(self) -> None:
         settings = QSettings()
@@ -450,6 +446,9 @@ class MainWindow(QMainWindow):
         settings.setValue("window/dark", self.dark_action.isChecked())
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.annotation.confirm_leaving():
+            event.ignore()
+            return
         if self.isWindowModified():
             answer = QMessageBox.question(
                 self,

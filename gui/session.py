@@ -70,6 +70,8 @@ class ProjectSession(QObject):
         self.videos: tuple[VideoSpec, ...] = ()
         self.options = AnalysisOptions()
         self.results = ProjectResults()
+        #: The results before the last saved annotation, to show what it changed.
+        self.previous_results: ProjectResults | None = None
 
     # --- what the docks read -----------------------------------------------------------------
 
@@ -140,7 +142,17 @@ class ProjectSession(QObject):
         self.videos = videos
         self.project = project
         self.results = ProjectResults()
+        self.previous_results = None
         self.project_changed.emit()
+        self.refresh()
+
+    def annotations_saved(self, project: Project) -> None:
+        """Take ``project`` as saved with new ground truth and compute everything again in
+        the background; the results so far stay in :attr:`previous_results`."""
+        self.project = project
+        self.videos = project_videos(project)
+        self.previous_results = self.results
+        self.results = ProjectResults()
         self.refresh()
 
     def refresh(self) -> None:

@@ -7,11 +7,15 @@ from pathlib import Path
 
 from referee.core.demo.dataset import BINARY_METHODS, DemoLayout, ensure_demo
 from referee.core.formats import project_json
-from referee.core.model.project import PROJECT_SUFFIX, DetectorSource, Project
+from referee.core.formats.cdnet import discover_videos
+from referee.core.model.project import PROJECT_SUFFIX, DetectorSource, Project, with_annotated
 from referee.core.progress import CancelToken, ProgressCallback
 
 #: File name of the demo's project, in the demo's root folder.
 DEMO_PROJECT_NAME = "demo" + PROJECT_SUFFIX
+#: The demo video left partly annotated, so that a newcomer meets the annotate-next loop,
+#: and every how many frames of its temporal ROI keeps its ground truth.
+PARTLY_ANNOTATED_VIDEO, ANNOTATED_EVERY = "shadow/corridor", 8
 
 
 # --------------------------------------------------------------------------- demo
@@ -62,8 +66,26 @@ def ensure_demo_project(
     layout = ensure_demo(Path(os.path.abspath(root)), progress, cancel)
     file = layout.root / DEMO_PROJECT_NAME
     if not file.exists():
-        project_json.write_project(demo_project(layout), file)
+        project_json.write_project(partly_annotated(demo_project(layout)), file)
     return project_json.read_project(file)
+
+
+def partly_annotated(project: Project) -> Project:
+    """``project`` with :data:`PARTLY_ANNOTATED_VIDEO` annotated on every
+    :data:`ANNOTATED_EVERY`-th frame of its temporal ROI only: the ground truth of
+    its other frames there is removed, and the project records the frames kept
+    (docs/measures.md §8)."""
+    if project.dataset is None:
+        return project
+    for video in discover_videos(project.dataset):
+        if video.label != PARTLY_ANNOTATED_VIDEO:
+            continue
+        kept = set(video.frames[::ANNOTATED_EVERY])
+        for frame in video.frames:
+            if frame not in kept:
+                video.gt_path(frame).unlink(missing_ok=True)
+        return with_annotated(project, video.label, kept)
+    return project
 
 
 def default_demo_dir() -> Path:

@@ -19,10 +19,21 @@ from referee.core.demo.dataset import (
     DemoLayout,
     ensure_demo,
 )
-from referee.core.demo.project import demo_project, ensure_demo_project
+from referee.core.demo.project import (
+    ANNOTATED_EVERY,
+    PARTLY_ANNOTATED_VIDEO,
+    demo_project,
+    ensure_demo_project,
+)
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.project_json import read_project, write_project
-from referee.core.model.project import DetectorSource, Project, with_detector, without_detector
+from referee.core.model.project import (
+    DetectorSource,
+    Project,
+    with_annotated,
+    with_detector,
+    without_detector,
+)
 from referee.core.workflow.projects import open_path, project_videos
 from referee.core.workflow.sources import source_status
 
@@ -275,7 +286,12 @@ def test_ensure_demo_project_keeps_an_edited_project(demo_copy: DemoLayout) -> N
     file = demo_copy.root / "demo.referee.json"
     assert not file.exists()
     first = ensure_demo_project(demo_copy.root)
-    assert first == demo_project(demo_copy)
+    # The demo as a project, with one video left partly annotated for the newcomer.
+    recorded = first.annotated_frames(PARTLY_ANNOTATED_VIDEO)
+    assert first == with_annotated(demo_project(demo_copy), PARTLY_ANNOTATED_VIDEO, recorded)
+    corridor = next(v for v in project_videos(first) if v.label == PARTLY_ANNOTATED_VIDEO)
+    assert recorded == tuple(range(corridor.first, corridor.last + 1, ANNOTATED_EVERY))
+    assert [f for f in corridor.frames if corridor.gt_path(f).exists()] == list(recorded)
     stored = json.loads(file.read_text(encoding="utf-8"))
     stored["name"] = "edited"
     stored["detectors"] = stored["detectors"][:1]

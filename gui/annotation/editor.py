@@ -1,0 +1,170 @@
+"""The ground truth under edit in the window: its document, undo stack and autosave.
+
+:class:`AnnotationEditor` holds no widget. It owns the
+:class:`~referee.core.annotation.document.GroundTruthDocument` of the open
+project and the ``QUndoStack`` every edit goes through; the stack's clean state
+is the document's saved state, so undoing back to the last save makes the
+document clean again. A timer writes unsaved changes to the autosave sidecar
+(:mod:`referee.core.annotation.autosave`); a failed autosave or save keeps the
+changes and says why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from referee.core.annotation.autosave import (
+    discard_autosave,
+    newer_autosave,
+    read_autosave,
+    restore_autosave,
+    write_autosave,
+)
+from referee.core.annotation.document import GroundTruthDocument
+from referee.core.annotation.label_maps import Rect
+from referee.core.errors import RefereeError, UnavailableError
+from referee.core.model.project import Project
+from referee.core.model.videos import VideoSpec
+
+#: Seconds between autosaves unless the preferences say otherwise.
+DEFAULT_AUTOSAVE_SECONDS = 60
+AUTOSAVE_SETTING = "annotation/autosave_seconds"
+
+
+def autosave_seconds() -> int:
+    """The autosave interval from the preferences (0: autosave off)."""
+    value = QSettings().value(AUTOSAVE_SETTING, DEFAULT_AUTOSAVE_SECONDS)
+    try:
+        return max(0, int(str(value)))
+    except (TypeError, ValueError):
+        return DEFAULT_AUTOSAVE_SECONDS
+
+
+class AnnotationEditor(QObject):
+    """The open project's ground truth under edit.
+
+    Signals
+    -------
+    mask_changed(str, int, object)
+        Video label, frame and the rect ``(x0, y0, x1, y1)`` that changed, or
+        ``None`` for the whole label map.
+    counts_edited(str)
+        The counts folder of the video whose counts changed.
+    boxes_edited()
+        Actions or tracks changed.
+    annotated_changed()
+        A frame was marked annotated or not.
+    saved(object)
+        The project as saved (it records the annotated frames).
+    autosave_failed(str)
+        Why the last autosave failed (the changes are kept).
+    """
+
+    mask_changed = Signal(str, int, object)
+    counts_edited = Signal(str)
+    boxes_edited = Signal()
+    annotated_changed = Signal()
+    saved = Signal(object)
+    autosave_failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.stack = QUndoStack(self)
+        self.document: GroundTruthDocument | None = None
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self.autosave)
+        self.set_autosave_interval(autosave_seconds())
+
+    # --- the document ---------------------------------------------------------------------
+
+    def open(self, project: Project, videos: tuple[VideoSpec, ...]) -> Path | None:
+        """Start editing ``project``'s ground truth; the undo history starts empty.
+
+        Returns the project's autosave sidecar when it is newer than the project
+        file (the caller offers to recover it), else ``None``.
+        """
+        self.document = GroundTruthDocument(project, videos)
+        self.stack.clear()
+        self.stack.setClean()
+        return None if project.file is None else newer_autosave(project.file)
+
+    def document_or_raise(self) -> GroundTruthDocument:
+        if self.document is None:
+            raise UnavailableError("no project is open")
+        return self.document
+
+    @property
+    def modified(self) -> bool:
+        """Whether there are edits since the last save (or recovery)."""
+        return not self.stack.isClean()
+
+    def push(self, command: QUndoCommand) -> None:
+        """Do an edit, undoably."""
+        self.stack.push(command)
+
+    def mask_edited(self, label: str, frame: int, rect: Rect | None) -> None:
+        """Record that a label map changed (called by the commands) and announce it."""
+        self.document_or_raise().mask_changed(label, frame)
+        self.mask_changed.emit(label, frame, rect)
+
+    # --- saving -------------------------------------------------------------------------------
+
+    def save(self, replace_changed: bool = False) -> Project:
+        """Write every change and the project file; the document is clean afterwards.
+
+        Raises
+        ------
+        ChangedOnDiskError
+            A file to write changed on disk since it was read (nothing is written).
+        RefereeError
+            A file could not be written: the document stays modified.
+        """
+        document = self.document_or_raise()
+        project = document.save(replace_changed)
+        self.stack.setClean()
+        if project.file is not None:
+            discard_autosave(project.file)
+        self.annotated_changed.emit()
+        self.saved.emit(project)
+        return project
+
+    def recover(self, sidecar: Path) -> None:
+        """Put the changes of an autosave sidecar into the document, as unsaved changes.
+
+        Raises
+        ------
+        InputFileError
+            If the sidecar cannot be read.
+        """
+        document = self.document_or_raise()
+        restore_autosave(document, read_autosave(sidecar))
+        self.stack.clear()
+        self.stack.resetClean()  # recovered changes are not saved yet
+        self.annotated_changed.emit()
+        self.boxes_edited.emit()
+        self.mask_changed.emit("", 0, None)
+
+    def discard_recovery(self) -> None:
+        """Forget the open project's autosave sidecar."""
+        document = self.document_or_raise()
+        if document.project.file is not None:
+            discard_autosave(document.project.file)
+
+    def set_autosave_interval(self, seconds: int) -> None:
+        """Autosave every ``seconds`` (0: off)."""
+        self._timer.stop()
+        if seconds > 0:
+            self._timer.start(seconds * 1000)
+
+    def autosave(self) -> Path | None:
+        """Write unsaved changes to the sidecar; nothing to do when the document is clean."""
+        if self.document is None or not self.modified or not self.document.has_changes:
+            return None
+        try:
+            return write_autosave(self.document)
+        except RefereeError as error:
+            self.autosave_failed.emit(f"Autosave failed: {error}")
+            return None

@@ -1,0 +1,203 @@
+"""The Annotation dock: tools, levels, drafts, counts and the annotate-next loop.
+
+It only shows and asks: the :class:`~referee.gui.annotation_controller.AnnotationController`
+connects its buttons to the editor and the viewer and fills in what it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from referee.core.annotation.label_maps import MIN_RADIUS
+from referee.gui.annotation.keys import (
+    COUNT_DOWN_KEY,
+    COUNT_UP_KEY,
+    MARK_KEY,
+    NEXT_KEY,
+    TOOL_KEYS,
+)
+from referee.gui.annotation.label_map_item import LEVEL_NAMES, LEVEL_RGBA
+from referee.gui.annotation.mask_painter import DEFAULT_RADIUS, MAX_RADIUS, Tool
+from referee.gui.widgets.tables import read_only_table
+
+
+def _swatch(rgba: tuple[int, int, int, int]) -> QIcon:
+    pixmap = QPixmap(14, 14)
+    pixmap.fill(QColor(*rgba[:3]) if rgba[3] else QColor(0, 0, 0, 0))
+    return QIcon(pixmap)
+
+
+def _legend() -> QGridLayout:
+    """Swatches of the five levels as the frame shows them (static is left transparent)."""
+    grid = QGridLayout()
+    for k, (level, name) in enumerate(LEVEL_NAMES.items()):
+        swatch = QLabel()
+        swatch.setPixmap(_swatch(LEVEL_RGBA[level]).pixmap(14, 14))
+        text = f"{name} (clear)" if not LEVEL_RGBA[level][3] else name
+        grid.addWidget(swatch, k // 3, 2 * (k % 3))
+        grid.addWidget(QLabel(text), k // 3, 2 * (k % 3) + 1)
+    grid.setColumnStretch(5, 1)
+    return grid
+
+
+class AnnotationDock(QDockWidget):
+    """Choose a tool and a level, start a frame from a draft, count, go to the next frame.
+
+    Signals
+    -------
+    tool_chosen(object)
+        A :class:`Tool`.
+    level_chosen(int), radius_chosen(float)
+    draft_requested(str)
+        ``"detector"`` or ``"consensus"``.
+    mark_requested(bool), count_requested(int), next_requested()
+    """
+
+    tool_chosen = Signal(object)
+    level_chosen = Signal(int)
+    radius_chosen = Signal(float)
+    draft_requested = Signal(str)
+    mark_requested = Signal(bool)
+    count_requested = Signal(int)
+    next_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Annotation", parent)
+        self.setObjectName("AnnotationDock")
+        self.progress = QLabel("No project open.")
+        self.progress.setWordWrap(True)
+        self.next_button = QPushButton(f"Next suggested frame ({NEXT_KEY})")
+        self.next_button.setToolTip(
+            "Go to the top-ranked frame without ground truth; for masks, start it from the "
+            "consensus of the detectors"
+        )
+        self.next_button.clicked.connect(self.next_requested)
+        self.mark_button = QPushButton(f"Mark frame annotated ({MARK_KEY})")
+        self.mark_button.setCheckable(True)
+        self.mark_button.setToolTip(
+            "Whether this frame has ground truth; saving a painted frame marks it annotated"
+        )
+        self.mark_button.clicked.connect(self.mark_requested)
+        self.tool_buttons: dict[Tool, QPushButton] = {}
+        self._tools = QButtonGroup(self)
+        self.level_box = QComboBox()
+        for level, name in LEVEL_NAMES.items():
+            self.level_box.addItem(_swatch(LEVEL_RGBA[level]), f"{name} ({level})", level)
+        self.level_box.setToolTip("The ground-truth level the brush, polygon and fill paint")
+        self.radius_box = QDoubleSpinBox()
+        self.radius_box.setRange(MIN_RADIUS, MAX_RADIUS)
+        self.radius_box.setSingleStep(1.0)
+        self.radius_box.setSuffix(" px")
+        self.count_label = QLabel("—")
+        self.changes = read_only_table(["detector", "F1", "change", "rank"])
+        self.changes_note = QLabel("Save an annotated frame to see what it changes.")
+        self.changes_note.setWordWrap(True)
+        self.setWidget(self._layout())
+        self.level_box.setCurrentIndex(self.level_box.findData(255))
+        self.radius_box.setValue(DEFAULT_RADIUS)
+        self.level_box.currentIndexChanged.connect(
+            lambda i: self.level_chosen.emit(int(self.level_box.itemData(i)))
+        )
+        self.radius_box.valueChanged.connect(self.radius_chosen)
+
+    def _layout(self) -> QWidget:
+        tools = QGridLayout()
+        for k, (tool, text, key) in enumerate(TOOL_KEYS):
+            button = QPushButton(f"{text} ({key})")
+            button.setCheckable(True)
+            button.clicked.connect(lambda _=False, t=tool: self.tool_chosen.emit(t))
+            self._tools.addButton(button)
+            self.tool_buttons[tool] = button
+            tools.addWidget(button, k // 3, k % 3)
+        self.tool_buttons[Tool.NONE].setChecked(True)
+        form = QFormLayout()
+        form.addRow("Level", self.level_box)
+        form.addRow("Brush radius", self.radius_box)
+        drafts = QHBoxLayout()
+        for text, source, tip in (
+            ("From detector", "detector", "Start this frame from the shown detector's mask"),
+            ("From consensus", "consensus", "Start this frame from the detectors' majority vote"),
+        ):
+            button = QPushButton(text)
+            button.setToolTip(tip + " (undoable)")
+            button.clicked.connect(lambda _=False, s=source: self.draft_requested.emit(s))
+            drafts.addWidget(button)
+        form.addRow("Draft", drafts)
+        masks = QGroupBox("Masks (CDnet levels)")
+        masks_layout = QVBoxLayout(masks)
+        masks_layout.addLayout(tools)
+        masks_layout.addLayout(form)
+        masks_layout.addLayout(_legend())
+        counts = QGroupBox("Counts")
+        counts_layout = QHBoxLayout(counts)
+        for text, delta, key in (("−1", -1, COUNT_DOWN_KEY), ("+1", 1, COUNT_UP_KEY)):
+            button = QPushButton(f"{text} ({key})")
+            button.setToolTip(f"Mark a count change of {text} at this frame")
+            button.clicked.connect(lambda _=False, d=delta: self.count_requested.emit(d))
+            counts_layout.addWidget(button)
+        counts_layout.addWidget(self.count_label, 1)
+        changes = QGroupBox("What the last saved frame changed")
+        changes_layout = QVBoxLayout(changes)
+        changes_layout.addWidget(self.changes_note)
+        changes_layout.addWidget(self.changes)
+        widget = QWidget()
+        layout = QVBoxLayout(widget)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.next_button)
+        layout.addWidget(self.mark_button)
+        layout.addWidget(masks)
+        layout.addWidget(counts)
+        layout.addWidget(changes, 1)
+        return widget
+
+    def show_tool(self, tool: Tool) -> None:
+        """Check the button of ``tool`` (chosen by key or by click)."""
+        self.tool_buttons[tool].setChecked(True)
+
+    def show_progress(self, annotated: int, total: int, unsaved: bool) -> None:
+        """How many frames have ground truth, and whether edits are unsaved."""
+        share = f" ({annotated / total:.0%})" if total else ""
+        note = " · unsaved changes" if unsaved else ""
+        self.progress.setText(f"<b>{annotated:,} of {total:,}</b> frames annotated{share}{note}")
+
+    def show_frame_state(self, annotated: bool | None, count: int | None) -> None:
+        """Whether the frame shown is annotated (``None``: not a CDnet frame) and its count."""
+        self.mark_button.setEnabled(annotated is not None)
+        self.mark_button.setChecked(bool(annotated))
+        self.count_label.setText("count —" if count is None else f"count at this frame: {count}")
+
+    def show_changes(self, rows: Sequence[tuple[str, str, str, str]], note: str) -> None:
+        """Per detector: name, F1 now, change since the last save, rank (and its change)."""
+        self.changes_note.setText(note)
+        self.changes.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
+                self.changes.setItem(r, c, item)
+
+    @property
+    def changes_table(self) -> QTableWidget:
+        return self.changes

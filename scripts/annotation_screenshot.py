@@ -1,0 +1,73 @@
+"""Screenshot of the annotation tools on the demo, as the README shows them.
+
+Opens a copy of the demo in a window of the given size, goes to the first
+suggested frame of the partly annotated video, starts it from the consensus,
+paints a stroke, raises the Annotation and History docks and saves the window.
+
+    python scripts/annotation_screenshot.py OUT.png [--size 1920x1080] [--dark]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from referee.core.demo.project import ensure_demo_project
+from referee.core.measures.pixel import GT_SHADOW
+from referee.gui.annotation.mask_painter import Tool
+from referee.gui.app import application
+from referee.gui.main_window import MainWindow
+
+
+def _wait(app: QApplication, ready, seconds: float = 120) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + seconds
+    while not ready():
+        if time.monotonic() > end:
+            raise TimeoutError("the window did not get ready")
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--size", default="1920x1080")
+    parser.add_argument("--dark", action="store_true")
+    args = parser.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    app = application()
+    with tempfile.TemporaryDirectory() as folder:
+        project = ensure_demo_project(Path(folder) / "demo")
+        window = MainWindow(remember_layout=False)
+        window.resize(width, height)
+        window.show()
+        if args.dark:
+            window.dark_action.trigger()
+        window.open_project(project)
+        _wait(app, lambda: not window.runner.jobs and bool(window.session.ranking))
+        controller = window.annotation
+        controller.dock.raise_()
+        controller.history.raise_()
+        controller.next_suggested()
+        _wait(app, lambda: controller._frame is not None and bool(controller.editor.stack.count()))
+        controller.set_tool(Tool.BRUSH)
+        controller.painter.set_level(GT_SHADOW)
+        controller.dock.level_box.setCurrentIndex(controller.dock.level_box.findData(GT_SHADOW))
+        controller.painter.press(40, 100)
+        for x in range(42, 90, 4):
+            controller.painter.drag(x, 100 + (x - 40) / 4)
+        controller.painter.release()
+        for _ in range(20):
+            app.processEvents()
+            time.sleep(0.02)
+        window.grab().save(str(args.out))
+        QMessageBox.question = lambda *a, **k: QMessageBox.StandardButton.Discard  # type: ignore[method-assign]
+        window.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""Annotating masks and counts in the window: paint, undo, save, recover, the annotate-next loop."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from referee.core.annotation.autosave import autosave_path
+from referee.core.demo.project import (
+    ANNOTATED_EVERY,
+    PARTLY_ANNOTATED_VIDEO,
+    ensure_demo_project,
+)
+from referee.core.formats.project_json import read_project
+from referee.core.measures.pixel import GT_MOTION, GT_SHADOW, GT_STATIC
+from referee.gui.annotation.mask_painter import Tool
+from referee.gui.app import dispose
+from referee.gui.main_window import MainWindow
+
+CORRIDOR = PARTLY_ANNOTATED_VIDEO
+
+
+@pytest.fixture
+def demo_copy(demo, tmp_path: Path) -> Path:
+    """A private copy of the demo, partly annotated as a newcomer's is (the files change)."""
+    root = tmp_path / "demo"
+    shutil.copytree(demo.root, root)
+    ensure_demo_project(root)
+    return root
+
+
+@pytest.fixture
+def window(qtbot, demo_copy: Path, monkeypatch) -> MainWindow:
+    QApplication.instance().setOrganizationName("Referee-tests")
+    window = MainWindow()
+    window.show()
+    window.open_project(read_project(demo_copy / "demo.referee.json"))
+    _wait_results(qtbot, window)
+    yield window
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    window.close()
+    dispose(window)
+
+
+def _wait_results(qtbot, window: MainWindow) -> None:
+    qtbot.waitUntil(
+        lambda: (
+            not window.runner.jobs
+            and window.viewer.layers is not None
+            and bool(window.session.evaluations)
+            and bool(window.session.ranking)
+        ),
+        timeout=120000,
+    )
+
+
+def _wait_frame(qtbot, window: MainWindow, label: str, frame: int) -> None:
+    qtbot.waitUntil(
+        lambda: (
+            window.viewer.layers is not None
+            and window.viewer.layers.frame == frame
+            and window.viewer.current_video_label() == label
+            and window.annotation._frame == (label, frame)
+        ),
+        timeout=10000,
+    )
+
+
+def _corridor_total(window: MainWindow, detector: str) -> np.ndarray:
+    """tp, fp, fn, tn, se of ``detector`` on the corridor, from its per-frame rows."""
+    evaluation = next(
+        e
+        for e in window.session.evaluations[detector]
+        if (e.category, e.video) == ("shadow", "corridor")
+    )
+    return evaluation.per_frame[:, 1:].sum(axis=0)
+
+
+def _frame_counts(video_folder: Path, result: Path, frame: int) -> np.ndarray:
+    """tp, fp, fn, tn, se of one frame by a plain numpy statement of docs/measures.md §1."""
+    roi = cv2.imread(str(video_folder / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
+    gt = cv2.imread(str(video_folder / "groundtruth" / f"gt{frame:06d}.png"), cv2.IMREAD_UNCHANGED)
+    detected = cv2.imread(str(result / f"bin{frame:06d}.png"), cv2.IMREAD_GRAYSCALE) == 255
+    evaluated = roi & np.isin(gt, [0, 50, 255])
+    positive = gt == 255
+    return np.array(
+        [
+            np.sum(evaluated & positive & detected),
+            np.sum(evaluated & ~positive & detected),
+            np.sum(evaluated & positive & ~detected),
+            np.sum(evaluated & ~positive & ~detected),
+            np.sum(evaluated & (gt == 50) & detected),
+        ]
+    )
+
+
+def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path) -> None:
+    controller = window.annotation
+    document = controller.editor.document
+    video = document.videos[CORRIDOR]
+    recorded = len(video.frames[::ANNOTATED_EVERY])
+    assert f"of {sum(v.n_frames for v in document.videos.values()):,}" in (
+        controller.dock.progress.text()
+    )
+    result = demo_copy / "results" / "mog2" / "shadow" / "corridor"
+    for step in range(3):
+        top = next(r for r in window.session.ranking if r.frame not in document.annotated[r.video])
+        assert top.video == CORRIDOR  # the other videos are fully annotated
+        before = _corridor_total(window, "mog2")
+        controller.next_suggested()
+        _wait_frame(qtbot, window, top.video, top.frame)
+        # The consensus was offered as a draft: the frame is changed, unsaved.
+        assert (CORRIDOR, top.frame) in document.changed_masks
+        assert window.isWindowModified()
+        controller.set_tool(Tool.BRUSH)
+        controller.painter.set_level(GT_SHADOW)
+        controller.painter.press(10.2, 10.7)
+        controller.painter.drag(30.5, 12.0)
+        controller.painter.release()
+        assert document.label_map(CORRIDOR, top.frame)[11, 20] == GT_SHADOW
+        assert controller.save()
+        assert not window.isWindowModified()
+        _wait_results(qtbot, window)
+        qtbot.waitUntil(lambda: window.session.pixels is not None, timeout=60000)
+        # Evaluation now counts exactly one more frame, with exactly that frame's counts.
+        after = _corridor_total(window, "mog2")
+        expected = _frame_counts(video.folder, result, top.frame)
+        assert np.array_equal(after - before, expected)
+        frames = read_project(demo_copy / "demo.referee.json").annotated_frames(CORRIDOR)
+        assert top.frame in frames and len(frames) == recorded + step + 1  # type: ignore[arg-type]
+        assert all(r.frame != top.frame or r.video != CORRIDOR for r in window.session.ranking)
+    assert controller.dock.changes_table.rowCount() == len(window.session.evaluations)
+
+
+def test_strokes_fill_undo_redo_and_clean_state(qtbot, window) -> None:
+    controller, editor = window.annotation, window.annotation.editor
+    video = editor.document.videos[CORRIDOR]
+    frame = next(f for f in video.frames if f not in editor.document.annotated[CORRIDOR])
+    window.viewer.go_to(CORRIDOR, frame)
+    _wait_frame(qtbot, window, CORRIDOR, frame)
+    label_map = editor.document.label_map(CORRIDOR, frame)
+    original = label_map.copy()
+    controller.set_tool(Tool.BRUSH)
+    controller.painter.set_radius(3)
+    controller.painter.press(20.5, 20.5)
+    controller.painter.drag(40.5, 20.5)
+    controller.painter.release()
+    assert label_map[20, 20] == GT_MOTION and label_map[20, 40] == GT_MOTION
+    assert label_map[20, 45] == original[20, 45]
+    assert (CORRIDOR, frame) in editor.document.changed_masks
+    painted = label_map.copy()
+    controller.set_tool(Tool.ERASER)
+    controller.painter.press(30.5, 20.5)
+    controller.painter.release()
+    assert label_map[20, 30] == GT_STATIC
+    controller.set_tool(Tool.POLYGON)
+    for x, y in ((60, 60), (80, 60), (80, 80), (60, 80)):
+        controller.painter.press(x, y)
+    controller.painter.close_polygon()
+    assert label_map[70, 70] == GT_MOTION
+    controller.set_tool(Tool.FILL)
+    controller.painter.set_level(GT_SHADOW)
+    controller.painter.press(70.5, 70.5)  # the polygon's square, 4-connected
+    assert label_map[61, 61] == GT_SHADOW and label_map[59, 59] == original[59, 59]
+    assert editor.stack.count() == 4 and window.isWindowModified()
+    for _ in range(3):
+        editor.stack.undo()
+    assert np.array_equal(label_map, painted)
+    editor.stack.undo()
+    assert np.array_equal(label_map, original)
+    assert not window.isWindowModified()  # back to the saved state
+    editor.stack.redo()
+    assert np.array_equal(label_map, painted) and window.isWindowModified()
+    view = controller.painter.item
+    assert view.boundingRect().width() == label_map.shape[1]
+
+
+def test_count_changes_and_undo(qtbot, window) -> None:
+    controller = window.annotation
+    window.viewer.go_to("baseline/street", 60)
+    _wait_frame(qtbot, window, "baseline/street", 60)
+    video = controller.editor.document.videos["baseline/street"]
+    series = controller.editor.document.counts(video)
+    before = series.counts.copy()
+    controller.change_count(1)
+    after = controller.editor.document.counts(video).counts
+    k = 60 - series.first_frame
+    assert np.array_equal(after[k:], before[k:] + 1) and np.array_equal(after[:k], before[:k])
+    assert f"count at this frame: {before[k] + 1}" in controller.dock.count_label.text()
+    controller.editor.stack.undo()
+    assert np.array_equal(controller.editor.document.counts(video).counts, before)
+
+
+def test_a_file_changed_on_disk_is_kept_unless_the_user_says(
+    qtbot, window, demo_copy: Path, monkeypatch
+) -> None:
+    controller = window.annotation
+    window.viewer.go_to("baseline/street", 60)
+    _wait_frame(qtbot, window, "baseline/street", 60)
+    controller.set_tool(Tool.BRUSH)
+    controller.painter.press(5.5, 5.5)
+    controller.painter.release()
+    gt = demo_copy / "dataset" / "baseline" / "street" / "groundtruth" / "gt000060.png"
+    theirs = np.full_like(cv2.imread(str(gt), cv2.IMREAD_UNCHANGED), GT_SHADOW)
+    cv2.imwrite(str(gt), theirs)
+    asked: list[str] = []
+
+    def cancel(parent, title, text, *args, **kwargs):
+        asked.append(text)
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "warning", cancel)
+    assert not controller.save()
+    assert asked and str(gt) in asked[0]
+    assert np.array_equal(cv2.imread(str(gt), cv2.IMREAD_UNCHANGED), theirs)
+    assert window.isWindowModified()
+
+
+def test_an_autosave_is_offered_on_the_next_start(
+    qtbot, window, demo_copy: Path, monkeypatch
+) -> None:
+    controller = window.annotation
+    window.viewer.go_to("baseline/street", 70)
+    _wait_frame(qtbot, window, "baseline/street", 70)
+    controller.set_tool(Tool.BRUSH)
+    controller.painter.press(8.5, 8.5)
+    controller.painter.release()
+    painted = controller.editor.document.label_map("baseline/street", 70).copy()
+    sidecar = controller.editor.autosave()
+    assert sidecar == autosave_path(demo_copy / "demo.referee.json")
+    # The application stops without saving; the next start offers the autosave.
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    controller.editor.stack.clear()  # as if the process had ended
+    window.open_project(read_project(demo_copy / "demo.referee.json"))
+    _wait_results(qtbot, window)
+    document = controller.editor.document
+    assert np.array_equal(document.label_map("baseline/street", 70), painted)
+    assert controller.editor.modified and window.isWindowModified()
+    assert controller.save() and not sidecar.exists()
