@@ -222,6 +222,7 @@ class GroundTruthDocument:
         UnavailableError
             If the project has never been saved to a file.
         """
+        self._give_marked_frames_a_file()
         targets = self.files_to_write()
         if not replace_changed:
             self.stamps.check_unchanged(targets)
@@ -255,6 +256,18 @@ class GroundTruthDocument:
             self.changed_counts.discard(folder)
         self._save_project()
         return self.project
+
+    def _give_marked_frames_a_file(self) -> None:
+        """A frame marked annotated without a ground-truth file gets the label map shown
+        for it (all static, outside-ROI where the ROI is 0, unless edited)."""
+        for label in self.changed_annotated:
+            video = self.videos.get(label)
+            if video is None:
+                continue
+            for frame in sorted(self.annotated[label]):
+                if self.label_map_is_new(label, frame):
+                    self.label_map(label, frame)
+                    self.mask_changed(label, frame)
 
     def _save_project(self) -> None:
         project = self.project

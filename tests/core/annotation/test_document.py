@@ -149,3 +149,14 @@ def test_a_damaged_autosave_is_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match="not a readable Referee autosave") as caught:
         read_autosave(bad)
     assert caught.value.path == bad
+
+
+def test_a_frame_marked_annotated_without_a_file_gets_one(project: Project) -> None:
+    document = _document(project)
+    document.set_annotated(OFFICE, 41, True)  # frame 41 has no file: it is saved as shown
+    document.save()
+    gt = project.dataset / "baseline/office/groundtruth/gt000041.png"  # type: ignore[operator]
+    roi = cv2.imread(str(project.dataset / "baseline/office/ROI.bmp"), cv2.IMREAD_GRAYSCALE)  # type: ignore[operator]
+    assert np.array_equal(
+        cv2.imread(str(gt), cv2.IMREAD_UNCHANGED), np.where(roi > 0, 0, 85).astype(np.uint8)
+    )
