@@ -24,6 +24,7 @@ from referee.core.annotation.count_changes import with_count_change
 from referee.core.annotation.label_maps import draft_from_mask, draft_from_share
 from referee.core.errors import ChangedOnDiskError, RefereeError
 from referee.core.model.videos import VideoSpec
+from referee.core.significance.wording import sentence, verdict_text
 from referee.core.workflow.changes import score_changes
 from referee.gui.annotation.commands import AnnotatedCommand, CountsCommand, LabelMapCommand
 from referee.gui.annotation.editor import AnnotationEditor
@@ -85,6 +86,7 @@ class AnnotationController(QObject):
         editor.autosave_failed.connect(self.errors.report)
         self.viewer.frame_shown.connect(self._on_frame_shown)
         session.evaluations_changed.connect(self._show_changes)
+        session.significance_changed.connect(self._show_changes)
         session.project_changed.connect(self.open)
 
     # --- menus ------------------------------------------------------------------------------
@@ -330,9 +332,16 @@ class AnnotationController(QObject):
             delta = "—" if math.isnan(change.change) else f"{change.change:+.4f}"
             rows.append((change.detector, f"{change.value:.4f}", delta, f"{change.rank}{moved}"))
         indicator = score_changes(None, pixels)[0].indicator if rows else ""
-        self.dock.show_changes(
-            rows, f"Summarized {indicator} of each detector after the last save, and its change."
-        )
+        note = f"Summarized {indicator} of each detector after the last save, and its change."
+        before, now = previous.significance, self.session.significance
+        if before is not None and now is not None:
+            was, is_now = sentence(verdict_text(before)), sentence(verdict_text(now))
+            note += (
+                f" Significance: {is_now}"
+                if was == is_now
+                else f" Significance changed: {was} → now {is_now}"
+            )
+        self.dock.show_changes(rows, note)
 
     def _on_edited(self, _what: object) -> None:
         self._show_state()

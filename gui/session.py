@@ -215,6 +215,10 @@ class ProjectSession(QObject):
             return
         if self.results.pseudo is None:
             self.run_pseudo()
+        previous = self.previous_results
+        tested = previous is not None and previous.significance is not None
+        if tested and self.results.significance is None:  # new ground truth: test again
+            self.run_significance(self.options.significance)
 
     def set_pixel_weights(self, weights: str) -> Job | None:
         """Summarize the evaluated masks again with another weight scheme (no frame is read)."""

@@ -108,6 +108,8 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
         controller.dock.progress.text()
     )
     result = demo_copy / "results" / "mog2" / "shadow" / "corridor"
+    window.session.run_significance()
+    qtbot.waitUntil(lambda: window.session.significance is not None, timeout=60000)
     for step in range(3):
         top = next(r for r in window.session.ranking if r.frame not in document.annotated[r.video])
         assert top.video == CORRIDOR  # the other videos are fully annotated
@@ -135,6 +137,9 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
         assert top.frame in frames and len(frames) == recorded + step + 1  # type: ignore[arg-type]
         assert all(r.frame != top.frame or r.video != CORRIDOR for r in window.session.ranking)
     assert controller.dock.changes_table.rowCount() == len(window.session.evaluations)
+    # The significance test ran again on the new ground truth, and the dock says its verdict.
+    qtbot.waitUntil(lambda: window.session.significance is not None, timeout=60000)
+    assert "Significance" in controller.dock.changes_note.text()
 
 
 def test_strokes_fill_undo_redo_and_clean_state(qtbot, window) -> None:
