@@ -95,3 +95,52 @@ def test_ranking_skips_the_recorded_frames_only(project: Project) -> None:
     office = {r.frame for r in ranked if r.video == OFFICE}
     # Every frame of the temporal ROI that is not recorded, whether or not a file exists.
     assert office == set(range(3, 41)) - set(RECORDED)
+
+
+def test_the_report_counts_only_the_annotated_frames_and_says_how_many(
+    demo, tmp_path: Path
+) -> None:
+    import csv
+    import os
+    import shutil
+
+    import cv2
+
+    from referee.core.cli.main import main
+    from referee.core.demo.project import (
+        ANNOTATED_EVERY,
+        PARTLY_ANNOTATED_VIDEO,
+        ensure_demo_project,
+    )
+
+    root = tmp_path / "demo"
+    shutil.copytree(demo.root, root, copy_function=os.link)  # links: nothing is written
+    ensure_demo_project(root)  # the newcomer's demo: the corridor partly annotated
+    tables = tmp_path / "tables"
+    assert main(["report", str(root), "--csv", str(tables), "--quiet"]) == 0
+
+    def rows(name: str) -> list[dict[str, str]]:
+        with open(tables / f"{name}.csv", encoding="utf-8", newline="") as handle:
+            return list(csv.DictReader(handle))
+
+    corridor = next(r for r in rows("videos") if r["video"] == "corridor")
+    frames = range(int(corridor["first frame"]), int(corridor["last frame"]) + 1)
+    kept = list(frames[::ANNOTATED_EVERY])
+    assert (int(corridor["frames"]), int(corridor["annotated frames"])) == (len(frames), len(kept))
+    # mog2's true positives on the corridor: a plain numpy count over the kept frames only.
+    folder = root / "dataset" / PARTLY_ANNOTATED_VIDEO
+    roi = cv2.imread(str(folder / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
+    tp = 0
+    for frame in kept:
+        gt = cv2.imread(str(folder / "groundtruth" / f"gt{frame:06d}.png"), cv2.IMREAD_UNCHANGED)
+        mask = cv2.imread(
+            str(root / "results" / "mog2" / PARTLY_ANNOTATED_VIDEO / f"bin{frame:06d}.png"),
+            cv2.IMREAD_GRAYSCALE,
+        )
+        tp += int(np.sum(roi & (gt == 255) & (mask == 255)))
+    counts = next(
+        r
+        for r in rows("per-video-counts")
+        if r["detector"] == "mog2" and r["video"] == PARTLY_ANNOTATED_VIDEO
+    )
+    assert (int(counts["frames"]), int(counts["TP"])) == (len(kept), tp)
