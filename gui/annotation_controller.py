@@ -18,7 +18,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QMessageBox, QUndoView
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QInputDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QUndoView,
+)
 
 from referee.core.annotation.count_changes import with_count_change
 from referee.core.annotation.label_maps import draft_from_mask, draft_from_share
@@ -27,7 +34,7 @@ from referee.core.model.videos import VideoSpec
 from referee.core.significance.wording import sentence, verdict_text
 from referee.core.workflow.changes import score_changes
 from referee.gui.annotation.commands import AnnotatedCommand, CountsCommand, LabelMapCommand
-from referee.gui.annotation.editor import AnnotationEditor
+from referee.gui.annotation.editor import AnnotationEditor, save_autosave_seconds
 from referee.gui.annotation.keys import (
     COUNT_DOWN_KEY,
     COUNT_UP_KEY,
@@ -107,6 +114,9 @@ class AnnotationController(QObject):
         self._add(menu, "Mark frame annotated", MARK_KEY, self.toggle_annotated)
         self._add(menu, "Count +1 at this frame", COUNT_UP_KEY, lambda: self.change_count(1))
         self._add(menu, "Count −1 at this frame", COUNT_DOWN_KEY, lambda: self.change_count(-1))
+        menu.addSeparator()
+        interval = menu.addAction("Autosave interval…")
+        interval.triggered.connect(self.choose_autosave_interval)
 
     def _add(self, menu: QMenu, text: str, key: str, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self.window)
@@ -115,6 +125,20 @@ class AnnotationController(QObject):
         action.triggered.connect(lambda _=False: slot())
         menu.addAction(action)
         return action
+
+    def choose_autosave_interval(self) -> None:
+        """Ask how often unsaved annotation is autosaved, and keep it in the preferences."""
+        seconds, ok = QInputDialog.getInt(
+            self.window,
+            "Autosave",
+            "Autosave unsaved annotation every (seconds; 0 turns autosave off):",
+            self.editor.autosave_interval,
+            0,
+            3600,
+        )
+        if ok:
+            save_autosave_seconds(seconds)
+            self.editor.set_autosave_interval(seconds)
 
     # --- the project ------------------------------------------------------------------------
 

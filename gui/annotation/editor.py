@@ -34,6 +34,11 @@ DEFAULT_AUTOSAVE_SECONDS = 60
 AUTOSAVE_SETTING = "annotation/autosave_seconds"
 
 
+def save_autosave_seconds(seconds: int) -> None:
+    """Keep the autosave interval in the preferences."""
+    QSettings().setValue(AUTOSAVE_SETTING, int(seconds))
+
+
 def autosave_seconds() -> int:
     """The autosave interval from the preferences (0: autosave off)."""
     value = QSettings().value(AUTOSAVE_SETTING, DEFAULT_AUTOSAVE_SECONDS)
@@ -158,6 +163,11 @@ class AnnotationEditor(QObject):
         self._timer.stop()
         if seconds > 0:
             self._timer.start(seconds * 1000)
+
+    @property
+    def autosave_interval(self) -> int:
+        """Seconds between autosaves (0: off)."""
+        return self._timer.interval() // 1000 if self._timer.isActive() else 0
 
     def autosave(self) -> Path | None:
         """Write unsaved changes to the sidecar; nothing to do when the document is clean."""

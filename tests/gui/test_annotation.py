@@ -247,3 +247,24 @@ def test_an_autosave_is_offered_on_the_next_start(
     assert np.array_equal(document.label_map("baseline/street", 70), painted)
     assert controller.editor.modified and window.isWindowModified()
     assert controller.save() and not sidecar.exists()
+
+
+def test_the_autosave_interval_is_a_preference(window, monkeypatch) -> None:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QInputDialog
+
+    from referee.gui.annotation.editor import (
+        AUTOSAVE_SETTING,
+        DEFAULT_AUTOSAVE_SECONDS,
+        autosave_seconds,
+    )
+
+    editor = window.annotation.editor
+    assert editor.autosave_interval == DEFAULT_AUTOSAVE_SECONDS  # on by default
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (5, True))
+    window.annotation.choose_autosave_interval()
+    assert editor.autosave_interval == 5 and autosave_seconds() == 5
+    assert int(QSettings().value(AUTOSAVE_SETTING)) == 5
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (0, True))
+    window.annotation.choose_autosave_interval()
+    assert editor.autosave_interval == 0
