@@ -275,8 +275,8 @@ class AnnotationController(QObject):
             self._say("Counts are marked on a frame of a CDnet video.")
             return
         document = self.editor.document_or_raise()
-        before = document.counts(video)
         try:
+            before = document.counts(video)
             after = with_count_change(before, self._frame[1], delta)
         except RefereeError as error:
             self._say(str(error))
@@ -337,7 +337,12 @@ class AnnotationController(QObject):
             self.dock.show_frame_state(None, None)
             return
         frame = self._frame[1]
-        counts = document.counts(video)
+        try:
+            counts = document.counts(video)
+        except RefereeError as error:  # a counts file that cannot be read: said once
+            self.errors.report(str(error))
+            self.dock.show_frame_state(frame in document.annotated.get(video.label, set()), None)
+            return
         count = (
             int(counts.counts[frame - counts.first_frame])
             if counts.first_frame <= frame <= counts.last_frame

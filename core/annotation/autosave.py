@@ -19,7 +19,6 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from referee.core.annotation.document import GroundTruthDocument, MaskKey
@@ -27,11 +26,11 @@ from referee.core.annotation.tracks import Track, rows_of_tracks, tracks_from_ro
 from referee.core.errors import InputFileError
 from referee.core.formats.counts_csv import CountSeries, format_counts_csv, parse_counts_csv
 from referee.core.formats.gt_png import encode_ground_truth_png
+from referee.core.formats.images import decode_grey
 from referee.core.formats.liris_xml import parse_liris_bytes
 from referee.core.formats.liris_xml_writer import format_liris
 from referee.core.formats.mot_csv import format_mot_csv, parse_mot_csv
 from referee.core.formats.text_files import write_bytes
-from referee.core.limits import MAX_IMAGE_PIXELS
 from referee.core.model.annotations import AnnotationSet
 from referee.core.model.videos import frame_runs
 
@@ -146,10 +145,7 @@ def _contents(sidecar: Path, archive: zipfile.ZipFile) -> AutosaveContents:
         raise ValueError(f"format {index.get('format')!r} version {index.get('version')!r}")
     contents = AutosaveContents(sidecar.with_name(str(index["project"])))
     for label, frame, member in index["masks"]:
-        data = np.frombuffer(archive.read(member), np.uint8)
-        label_map = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
-        if label_map is None or label_map.ndim != 2 or label_map.size > MAX_IMAGE_PIXELS:
-            raise ValueError(f"{member} is not a grey label map")
+        label_map = decode_grey(archive.read(member), sidecar, f"autosaved {member}", int(frame))
         contents.masks[(str(label), int(frame))] = label_map
     for label, runs in index["annotated"].items():
         contents.annotated[label] = {f for a, b in runs for f in range(int(a), int(b) + 1)}

@@ -33,6 +33,7 @@ from referee.core.formats.liris_xml import parse_liris_bytes
 from referee.core.formats.liris_xml_writer import format_liris
 from referee.core.formats.mot_csv import format_mot_csv, parse_mot_csv
 from referee.core.formats.project_json import write_project
+from referee.core.formats.registry import BOXES, MOT_CSV, detect
 from referee.core.formats.text_files import read_text, write_bytes
 from referee.core.model.annotations import AnnotationSet, VideoAnnotation
 from referee.core.model.project import GROUND_TRUTH, Project, with_annotated
@@ -60,9 +61,9 @@ class GroundTruthDocument:
         self.changed_masks: set[MaskKey] = set()
         self.annotated = {label: frames_with_ground_truth(v) for label, v in self.videos.items()}
         self.changed_annotated: set[str] = set()
-        self.actions = self._read_actions()
+        self._actions: AnnotationSet | None = None  # read when first needed
         self.actions_changed = False
-        self.tracks = self._read_tracks()
+        self._tracks: tuple[Track, ...] | None = None
         self.tracks_changed = False
         self._counts: dict[str, CountSeries] = {}
         self.changed_counts: set[str] = set()
@@ -150,6 +151,24 @@ class GroundTruthDocument:
 
     # --- actions, tracks, counts -------------------------------------------------------------
 
+    @property
+    def actions(self) -> AnnotationSet:
+        """The ground-truth actions, read from the project's LIRIS file when first needed."""
+        if self._actions is None:
+            self._actions = self._read_actions()
+        return self._actions
+
+    @actions.setter
+    def actions(self, actions: AnnotationSet) -> None:
+        self._actions = actions
+
+    @property
+    def tracks(self) -> tuple[Track, ...]:
+        """The ground-truth MOTChallenge tracks, read when first needed."""
+        if self._tracks is None:
+            self._tracks = self._read_tracks()
+        return self._tracks
+
     def set_video_actions(self, video: VideoAnnotation) -> VideoAnnotation | None:
         """Replace (or add) the actions of one video; returns the ones replaced."""
         videos = dict(self.actions.videos)
@@ -161,7 +180,7 @@ class GroundTruthDocument:
 
     def set_tracks(self, tracks: tuple[Track, ...]) -> tuple[Track, ...]:
         """Replace every track; returns the tracks replaced."""
-        before, self.tracks = self.tracks, tracks
+        before, self._tracks = self.tracks, tracks
         self.tracks_changed = True
         return before
 
@@ -322,7 +341,7 @@ class GroundTruthDocument:
 
     def _read_tracks(self) -> tuple[Track, ...]:
         path = self.project.boxes_groundtruth
-        if path is None or not path.is_file() or path.suffix.lower() not in (".csv", ".txt"):
+        if path is None or not path.is_file() or detect(path, BOXES).name != MOT_CSV:
             return ()
         self.stamps.record(path)
         return tracks_from_rows(parse_mot_csv(read_text(path), path))

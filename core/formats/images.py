@@ -81,6 +81,18 @@ def load_grey(path: str | Path, what: str, frame: int | None) -> np.ndarray | No
     data = _read_file(path, what, frame)
     if data is None:
         return None
+    return decode_grey(data, path, what, frame)
+
+
+def decode_grey(data: bytes, path: str | Path, what: str, frame: int | None) -> np.ndarray:
+    """The image file ``data`` (read from ``path``) as ``uint8`` grey levels, shape ``(h, w)``,
+    with the checks of :func:`load_grey`, whose messages name ``path``, ``what`` and ``frame``.
+
+    Raises
+    ------
+    InputFileError
+        As :func:`load_grey`, for what the bytes hold.
+    """
     named = f"this {what}{_at(frame)}"
     try:
         header = _header(data)

@@ -39,6 +39,8 @@ BOXES = "boxes"  # list[VideoBoxes]: per-frame boxes
 CONFUSIONS = "confusions"  # list[VideoConfusion]: per-video confusion matrices
 COUNTS = "counts"  # CountSeries: a count per frame
 SCORES = "scores"  # CaseScores: per-case scores of several methods
+#: The name of the MOTChallenge format (one video per file, named after nothing in it).
+MOT_CSV = "mot-csv"
 
 #: What the name of a video file may end with (lower case).
 VIDEO_EXTENSIONS: tuple[str, ...] = (".mp4", ".avi", ".mkv", ".mov", ".webm")
@@ -221,7 +223,7 @@ for _name, _kind, _description, _claims, _read in (
     ("liris-xml", ACTIONS, _LIRIS, _liris_claims, _read_actions),
     ("liris-xml", BOXES, _LIRIS, _liris_claims, _read_liris_boxes),
     (
-        "mot-csv",
+        MOT_CSV,
         BOXES,
         "a MOTChallenge CSV 'frame,id,x,y,w,h,conf,…' (.csv or .txt)",
         _suffix(".csv", ".txt"),

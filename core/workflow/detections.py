@@ -60,7 +60,7 @@ def pair_single_videos(
 ) -> list[VideoBoxes]:
     """The detections, renamed after the ground truth's video when a one-video format
     (MOTChallenge, whose file names no video) faces a single video."""
-    single = "mot-csv" in formats and len(groundtruth) == len(detections) == 1
+    single = registry.MOT_CSV in formats and len(groundtruth) == len(detections) == 1
     if single and groundtruth[0].name != detections[0].name:
         return [VideoBoxes(groundtruth[0].name, detections[0].frames)]
     return detections

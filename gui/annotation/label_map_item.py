@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphi
 
 from referee.core.annotation.label_maps import Rect
 from referee.core.measures.pixel import (
-    GT_LEVEL_NAMES,
     GT_MOTION,
     GT_OUTSIDE,
     GT_SHADOW,
@@ -32,8 +31,6 @@ LEVEL_RGBA: dict[int, tuple[int, int, int, int]] = {
     GT_UNKNOWN: (*OKABE_ITO["orange"], 150),
     GT_MOTION: (*OKABE_ITO["yellow"], 170),
 }
-#: The level names, as the legend and the level chooser show them.
-LEVEL_NAMES: dict[int, str] = dict(GT_LEVEL_NAMES)
 
 _LUT = np.zeros((256, 4), dtype=np.uint8)
 _LUT[:, :] = (255, 0, 255, 200)  # any other grey level stands out

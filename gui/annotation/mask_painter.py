@@ -26,10 +26,10 @@ from referee.core.annotation.label_maps import (
     merge_patches,
     paint_segment,
 )
-from referee.core.measures.pixel import GT_MOTION, GT_STATIC
+from referee.core.measures.pixel import GT_LEVEL_NAMES, GT_MOTION, GT_STATIC
 from referee.gui.annotation.commands import MaskPatchCommand
 from referee.gui.annotation.editor import AnnotationEditor
-from referee.gui.annotation.label_map_item import LEVEL_NAMES, LabelMapItem
+from referee.gui.annotation.label_map_item import LabelMapItem
 from referee.gui.viewer.frame_view import FrameView
 
 #: Brush radius the painter starts with, and the largest, in pixels.
@@ -108,7 +108,7 @@ class MaskPainter(QObject):
 
     def set_level(self, level: int) -> None:
         """The level the brush, polygon and fill paint (one of the five, docs/measures.md §1)."""
-        if level not in LEVEL_NAMES:
+        if level not in GT_LEVEL_NAMES:
             raise ValueError(f"{level} is not a ground-truth level")
         self.level = level
 
@@ -130,7 +130,8 @@ class MaskPainter(QObject):
             height, width = label_map.shape
             if 0 <= seed[0] < width and 0 <= seed[1] < height:
                 self._apply_whole(
-                    flood_fill(label_map, seed, self.level), f"Fill with {LEVEL_NAMES[self.level]}"
+                    flood_fill(label_map, seed, self.level),
+                    f"Fill with {GT_LEVEL_NAMES[self.level]}",
                 )
         elif self.tool is Tool.POLYGON:
             self._polygon.append((x, y))
@@ -149,7 +150,7 @@ class MaskPainter(QObject):
             return
         self._last = None
         if self._stroke and self.target is not None:
-            what = "Erase" if self.tool is Tool.ERASER else f"Paint {LEVEL_NAMES[self.level]}"
+            what = "Erase" if self.tool is Tool.ERASER else f"Paint {GT_LEVEL_NAMES[self.level]}"
             patch = merge_patches(self._stroke)
             self.editor.push(MaskPatchCommand(self.editor, *self.target, patch, what))
         self._stroke = []
@@ -161,7 +162,7 @@ class MaskPainter(QObject):
         if len(points) >= 3:
             self._apply_whole(
                 fill_polygon(self._map(), points, self.level),
-                f"Polygon of {LEVEL_NAMES[self.level]}",
+                f"Polygon of {GT_LEVEL_NAMES[self.level]}",
             )
 
     @property

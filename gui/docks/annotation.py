@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.annotation.label_maps import MIN_RADIUS
+from referee.core.measures.pixel import GT_LEVEL_NAMES
 from referee.gui.annotation.keys import (
     COUNT_DOWN_KEY,
     COUNT_UP_KEY,
@@ -35,7 +36,7 @@ from referee.gui.annotation.keys import (
     NEXT_KEY,
     TOOL_KEYS,
 )
-from referee.gui.annotation.label_map_item import LEVEL_NAMES, LEVEL_RGBA
+from referee.gui.annotation.label_map_item import LEVEL_RGBA
 from referee.gui.annotation.mask_painter import DEFAULT_RADIUS, MAX_RADIUS, Tool
 from referee.gui.widgets.tables import read_only_table
 
@@ -49,7 +50,7 @@ def _swatch(rgba: tuple[int, int, int, int]) -> QIcon:
 def _legend() -> QGridLayout:
     """Swatches of the five levels as the frame shows them (static is left transparent)."""
     grid = QGridLayout()
-    for k, (level, name) in enumerate(LEVEL_NAMES.items()):
+    for k, (level, name) in enumerate(GT_LEVEL_NAMES.items()):
         swatch = QLabel()
         swatch.setPixmap(_swatch(LEVEL_RGBA[level]).pixmap(14, 14))
         text = f"{name} (clear)" if not LEVEL_RGBA[level][3] else name
@@ -100,7 +101,7 @@ class AnnotationDock(QDockWidget):
         self.tool_buttons: dict[Tool, QPushButton] = {}
         self._tools = QButtonGroup(self)
         self.level_box = QComboBox()
-        for level, name in LEVEL_NAMES.items():
+        for level, name in GT_LEVEL_NAMES.items():
             self.level_box.addItem(_swatch(LEVEL_RGBA[level]), f"{name} ({level})", level)
         self.level_box.setToolTip("The ground-truth level the brush, polygon and fill paint")
         self.radius_box = QDoubleSpinBox()
