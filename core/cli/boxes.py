@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from referee.core.cli.common import (
@@ -43,7 +44,8 @@ def _add_boxes(commands: Commands) -> None:
         "LIRIS XML file or folder (.xml) or a MOTChallenge CSV (.csv or .txt, "
         "'frame,id,x,y,w,h,conf,...', the whole file one video). Videos are paired "
         "by name; a MOTChallenge file facing a single video is paired with it "
-        "whatever its name.",
+        "whatever its name. With --project, a video the project records as partly "
+        "annotated is evaluated on its annotated frames only.",
     )
     parser.add_argument("gt", type=Path, metavar="GT", help="ground truth")
     parser.add_argument("det", type=Path, metavar="DET", help="detections")
@@ -80,6 +82,15 @@ def _add_boxes(commands: Commands) -> None:
         help="MOTChallenge ground truth: drop rows with conf < C, e.g. 0.5 to "
         "drop MOT17's ignored rows (default: keep all)",
     )
+    parser.add_argument(
+        "--project",
+        type=Path,
+        metavar="FILE",
+        help="a project file (*.referee.json, or a folder holding one) whose dataset and "
+        "record of annotated frames apply: a sequence paired with a partly annotated "
+        "video is evaluated on its annotated frames only (docs/measures.md §5); "
+        "default: every frame",
+    )
     add_output(parser, "--json", "write every result, per frame included, to FILE")
     add_output(parser, "--csv", "write one row per video plus an 'all videos' row to FILE")
     add_output(parser, "--frames-csv", "write one row per frame (FDA, counts) to FILE")
@@ -101,12 +112,16 @@ def _threshold(value: str) -> float:
 def run_boxes(args: argparse.Namespace) -> int:
     """Evaluate the detections' boxes frame by frame, print and write the outputs."""
     from referee.core.workflow.detections import run_boxes as evaluate
-    from referee.core.workflow.projects import project_of_outputs
+    from referee.core.workflow.projects import open_path, project_of_outputs
 
     options = BoxOptions(args.iou, args.mapping, args.class_aware, args.min_conf, args.gt_min_conf)
     project = project_of_outputs("boxes", [args.det], groundtruth=args.gt)
+    if args.project is not None:
+        recorded = open_path(args.project)
+        project = replace(project, dataset=recorded.dataset, annotated=recorded.annotated)
     with progress_bar("evaluating boxes", "frame", args.quiet) as progress:
-        [result] = evaluate(project, options, progress).evaluations.values()
+        boxes = evaluate(project, options, progress)
+    [result] = boxes.evaluations.values()
     videos = result.videos
     if (
         any(v.in_gt for v in videos)
@@ -118,10 +133,11 @@ def run_boxes(args: argparse.Namespace) -> int:
             "detections; every box counts as a miss or a false positive",
             file=sys.stderr,
         )
-    print(format_boxes_table(result))
+    print(format_boxes_table(result, boxes.annotated_only))
     parameters = {
         "gt": str(args.gt),
         "det": str(args.det),
+        "project": None if args.project is None else str(args.project),
         "iou_threshold": args.iou,
         "mapping": args.mapping,
         "class_aware": args.class_aware,
@@ -129,7 +145,7 @@ def run_boxes(args: argparse.Namespace) -> int:
         "gt_min_conf": args.gt_min_conf,
     }
     if args.json is not None:
-        write_json(args.json, boxes_to_dict(result, parameters))
+        write_json(args.json, boxes_to_dict(result, parameters, boxes.annotated_only))
     if args.csv is not None:
         write_text(args.csv, format_boxes_csv(result))
     if args.frames_csv is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.core.exports.header import json_header
@@ -16,6 +16,7 @@ from referee.core.measures.boxes import (
     VideoBoxResult,
 )
 from referee.core.measures.indicators import IndicatorValue
+from referee.core.model.videos import AnnotatedFrames, frame_runs
 
 BOXES_FORMAT = "referee-boxes"
 FORMAT_VERSION = 1
@@ -47,8 +48,31 @@ def _video_label(video: VideoBoxResult) -> str:
     return video.name
 
 
-def format_boxes_table(result: BoxEvaluation) -> str:
-    """The terminal report of ``referee boxes``: one row per video, then all videos."""
+def annotated_wording(frames: AnnotatedFrames) -> str:
+    """How a video evaluated on its annotated frames only is described (docs/measures.md §5):
+    ``evaluated on 12 annotated frames of 300``."""
+    plural = "" if frames.count == 1 else "s"
+    return f"evaluated on {frames.count:,} annotated frame{plural} of {frames.of:,}"
+
+
+def annotated_notes(
+    names: Sequence[str], annotated: Mapping[str, AnnotatedFrames] | None
+) -> list[str]:
+    """One line per video of ``names`` evaluated on its annotated frames only."""
+    notes = []
+    for name in names:
+        frames = (annotated or {}).get(name)
+        if frames is not None:
+            paired = "" if frames.video == name else f" (video {frames.video})"
+            notes.append(f"{name}{paired}: {annotated_wording(frames)} (the project's record)")
+    return notes
+
+
+def format_boxes_table(
+    result: BoxEvaluation, annotated: Mapping[str, AnnotatedFrames] | None = None
+) -> str:
+    """The terminal report of ``referee boxes``: one row per video, then all videos, then
+    the videos evaluated on their annotated frames only (``annotated``, by video name)."""
     classes = "classes must match" if result.class_aware else "classes ignored"
     title = (
         f"Per-frame boxes (docs/measures.md §5): mapping {result.mapping}, TP iff IoU >= "
@@ -66,7 +90,8 @@ def format_boxes_table(result: BoxEvaluation) -> str:
         )
         if not value.defined
     ]
-    return "\n".join([title, grid(header, rows), *notes])
+    restricted = annotated_notes([v.name for v in result.videos], annotated)
+    return "\n".join([title, grid(header, rows), *restricted, *notes])
 
 
 def _value(value: IndicatorValue) -> dict[str, Any]:
@@ -100,12 +125,27 @@ def _frame_dict(f: FrameBoxResult) -> dict[str, Any]:
     }
 
 
-def boxes_to_dict(result: BoxEvaluation, parameters: dict[str, Any]) -> dict[str, Any]:
+def _annotated_dict(frames: AnnotatedFrames | None) -> dict[str, Any] | None:
+    if frames is None:
+        return None
+    runs = [list(run) for run in frame_runs(frames.frames)]
+    return {"video": frames.video, "frames": frames.count, "of": frames.of, "runs": runs}
+
+
+def boxes_to_dict(
+    result: BoxEvaluation,
+    parameters: dict[str, Any],
+    annotated: Mapping[str, AnnotatedFrames] | None = None,
+) -> dict[str, Any]:
     """Everything ``referee boxes`` computed, JSON-ready; undefined values are ``null``.
 
     Per frame, ``mapped`` and ``tp`` list ``[gt index, det index, IoU]``; box
-    indices follow the order of the boxes of that frame in the input.
+    indices follow the order of the boxes of that frame in the input. Per video,
+    ``annotated_only`` is ``null``, or, for a video evaluated on its annotated frames only
+    (``annotated``, by video name), the project video, how many frames, of how many,
+    and their ``[first, last]`` runs.
     """
+    annotated = annotated or {}
     return {
         **json_header(BOXES_FORMAT, FORMAT_VERSION),
         "parameters": parameters,
@@ -115,6 +155,7 @@ def boxes_to_dict(result: BoxEvaluation, parameters: dict[str, Any]) -> dict[str
                 "name": v.name,
                 "in_gt": v.in_gt,
                 "in_det": v.in_det,
+                "annotated_only": _annotated_dict(annotated.get(v.name)),
                 "totals": _totals_dict(v.totals),
                 "frames": [_frame_dict(f) for f in v.frames],
             }

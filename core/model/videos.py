@@ -39,6 +39,22 @@ def frame_runs(frames: Iterable[int]) -> list[tuple[int, int]]:
 
 
 @dataclass(frozen=True)
+class AnnotatedFrames:
+    """The frames of a partly annotated video that a comparison with its ground truth read:
+    the ``frames`` the project records as annotated in its temporal ROI, of the ``of``
+    frames of that ROI (docs/measures.md §5, §8). ``video`` is the video's label."""
+
+    video: str
+    frames: tuple[int, ...]
+    of: int
+
+    @property
+    def count(self) -> int:
+        """Number of frames read."""
+        return len(self.frames)
+
+
+@dataclass(frozen=True)
 class VideoSpec:
     """One CDnet video: where its files are and which frames are evaluated.
 
@@ -93,6 +109,13 @@ class VideoSpec:
     def partly_annotated(self) -> bool:
         """Whether the project records fewer annotated frames than the temporal ROI has."""
         return self.annotated is not None and len(self.truth_frames) < self.n_frames
+
+    def annotated_subset(self) -> AnnotatedFrames | None:
+        """The frames read of this video when it is partly annotated (:attr:`truth_frames`
+        of :attr:`n_frames`), else ``None``: then every frame is read."""
+        if not self.partly_annotated:
+            return None
+        return AnnotatedFrames(self.label, tuple(self.truth_frames), self.n_frames)
 
     @property
     def roi_path(self) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from referee.core.exports.actions import INTEGRAL_SYMBOLS
-from referee.core.exports.boxes import totals_cells
+from referee.core.exports.boxes import annotated_wording, totals_cells
 from referee.core.measures.action_matching import THRESHOLD_KEYS
 from referee.core.report.compute import ReportResults
 from referee.core.report.document import Cell, Figure, Paragraph, Section, Table, figure_key
@@ -130,6 +130,23 @@ def boxes_section(results: ReportResults) -> Section | None:
         for video, t in [*totals, ("all videos", evaluation.overall)]:
             rows.append((name, video, *totals_cells(t)))
     classes = "boxes of different classes never match" if options.class_aware else "classes ignored"
+    restricted = [
+        f"{name}{'' if frames.video == name else f' (video {frames.video})'} is "
+        + annotated_wording(frames)
+        for name, frames in results.boxes.annotated_only.items()
+    ]
+    annotated = (
+        (
+            Paragraph(
+                "Partly annotated videos are evaluated on the frames the project records as "
+                "annotated only, for every detector (docs/measures.md §5): "
+                + "; ".join(restricted)
+                + ". Every other video is evaluated on all its frames."
+            ),
+        )
+        if restricted
+        else ()
+    )
     return Section(
         "boxes",
         "Per-frame boxes (VACE)",
@@ -140,6 +157,7 @@ def boxes_section(results: ReportResults) -> Section | None:
                 f"when its IoU is at least {options.iou:g} (docs/measures.md §5). Frames count "
                 "when either side has a box; 'all videos' pools their frames."
             ),
+            *annotated,
             Table(
                 "boxes",
                 "Per-frame box measures",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from referee.core.errors import UnavailableError
@@ -11,8 +12,10 @@ from referee.core.measures.action_scores import evaluate_actions
 from referee.core.measures.boxes import VideoBoxes, evaluate_boxes
 from referee.core.measures.counting import evaluate_counts
 from referee.core.model.project import GROUND_TRUTH, Project
+from referee.core.model.videos import AnnotatedFrames, VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, check, part, report
 from referee.core.workflow.options import ActionOptions, BoxOptions, CountOptions
+from referee.core.workflow.projects import project_videos
 from referee.core.workflow.results import (
     ActionsResult,
     BoxesResult,
@@ -66,6 +69,54 @@ def pair_single_videos(
     return detections
 
 
+def recorded_videos(project: Project) -> tuple[VideoSpec, ...]:
+    """The videos of the project's dataset, with their recorded annotated frames, when the
+    project records any (else none: then no box sequence is restricted, and the dataset is
+    not read). Box ground truth needs no mask ground truth, so every video folder counts."""
+    if not project.annotated or project.dataset is None:
+        return ()
+    return project_videos(project, require_groundtruth=False)
+
+
+def paired_video(
+    name: str, videos: Sequence[VideoSpec], motchallenge: bool = False
+) -> VideoSpec | None:
+    """The project video a box sequence called ``name`` is paired with (docs/measures.md §5):
+    the one whose :attr:`~VideoSpec.file_stem` is ``name``, else, for the one sequence of a
+    MOTChallenge file (``motchallenge``), the project's only video; ``None`` if neither."""
+    for video in videos:
+        if video.file_stem == name:
+            return video
+    return videos[0] if motchallenge and len(videos) == 1 else None
+
+
+def annotated_only(
+    sequences: Sequence[VideoBoxes],
+    videos: Sequence[VideoSpec],
+    motchallenge: str | None,
+    restricted: dict[str, AnnotatedFrames],
+) -> list[VideoBoxes]:
+    """``sequences``, each paired with a partly annotated video (:func:`paired_video`) kept
+    on that video's annotated frames only (docs/measures.md §5); the others as they are.
+
+    ``motchallenge`` names the sequence that is a MOTChallenge file's, if any. Every
+    restricted sequence is recorded in ``restricted``, by name.
+    """
+    kept = []
+    for sequence in sequences:
+        video = paired_video(sequence.name, videos, sequence.name == motchallenge)
+        subset = video.annotated_subset() if video is not None else None
+        if subset is None:
+            kept.append(sequence)
+            continue
+        restricted[sequence.name] = subset
+        frames = set(subset.frames)
+        kept.append(
+            VideoBoxes(sequence.name, {f: b for f, b in sequence.frames.items() if f in frames})
+        )
+    return kept
+
+
 def run_boxes(
     project: Project,
     options: BoxOptions | None = None,
@@ -75,6 +126,9 @@ def run_boxes(
     """Every detector's per-frame boxes against the ground truth, frame by frame.
 
     The boxes are the project's box files, or its actions' boxes when it has none.
+    A sequence paired with a partly annotated video of the project is evaluated on
+    that video's recorded annotated frames only, for every detector
+    (:func:`annotated_only`, docs/measures.md §5); the result says which.
     Progress counts frames over all detectors.
 
     Raises
@@ -90,13 +144,20 @@ def run_boxes(
     if not detectors:
         raise UnavailableError("no detector has boxes or actions")
     groundtruth, gt_format = read_boxes(source, options.groundtruth_min_conf)
+    videos = recorded_videos(project)
+    # A MOTChallenge ground truth is one sequence; detections paired with it take its name.
+    single = gt_format == registry.MOT_CSV and len(groundtruth) == 1
+    motchallenge = groundtruth[0].name if single else None
+    restricted: dict[str, AnnotatedFrames] = {}
+    truth = annotated_only(groundtruth, videos, motchallenge, restricted)
     evaluations, formats = {}, {"": gt_format}
     for k, (name, path) in enumerate(detectors.items()):
         check(cancel)
         detections, formats[name] = read_boxes(path, options.min_conf)
         detections = pair_single_videos(groundtruth, detections, (gt_format, formats[name]))
+        detections = annotated_only(detections, videos, motchallenge, restricted)
         evaluations[name] = evaluate_boxes(
-            groundtruth,
+            truth,
             detections,
             options.iou,
             options.mapping,
@@ -104,7 +165,7 @@ def run_boxes(
             part(progress, k, len(detectors)),
             cancel,
         )
-    return BoxesResult(options, evaluations, formats)
+    return BoxesResult(options, evaluations, formats, restricted)
 
 
 def evaluate_count_pair(

@@ -15,6 +15,7 @@ from referee.core.measures.boxes import BoxEvaluation
 from referee.core.measures.counting import CountingResult
 from referee.core.measures.curves import Curves
 from referee.core.measures.summarize import MethodResult, RankComparison
+from referee.core.model.videos import AnnotatedFrames
 from referee.core.pseudo.dataset import PseudoResult
 from referee.core.pseudo.truth import TruthComparison
 from referee.core.ranking.criteria import FrameScores
@@ -77,12 +78,16 @@ class BoxesResult:
     """Every detector's per-frame boxes against the ground truth (docs/measures.md §5).
 
     ``formats`` names the format each input was read as, the ground truth's
-    under ``""``.
+    under ``""``. ``annotated_only`` holds, by sequence name, the sequences paired
+    with a partly annotated video of the project and evaluated on its recorded
+    annotated frames only (how many, of how many frames of its temporal ROI), for
+    every detector; every other sequence was evaluated on all its frames.
     """
 
     options: BoxOptions
     evaluations: dict[str, BoxEvaluation]
     formats: dict[str, str] = field(default_factory=dict)
+    annotated_only: dict[str, AnnotatedFrames] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
