@@ -43,6 +43,7 @@ from referee.gui.annotation.keys import (
     TOOL_KEYS,
 )
 from referee.gui.annotation.mask_painter import MaskPainter, Tool
+from referee.gui.box_controller import BoxController
 from referee.gui.docks.annotation import AnnotationDock
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.panel import ViewerPanel
@@ -67,6 +68,7 @@ class AnnotationController(QObject):
         self.window, self.session, self.viewer, self.errors = window, session, viewer, errors
         self.editor = AnnotationEditor(self)
         self.painter = MaskPainter(self.editor, viewer.grid.views[0])
+        self.boxes = BoxController(window, session, viewer, errors, self.editor)
         self.dock = AnnotationDock(window)
         self.history = QDockWidget("History", window)
         self.history.setObjectName("HistoryDock")
@@ -110,6 +112,8 @@ class AnnotationController(QObject):
         for tool, text, key in TOOL_KEYS:
             self._add(menu, f"{text} tool", key, partial(self.set_tool, tool))
         menu.addSeparator()
+        self.boxes.add_menu_actions(menu)
+        menu.addSeparator()
         self._add(menu, "Next suggested frame", NEXT_KEY, self.next_suggested)
         self._add(menu, "Mark frame annotated", MARK_KEY, self.toggle_annotated)
         self._add(menu, "Count +1 at this frame", COUNT_UP_KEY, lambda: self.change_count(1))
@@ -150,6 +154,7 @@ class AnnotationController(QObject):
         sidecar = self.editor.open(project, self.session.videos)
         self._frame = None
         self.painter.set_target(None)
+        self.boxes.open()
         if sidecar is not None:
             self._offer_recovery(sidecar)
         self._show_state()
@@ -224,6 +229,7 @@ class AnnotationController(QObject):
 
     def set_tool(self, tool: Tool) -> None:
         self.painter.set_tool(tool)
+        self.boxes.tool.set_active(tool is Tool.BOX)
         self.dock.show_tool(tool)
 
     def current_video(self) -> VideoSpec | None:

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMessageBox,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from referee.core import __version__
-from referee.gui.annotation.keys import COUNT_DOWN_KEY, COUNT_UP_KEY, MARK_KEY, NEXT_KEY, TOOL_KEYS
+from referee.gui.annotation.keys import (
+    BOX_KEYS,
+    COUNT_DOWN_KEY,
+    COUNT_UP_KEY,
+    MARK_KEY,
+    NEXT_KEY,
+    TOOL_KEYS,
+)
 from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
 
 #: (menu text, shortcut) of the navigation keys, in the order of the Go menu.
@@ -22,7 +38,7 @@ NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
     ("Previous video", "PgUp"),
     ("Next video", "PgDown"),
 )
-LAYER_KEYS = ("1", "2", "3", "4", "5")
+LAYER_KEYS = ("Alt+1", "Alt+2", "Alt+3", "Alt+4", "Alt+5")
 VIEW_KEYS = (
     ("One view", "Ctrl+1", 1),
     ("Two views side by side", "Ctrl+2", 2),
@@ -42,6 +58,8 @@ def show_shortcuts(parent: QWidget) -> None:
         ("Save the annotation and the project", "Ctrl+S"),
         ("Undo / redo", "Ctrl+Z / Ctrl+Shift+Z"),
         *((f"{text} tool", key) for _, text, key in TOOL_KEYS),
+        ("Action class 1–10 (new and selected actions)", "1 … 9, 0"),
+        *((f"Boxes: {text.lower()}", key) for _, text, key in BOX_KEYS),
         ("Next suggested frame", NEXT_KEY),
         ("Mark the frame annotated", MARK_KEY),
         ("Count +1 / −1 at this frame", f"{COUNT_UP_KEY} / {COUNT_DOWN_KEY}"),
@@ -49,10 +67,28 @@ def show_shortcuts(parent: QWidget) -> None:
         ("Shortcuts", "F1"),
         ("Quit", "Ctrl+Q"),
     ]
+    half = (len(rows) + 1) // 2  # two columns, so that the table fits a 768-pixel screen
+    cells = [f"<td nowrap><b>{key}</b></td><td nowrap>{text}</td>" for text, key in rows]
     table = "".join(
-        f"<tr><td><b>{key}</b></td><td>&nbsp;&nbsp;{text}</td></tr>" for text, key in rows
+        f"<tr>{left}<td width=24></td>{right}</tr>"
+        for left, right in zip(cells[:half], [*cells[half:], ""])
     )
-    QMessageBox.information(parent, "Keyboard shortcuts", f"<table>{table}</table>")
+    dialog = QDialog(parent)
+    dialog.setWindowTitle("Keyboard shortcuts")
+    label = QLabel(f"<table cellspacing=3>{table}</table>")
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    scroll = QScrollArea()
+    scroll.setWidget(label)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
+    buttons.accepted.connect(dialog.accept)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(scroll)
+    layout.addWidget(buttons)
+    size = label.sizeHint()
+    dialog.resize(size.width() + 48, min(size.height() + 72, 680))
+    dialog.exec()
 
 
 def show_about(parent: QWidget) -> None:

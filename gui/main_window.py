@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
             self.plots_dock,
             self.annotate_dock,
             self.annotation.dock,
+            self.annotation.boxes.dock,
             self.pseudo_dock,
             self.significance_dock,
             self.actions_dock,

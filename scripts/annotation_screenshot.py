@@ -3,8 +3,11 @@
 Opens a copy of the demo in a window of the given size, goes to the first
 suggested frame of the partly annotated video, starts it from the consensus,
 paints a stroke, raises the Annotation and History docks and saves the window.
+With ``--boxes`` it shows box annotation instead: on the demo's street, a new
+action with two keyframes (the frame shown is interpolated between them) and a
+ground-truth action propagated by CSRT (its drafts dotted), in the Boxes dock.
 
-    python scripts/annotation_screenshot.py OUT.png [--size 1920x1080] [--dark]
+    python scripts/annotation_screenshot.py OUT.png [--size 1920x1080] [--dark] [--boxes]
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--dark", action="store_true")
+    parser.add_argument("--boxes", action="store_true")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     app = application()
@@ -50,23 +54,54 @@ def main() -> None:
         window.open_project(project)
         _wait(app, lambda: not window.runner.jobs and bool(window.session.ranking))
         controller = window.annotation
-        controller.dock.raise_()
         controller.history.raise_()
-        controller.next_suggested()
-        _wait(app, lambda: controller._frame is not None and bool(controller.editor.stack.count()))
-        controller.set_tool(Tool.BRUSH)
-        controller.painter.set_level(GT_SHADOW)
-        controller.dock.level_box.setCurrentIndex(controller.dock.level_box.findData(GT_SHADOW))
-        controller.painter.press(40, 100)
-        for x in range(42, 90, 4):
-            controller.painter.drag(x, 100 + (x - 40) / 4)
-        controller.painter.release()
+        if args.boxes:
+            _annotate_boxes(app, window)
+        else:
+            _paint_mask(app, window)
         for _ in range(20):
             app.processEvents()
             time.sleep(0.02)
         window.grab().save(str(args.out))
         QMessageBox.question = lambda *a, **k: QMessageBox.StandardButton.Discard  # type: ignore[method-assign]
         window.close()
+
+
+def _paint_mask(app: QApplication, window: MainWindow) -> None:
+    controller = window.annotation
+    controller.dock.raise_()
+    controller.next_suggested()
+    _wait(app, lambda: controller._frame is not None and bool(controller.editor.stack.count()))
+    controller.set_tool(Tool.BRUSH)
+    controller.painter.set_level(GT_SHADOW)
+    controller.dock.level_box.setCurrentIndex(controller.dock.level_box.findData(GT_SHADOW))
+    controller.painter.press(40, 100)
+    for x in range(42, 90, 4):
+        controller.painter.drag(x, 100 + (x - 40) / 4)
+    controller.painter.release()
+
+
+def _go(app: QApplication, window: MainWindow, frame: int) -> None:
+    window.viewer.go_to("baseline/street", frame)
+    _wait(app, lambda: window.annotation.boxes._frame == ("baseline_street", frame))
+
+
+def _annotate_boxes(app: QApplication, window: MainWindow) -> None:
+    boxes = window.annotation.boxes
+    boxes.dock.raise_()
+    window.annotation.set_tool(Tool.BOX)
+    boxes.set_class(8)
+    _go(app, window, 20)
+    boxes.draw((100.0, 8.0, 30.0, 40.0))
+    _go(app, window, 40)
+    boxes.run("keyframe")
+    boxes.move(boxes.items().index(boxes.selected), (118.0, 30.0, 30.0, 44.0))
+    _go(app, window, 25)
+    boxes.selected = boxes.items()[0]
+    boxes.dock.frames_box.setValue(15)
+    boxes.run("propagate")
+    _wait(app, lambda: boxes.drafts is not None)
+    _go(app, window, 30)
 
 
 if __name__ == "__main__":

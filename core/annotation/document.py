@@ -169,6 +169,12 @@ class GroundTruthDocument:
             self._tracks = self._read_tracks()
         return self._tracks
 
+    def boxes_are_tracks(self) -> bool:
+        """Whether the project's ground-truth boxes are a MOTChallenge file (else the boxes
+        edited are the LIRIS actions')."""
+        path = self.project.boxes_groundtruth
+        return path is not None and path.is_file() and detect(path, BOXES).name == MOT_CSV
+
     def set_video_actions(self, video: VideoAnnotation) -> VideoAnnotation | None:
         """Replace (or add) the actions of one video; returns the ones replaced."""
         videos = dict(self.actions.videos)

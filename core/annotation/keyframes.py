@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from referee.core.limits import MAX_FRAME_NUMBER
 from referee.core.model.annotations import Action
 
 #: An editable item: an action or a track.
-Item = TypeVar("Item", Action, Track)
+Item = TypeVar("Item", bound=Action | Track)
 #: A box ``(x, y, w, h)`` in pixels (whole numbers for actions).
 Box = tuple[float, float, float, float]
 
@@ -273,21 +273,24 @@ def _draft(item: Action | Track) -> _Draft:
 def _built(item: Item, draft: _Draft, number: int | None = None) -> Item:
     """An item like ``item`` holding ``draft``, numbered ``number`` (default: ``item``'s)."""
     frames = np.arange(draft.first, draft.first + len(draft.interpolated), dtype=np.int64)
+    built: Action | Track
     if isinstance(item, Action):
-        return Action(
+        built = Action(
             item.number if number is None else number,
             item.action_class,
             frames,
             draft.boxes,
             draft.interpolated,
         )
-    return Track(
-        item.track_id if number is None else number,
-        frames,
-        draft.boxes,
-        draft.interpolated,
-        draft.conf,
-    )
+    else:
+        built = Track(
+            item.track_id if number is None else number,
+            frames,
+            draft.boxes,
+            draft.interpolated,
+            draft.conf,
+        )
+    return cast(Item, built)  # of the same kind as ``item``
 
 
 def _box_values(item: Action | Track, frame: int, box: Sequence[float]) -> np.ndarray:

@@ -11,6 +11,21 @@ TOOL_KEYS: tuple[tuple[Tool, str, str], ...] = (
     (Tool.ERASER, "Eraser", "E"),
     (Tool.POLYGON, "Polygon", "P"),
     (Tool.FILL, "Fill", "F"),
+    (Tool.BOX, "Box", "R"),
 )
 #: Keys of the annotate-next loop and of counts.
 NEXT_KEY, MARK_KEY, COUNT_UP_KEY, COUNT_DOWN_KEY = "N", "M", "+", "-"
+#: Keys choosing the LIRIS class of new (and the selected) actions: 1–9, then 0 for class 10.
+CLASS_KEYS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "0")
+#: (command, text, key) of the box edits, in the order of the Boxes dock and the Edit menu.
+BOX_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("keyframe", "Keyframe here", "K"),
+    ("end", "End here", "O"),
+    ("split", "Split here", "X"),
+    ("merge", "Merge the two selected", "G"),
+    ("delete_box", "Delete box on this frame", "Del"),
+    ("delete_keyframe", "Delete keyframe on this frame", "Shift+Del"),
+    ("delete_item", "Delete the whole item", "Ctrl+Del"),
+    ("propagate", "Propagate with the tracker", "T"),
+    ("accept", "Accept drafts", "A"),
+)

@@ -45,6 +45,11 @@ class Tool(enum.Enum):
     ERASER = "eraser"
     POLYGON = "polygon"
     FILL = "flood fill"
+    BOX = "box"
+
+
+#: The tools that paint the label map.
+MASK_TOOLS = frozenset({Tool.BRUSH, Tool.ERASER, Tool.POLYGON, Tool.FILL})
 
 
 _PRESS = QEvent.Type.GraphicsSceneMousePress
@@ -92,7 +97,8 @@ class MaskPainter(QObject):
         self._show_when_editing()
 
     def set_tool(self, tool: Tool) -> None:
-        """Choose what a click does; ``Tool.NONE`` gives the mouse back to pan and zoom."""
+        """Choose what a click does; a tool not in :data:`MASK_TOOLS` leaves the mouse to
+        others (``Tool.NONE``: pan and zoom)."""
         self._cancel_polygon()
         self.tool = tool
         cursor = Qt.CursorShape.ArrowCursor if tool is Tool.NONE else Qt.CursorShape.CrossCursor
@@ -104,7 +110,7 @@ class MaskPainter(QObject):
         (otherwise the ground-truth and comparison layers show it)."""
         document = self.editor.document
         edited = document is not None and self.target in document.changed_masks
-        self.item.setVisible(self.tool is not Tool.NONE or edited)
+        self.item.setVisible(self.tool in MASK_TOOLS or edited)
 
     def set_level(self, level: int) -> None:
         """The level the brush, polygon and fill paint (one of the five, docs/measures.md §1)."""
@@ -214,7 +220,7 @@ class MaskPainter(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
         if (
-            self.tool is Tool.NONE
+            self.tool not in MASK_TOOLS
             or self.target is None
             or kind not in (_PRESS, _MOVE, _RELEASE, _DOUBLE)
         ):

@@ -153,6 +153,11 @@ class FrameView(QWidget):
         return bar
 
     @property
+    def image_size(self) -> tuple[int, int] | None:
+        """Width and height of the frame shown, in pixels (``None`` before the first)."""
+        return self._image_size
+
+    @property
     def view_box(self) -> pg.ViewBox:
         """The view box holding the image, for linking zoom and pan with other views."""
         return self._view_box

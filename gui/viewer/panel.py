@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -189,6 +191,37 @@ class ViewerPanel(QWidget):
     def current_video_label(self) -> str | None:
         return self.video_box.currentText() or None
 
+    def current_video_name(self) -> str | None:
+        """The video's name in LIRIS files: a CDnet video's file stem, a video file's name."""
+        index = self.video_box.currentIndex()
+        if index < 0:
+            return None
+        videos = self.session.videos
+        return videos[index].file_stem if index < len(videos) else self.video_box.itemText(index)
+
+    def image_source(self) -> Callable[[], tuple[FrameReader[np.ndarray], int]] | None:
+        """How to open the shown video's images anew, with its last frame: for a job on
+        another thread (opening a video file indexes it, which takes a while)."""
+        index = self.video_box.currentIndex()
+        videos = self.session.videos
+        if 0 <= index < len(videos):
+            video = videos[index]
+
+            def cdnet() -> tuple[FrameReader[np.ndarray], int]:
+                source = CdnetInputSource(video)
+                return source, source.frame_count
+
+            return cdnet
+        if index >= len(videos):
+            path = self._video_files()[index - len(videos)]
+
+            def video_file() -> tuple[FrameReader[np.ndarray], int]:
+                source = VideoFileSource(path)
+                return source, source.frame_count
+
+            return video_file
+        return None
+
     def show_message(self, text: str) -> None:
         """Show ``text`` in place of the frames until the next frame arrives (the timeline
         stays while there are frames to move to)."""
@@ -311,8 +344,7 @@ class ViewerPanel(QWidget):
             return
         gt_motion = None if layers.groundtruth is None else layers.groundtruth == 255
         label = self.current_video_label() or ""
-        index = self.video_box.currentIndex()
-        stem = self.session.videos[index].file_stem if index < len(self.session.videos) else label
+        stem = self.current_video_name() or label
         names: list[str | None] = [*self.detectors_shown()] or [None]
         for view, name in zip(self.grid.views, names):
             view.show_frame(layers.image)

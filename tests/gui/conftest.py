@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -30,3 +32,14 @@ def collect_on_the_gui_thread():
     gc.disable()
     yield
     gc.collect()
+
+
+@pytest.fixture
+def demo_copy(demo, tmp_path: Path) -> Path:
+    """A private copy of the demo, partly annotated as a newcomer's is (the files change)."""
+    from referee.core.demo.project import ensure_demo_project
+
+    root = tmp_path / "demo"
+    shutil.copytree(demo.root, root)
+    ensure_demo_project(root)
+    return root

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import cv2
@@ -14,7 +13,6 @@ from referee.core.annotation.autosave import autosave_path
 from referee.core.demo.project import (
     ANNOTATED_EVERY,
     PARTLY_ANNOTATED_VIDEO,
-    ensure_demo_project,
 )
 from referee.core.formats.project_json import read_project
 from referee.core.measures.pixel import GT_MOTION, GT_SHADOW, GT_STATIC
@@ -23,15 +21,6 @@ from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
 
 CORRIDOR = PARTLY_ANNOTATED_VIDEO
-
-
-@pytest.fixture
-def demo_copy(demo, tmp_path: Path) -> Path:
-    """A private copy of the demo, partly annotated as a newcomer's is (the files change)."""
-    root = tmp_path / "demo"
-    shutil.copytree(demo.root, root)
-    ensure_demo_project(root)
-    return root
 
 
 @pytest.fixture

@@ -80,9 +80,9 @@ def test_comparison_colours_at_known_pixels_and_layer_toggle(qtbot, window) -> N
         y, x = ys[len(ys) // 2], xs[len(xs) // 2]
         rendered = view.rendered_rgb()[y, x]
         assert np.abs(rendered.astype(int) - COMPARISON_RGBA[code][:3]).max() <= 3
-    # Key 1 switches the comparison off: the frame itself shows through.
+    # Alt+1 switches the comparison off: the frame itself shows through.
     window.activateWindow()
-    qtbot.keyClick(window, Qt.Key.Key_1)
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
     assert not view.layer_visible(COMPARISON)
     rendered = view.rendered_rgb()[y, x]
     assert np.abs(rendered.astype(int) - layers.image[y, x].astype(int)).max() <= 3

@@ -1,0 +1,283 @@
+"""Annotating boxes in the window: draw, move, resize, interpolate, edit, propagate, undo, save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QItemSelectionModel, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from referee.core.formats.liris_xml import parse_liris_bytes
+from referee.core.formats.mot_csv import parse_mot_csv
+from referee.core.formats.project_json import read_project
+from referee.gui.annotation.mask_painter import Tool
+from referee.gui.app import dispose
+from referee.gui.docks.boxes import TRACKS
+from referee.gui.main_window import MainWindow
+
+STREET, STREET_NAME = "baseline/street", "baseline_street"
+
+
+@pytest.fixture
+def window(qtbot, demo_copy: Path, monkeypatch) -> MainWindow:
+    QApplication.instance().setOrganizationName("Referee-tests")
+    window = MainWindow()
+    window.show()
+    window.open_project(read_project(demo_copy / "demo.referee.json"))
+    qtbot.waitUntil(
+        lambda: not window.runner.jobs and window.viewer.layers is not None, timeout=120000
+    )
+    yield window
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    window.close()
+    dispose(window)
+
+
+def _go(qtbot, window: MainWindow, frame: int) -> None:
+    window.viewer.go_to(STREET, frame)
+    qtbot.waitUntil(lambda: window.annotation.boxes._frame == (STREET_NAME, frame), timeout=10000)
+
+
+def _actions(window: MainWindow) -> dict[int, object]:
+    video = window.annotation.editor.document.actions.videos[STREET_NAME]
+    return {action.number: action for action in video.actions}
+
+
+def _drag(tool, start: tuple[float, float], end: tuple[float, float]) -> None:
+    tool.press(*start)
+    tool.drag((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    tool.drag(*end)
+    tool.release()
+
+
+def _pen_styles(window: MainWindow) -> list[Qt.PenStyle]:
+    """Pen style of every box drawn (handles are solid squares and come after their box)."""
+    return [item.pen().style() for item in window.annotation.boxes.tool.rect_items()]
+
+
+def test_draw_move_resize_interpolate_undo_redo_and_save(qtbot, window, demo_copy) -> None:
+    boxes, stack = window.annotation.boxes, window.annotation.editor.stack
+    existing = set(_actions(window))
+    _go(qtbot, window, 20)
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_R)  # the Box tool
+    qtbot.keyClick(window, Qt.Key.Key_8)  # class 8, handshaking
+    assert boxes.tool.active and boxes.action_class == 8
+    assert "handshaking" in boxes.dock.class_box.currentText()
+    # Drag on empty ground (the scene's top right is free at frame 20): a new action.
+    _drag(boxes.tool, (100.0, 10.0), (130.0, 50.0))
+    (number,) = set(_actions(window)) - existing
+    assert number == max(existing) + 1
+    action = _actions(window)[number]
+    assert (action.action_class, action.first, action.last) == (8, 20, 20)
+    assert action.box_at(20) == (100, 10, 30, 40)
+    # On frame 30, move the (still selected) box by (+10, +20): a second keyframe there,
+    # and frames 21–29 interpolated between them.
+    _go(qtbot, window, 30)
+    assert boxes.selected is not None and boxes.selected.number == number
+    qtbot.keyClick(window, Qt.Key.Key_K)  # keyframe here: the box copied to frame 30
+    assert (_actions(window)[number].first, _actions(window)[number].last) == (20, 30)
+    _drag(boxes.tool, (110.0, 20.0), (120.0, 40.0))
+    action = _actions(window)[number]
+    assert action.box_at(30) == (110, 30, 30, 40)
+    assert action.box_at(25) == (105, 20, 30, 40)  # halfway, by hand
+    assert action.interpolated.tolist() == [False] + [True] * 9 + [False]
+    # Resize by the bottom-right corner (140, 70) → (150, 90): w 40, h 60 at frame 30;
+    # at frame 25, w and h are halfway: 35 and 50.
+    _drag(boxes.tool, (140.0, 70.0), (150.0, 90.0))
+    action = _actions(window)[number]
+    assert action.box_at(30) == (110, 30, 40, 60)
+    assert action.box_at(25) == (105, 20, 35, 50)
+    # Keyframes are drawn solid, interpolated boxes dashed.
+    assert Qt.PenStyle.SolidLine in _pen_styles(window)
+    _go(qtbot, window, 25)
+    styles = _pen_styles(window)
+    assert Qt.PenStyle.DashLine in styles
+    # The list shows the class by name, the span and the keyframe count.
+    rows = boxes.dock.items
+    row = next(r for r in range(rows.rowCount()) if rows.item(r, 0).text() == str(number))
+    assert [rows.item(row, c).text() for c in range(1, 4)] == ["handshaking", "20–30", "2"]
+    # Undo the resize, the move, the keyframe and the new action; redo them all.
+    assert not stack.isClean()
+    stack.undo()
+    assert _actions(window)[number].box_at(30) == (110, 30, 30, 40)
+    stack.undo()
+    assert _actions(window)[number].box_at(30) == (100, 10, 30, 40)
+    stack.undo()
+    assert _actions(window)[number].last == 20
+    stack.undo()
+    assert number not in _actions(window)
+    assert stack.isClean()
+    for _ in range(4):
+        stack.redo()
+    assert _actions(window)[number].box_at(25) == (105, 20, 35, 50)
+    # Saved, the LIRIS file holds the same action, keyframes and all.
+    assert window.annotation.save()
+    path = read_project(demo_copy / "demo.referee.json").actions_groundtruth
+    saved = parse_liris_bytes(path.read_bytes(), path).videos[STREET_NAME].action(number)
+    assert saved.same_as(_actions(window)[number])
+
+
+def test_end_split_merge_and_delete(qtbot, window, monkeypatch) -> None:
+    boxes = window.annotation.boxes
+    window.annotation.set_tool(Tool.BOX)
+    _go(qtbot, window, 40)
+    _drag(boxes.tool, (100.0, 10.0), (120.0, 30.0))
+    number = boxes.selected.number
+    _go(qtbot, window, 60)
+    boxes.run("keyframe")  # the box copied to frame 60: frames 40–60
+    assert (_actions(window)[number].first, _actions(window)[number].last) == (40, 60)
+    _go(qtbot, window, 55)
+    boxes.run("end")
+    assert _actions(window)[number].last == 55
+    _go(qtbot, window, 50)
+    boxes.run("split")
+    first, second = _actions(window)[number], boxes.selected
+    assert (first.first, first.last, second.first, second.last) == (40, 49, 50, 55)
+    # Select both rows and merge: one action over 40–55 again, with the first's number.
+    rows = boxes.dock.items
+    numbers = [rows.item(r, 0).text() for r in range(rows.rowCount())]
+    rows.clearSelection()
+    for n in (first.number, second.number):
+        index = rows.model().index(numbers.index(str(n)), 0)
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        rows.selectionModel().select(index, flags)
+    boxes.run("merge")
+    assert second.number not in _actions(window)
+    merged = _actions(window)[number]
+    assert (merged.first, merged.last) == (40, 55)
+    # Delete the box of an inner frame: the action is cut in two around it.
+    boxes.selected = merged
+    _go(qtbot, window, 45)
+    boxes.run("delete_box")
+    spans = sorted((a.first, a.last) for a in _actions(window).values() if a.first >= 40)
+    assert (40, 44) in spans and (46, 55) in spans
+    # Deleting a whole action asks; Cancel keeps it, Yes deletes it, Undo brings it back.
+    boxes.selected = _actions(window)[number]
+    asked: list[str] = []
+
+    def answer(button):
+        def ask(parent, title, text, *args, **kwargs):
+            asked.append(text)
+            return button
+
+        return ask
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Cancel))
+    boxes.run("delete_item")
+    assert number in _actions(window) and "5 boxes" in asked[-1]
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
+    boxes.run("delete_item")
+    assert number not in _actions(window)
+    window.annotation.editor.stack.undo()
+    assert (_actions(window)[number].first, _actions(window)[number].last) == (40, 44)
+
+
+def test_tracks_propagate_accept_and_save_as_mot(qtbot, window, demo_copy) -> None:
+    boxes = window.annotation.boxes
+    boxes.set_kind(TRACKS)
+    window.annotation.set_tool(Tool.BOX)
+    assert boxes.items() == ()
+    assert "No tracks yet" in boxes.dock.empty_note.text()
+    # The street's first object (ground-truth action 1) is 9×19 pixels at frame 20; draw a
+    # slightly larger box around it and let CSRT follow it for 10 frames.
+    truth = _actions(window)[1]
+    x, y, w, h = truth.box_at(20)
+    _go(qtbot, window, 20)
+    _drag(boxes.tool, (x - 2.0, y - 2.0), (x + w + 2.0, y + h + 2.0))
+    (track,) = boxes.items()
+    assert track.track_id == 1 and np.allclose(track.boxes[0], [x - 2, y - 2, w + 4, h + 4])
+    boxes.dock.tracker_box.setCurrentText("CSRT")
+    boxes.dock.frames_box.setValue(10)
+    boxes.run("propagate")
+    qtbot.waitUntil(lambda: boxes.drafts is not None, timeout=60000)
+    assert sorted(boxes.drafts.boxes) == list(range(21, 31))
+    # The tracker follows the object: each draft overlaps its true box well.
+    for frame, (dx, dy, dw, dh) in boxes.drafts.boxes.items():
+        tx, ty, tw, th = truth.box_at(frame)
+        inter = max(0, min(dx + dw, tx + tw) - max(dx, tx)) * max(
+            0, min(dy + dh, ty + th) - max(dy, ty)
+        )
+        assert inter / (tw * th) > 0.5, frame
+    drafts = dict(boxes.drafts.boxes)
+    # Drafts are drawn dotted; accepting on frame 25 takes frames 21–25 only.
+    _go(qtbot, window, 25)
+    assert Qt.PenStyle.DotLine in _pen_styles(window)
+    boxes.run("accept")
+    (track,) = boxes.items()
+    assert (track.first, track.last) == (20, 25)
+    assert sorted(boxes.drafts.boxes) == list(range(26, 31))
+    _go(qtbot, window, 20)
+    boxes.run("accept")  # outside the drafts' span: all the rest
+    (track,) = boxes.items()
+    assert (track.first, track.last) == (20, 30) and boxes.drafts is None
+    for frame, box in drafts.items():
+        assert np.array_equal(track.boxes[frame - 20], box)
+    # Undo and redo the acceptance; save writes a MOTChallenge file that reads back the same.
+    stack = window.annotation.editor.stack
+    stack.undo()
+    assert boxes.items()[0].last == 25
+    stack.redo()
+    assert window.annotation.save()
+    project = read_project(demo_copy / "demo.referee.json")
+    rows = parse_mot_csv(project.boxes_groundtruth.read_text(), project.boxes_groundtruth)
+    assert rows.frames.tolist() == list(range(20, 31))
+    assert np.array_equal(rows.boxes, track.boxes) and set(rows.ids.tolist()) == {1}
+    # Opened again, a project whose box ground truth is a MOTChallenge file edits tracks.
+    boxes.set_kind("actions")
+    window.open_project(project)
+    qtbot.waitUntil(lambda: boxes.kind == TRACKS and boxes.dock.kind == TRACKS, timeout=10000)
+    _go(qtbot, window, 22)
+    (reread,) = boxes.items()
+    assert reread.track_id == 1 and np.array_equal(reread.boxes, track.boxes)
+
+
+def _mouse(widget, kind: QEvent.Type, point: QPointF, held: Qt.MouseButton) -> None:
+    """A real mouse event on the frame view's viewport (QTest's moves carry no held button)."""
+    event = QMouseEvent(
+        kind,
+        point,
+        widget.mapToGlobal(point),
+        Qt.MouseButton.LeftButton,
+        held,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_mouse_draws_a_box_and_navigation_mode_leaves_it_alone(qtbot, window) -> None:
+    boxes = window.annotation.boxes
+    _go(qtbot, window, 70)
+    view = window.viewer.grid.views[0]
+    graphics = view._graphics
+    before = set(_actions(window))
+
+    def at(x: float, y: float) -> QPointF:
+        scene = view.view_box.mapViewToScene(QPointF(x, y))
+        return QPointF(graphics.mapFromScene(scene))
+
+    def drag() -> None:
+        left = Qt.MouseButton.LeftButton
+        _mouse(graphics.viewport(), QEvent.Type.MouseButtonPress, at(100, 20), left)
+        _mouse(graphics.viewport(), QEvent.Type.MouseMove, at(115, 35), left)
+        _mouse(graphics.viewport(), QEvent.Type.MouseMove, at(130, 50), left)
+        _mouse(
+            graphics.viewport(),
+            QEvent.Type.MouseButtonRelease,
+            at(130, 50),
+            Qt.MouseButton.NoButton,
+        )
+
+    window.annotation.set_tool(Tool.NONE)
+    assert boxes.tool.rect_items() == []  # editable boxes are drawn with the Box tool only
+    drag()
+    assert set(_actions(window)) == before  # navigating: the drag pans, nothing is drawn
+    window.annotation.set_tool(Tool.BOX)
+    assert len(boxes.tool.rect_items()) >= 2  # street's actions on frame 70
+    drag()
+    (number,) = set(_actions(window)) - before
+    x, y, w, h = _actions(window)[number].box_at(70)
+    assert abs(x - 100) <= 1 and abs(y - 20) <= 1 and abs(w - 30) <= 1 and abs(h - 30) <= 1
