@@ -113,6 +113,7 @@ class ViewerPanel(QWidget):
         self.layers: FrameLayers | None = None
         self._waiting = False  # for the frame last asked for
         self.selected_pair: PairRow | None = None
+        self.evaluation_boxes = True  # off while boxes are edited: they would cover them
         self._cache_timer = QTimer(self)
         self._cache_timer.timeout.connect(self._on_cache_tick)
         self._cache_timer.start(250)
@@ -162,6 +163,11 @@ class ViewerPanel(QWidget):
         self.layer_opacity[name] = opacity
         for view in self.grid.views:
             view.set_layer_opacity(name, opacity)
+
+    def show_evaluation_boxes(self, shown: bool) -> None:
+        """Draw the action evaluation's pair boxes, or not (while boxes are edited)."""
+        self.evaluation_boxes = shown
+        self._redraw()
 
     def go_to(self, label: str, frame: int) -> None:
         """Show frame ``frame`` of the video labelled ``label`` (its label or its LIRIS name)."""
@@ -361,7 +367,7 @@ class ViewerPanel(QWidget):
                     boxes = boxes_for_frame(evaluation, stem, layers.frame, self.selected_pair)
                 except RefereeError:  # a video the actions file does not cover
                     boxes = []
-            view.set_boxes(boxes)
+            view.set_boxes(boxes if self.evaluation_boxes else [])
 
     def _connect_views(self) -> None:
         for view in self.grid.views:

@@ -249,6 +249,7 @@ def _mouse(widget, kind: QEvent.Type, point: QPointF, held: Qt.MouseButton) -> N
 
 
 def test_the_mouse_draws_a_box_and_navigation_mode_leaves_it_alone(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: bool(window.session.actions), timeout=60000)
     boxes = window.annotation.boxes
     _go(qtbot, window, 70)
     view = window.viewer.grid.views[0]
@@ -275,8 +276,10 @@ def test_the_mouse_draws_a_box_and_navigation_mode_leaves_it_alone(qtbot, window
     assert boxes.tool.rect_items() == []  # editable boxes are drawn with the Box tool only
     drag()
     assert set(_actions(window)) == before  # navigating: the drag pans, nothing is drawn
+    evaluation_boxes = len(view.box_items())
     window.annotation.set_tool(Tool.BOX)
     assert len(boxes.tool.rect_items()) >= 2  # street's actions on frame 70
+    assert evaluation_boxes > 0 and view.box_items() == []  # the evaluation's boxes step aside
     drag()
     (number,) = set(_actions(window)) - before
     x, y, w, h = _actions(window)[number].box_at(70)
