@@ -1,40 +1,78 @@
-"""Four real OpenCV background subtractors run on the CDnet highway video, cached.
+"""Real OpenCV detectors run on the CDnet highway video, cached.
 
-Benchmarks share these masks: they are computed once into a cache folder
-outside the repository (``<tmp>/referee-bench/highway``) and reused.
+Four background subtractors (MOG2, KNN, bgsegm MOG, bgsegm CNT) and, on
+request, frame differencing (``framediff``: the absolute difference of
+consecutive grey frames, thresholded). Benchmarks share these masks: each
+detector's are computed once into its own folder of a cache outside the
+repository (``<tmp>/referee-bench/highway/<name>``) and reused.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import cv2
+import numpy as np
 
 HIGHWAY = Path(__file__).resolve().parents[1].parent / "shared/data/cdnet2014/baseline/highway"
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "referee-bench" / "highway"
 
-SUBTRACTORS: dict[str, Callable[[], cv2.BackgroundSubtractor]] = {
+
+class Detector(Protocol):
+    """What a detector does: one BGR frame in, one mask out (255 = foreground)."""
+
+    def apply(self, image: np.ndarray) -> np.ndarray: ...
+
+
+class FrameDifference:
+    """Foreground where the grey level changed by more than ``threshold`` since the last frame.
+
+    Frames are smoothed (5×5 Gaussian) before the difference; the first frame
+    has no predecessor and detects nothing.
+    """
+
+    def __init__(self, threshold: int = 25) -> None:
+        self.threshold = threshold
+        self._previous: np.ndarray | None = None
+
+    def apply(self, image: np.ndarray) -> np.ndarray:
+        grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+        previous, self._previous = self._previous, grey
+        if previous is None:
+            return np.zeros_like(grey)
+        _, mask = cv2.threshold(cv2.absdiff(grey, previous), self.threshold, 255, cv2.THRESH_BINARY)
+        return mask
+
+
+DETECTORS: dict[str, Callable[[], Detector]] = {
     "mog2": lambda: cv2.createBackgroundSubtractorMOG2(detectShadows=True),
     "knn": lambda: cv2.createBackgroundSubtractorKNN(detectShadows=True),
     "mog": lambda: cv2.bgsegm.createBackgroundSubtractorMOG(),
     "cnt": lambda: cv2.bgsegm.createBackgroundSubtractorCNT(isParallel=False),
+    "framediff": FrameDifference,
 }
 
+#: The four background subtractors most benchmarks use.
+SUBTRACTORS: tuple[str, ...] = ("mog2", "knn", "mog", "cnt")
 
-def highway_results(cache: Path = DEFAULT_CACHE) -> dict[str, Path]:
-    """Each method's result folder (``bin%06d.png``, 0/255) for every highway frame."""
+
+def highway_results(
+    cache: Path = DEFAULT_CACHE, names: Sequence[str] = SUBTRACTORS
+) -> dict[str, Path]:
+    """Each named detector's result folder (``bin%06d.png``, 0/255) for every highway frame."""
     folders = {}
-    for name, make in SUBTRACTORS.items():
+    for name in names:
         out = cache / name
         folders[name] = out
         if (out / ".complete").exists():
             continue
         out.mkdir(parents=True, exist_ok=True)
-        subtractor = make()
+        detector = DETECTORS[name]()
         for path in sorted((HIGHWAY / "input").glob("in*.jpg")):
-            mask = subtractor.apply(cv2.imread(str(path)))
+            mask = detector.apply(cv2.imread(str(path)))
             mask[mask != 255] = 0  # shadows (127) are background
             cv2.imwrite(str(out / f"bin{path.stem[2:]}.png"), mask)
         (out / ".complete").touch()

@@ -6,8 +6,9 @@ are cached outside the repository. Then, in alternating rounds (this machine
 is shared and noisy, so only ratios measured side by side count), it times:
 
 * decoding the four detectors' mask PNGs of the temporal ROI and nothing else;
-* ``pseudo_evaluate`` on them, one process, default committee (trivial
-  classifiers in) with the per-pixel entropy map accumulated;
+* ``pseudo_evaluate`` on them, one process, default consensus (the
+  model-based one, docs/measures.md §7) with the per-pixel entropy map;
+* the same with the committee consensus, for comparison;
 
 and prints the ratio pseudo / decode-only (target <= 1.2), the same with two
 worker processes, and the peak memory traced while evaluating 100 frames and
@@ -29,6 +30,7 @@ import cv2
 
 from referee.core.formats.cdnet import load_video
 from referee.core.frames.sources import CdnetResultSource
+from referee.core.pseudo.committee import CommitteeOptions
 from referee.core.pseudo.dataset import pseudo_evaluate
 from referee.core.pseudo.video import pseudo_evaluate_video
 
@@ -73,9 +75,11 @@ def decode_only(video, folders: dict[str, Path]) -> float:
     return time.perf_counter() - start
 
 
-def pseudo_seconds(video, folders: dict[str, Path], workers: int) -> float:
+def pseudo_seconds(
+    video, folders: dict[str, Path], workers: int, committee: CommitteeOptions | None = None
+) -> float:
     start = time.perf_counter()
-    pseudo_evaluate([video], folders, workers=workers)
+    pseudo_evaluate([video], folders, committee, workers=workers)
     return time.perf_counter() - start
 
 
@@ -105,12 +109,16 @@ def main() -> None:
     folders = make_results(HIGHWAY, args.cache)
     n = video.n_frames
 
-    times: dict[str, list[float]] = {"decode": [], "pseudo1": [], "pseudo2": []}
+    committee = CommitteeOptions(consensus="committee")
+    times: dict[str, list[float]] = {"decode": [], "pseudo1": [], "pseudo2": [], "committee": []}
     for _ in range(args.rounds):
         times["decode"].append(decode_only(video, folders))
         times["pseudo1"].append(pseudo_seconds(video, folders, workers=1))
         times["pseudo2"].append(pseudo_seconds(video, folders, workers=2))
-    decode, pseudo1, pseudo2 = (min(times[k]) for k in ("decode", "pseudo1", "pseudo2"))
+        times["committee"].append(pseudo_seconds(video, folders, 1, committee))
+    decode, pseudo1, pseudo2, by_committee = (
+        min(times[k]) for k in ("decode", "pseudo1", "pseudo2", "committee")
+    )
     ratios = sorted(p / d for p, d in zip(times["pseudo1"], times["decode"]))
 
     short = range(video.first, video.first + 100)
@@ -129,6 +137,7 @@ def main() -> None:
         f"per-round median {ratios[len(ratios) // 2]:.3f})"
     )
     print(f"speed-up with 2 processes      : {pseudo1 / pseudo2:7.3f}x")
+    print(f"committee consensus / decode   : {by_committee / decode:7.3f}")
     print(f"peak traced memory, 100 frames : {peak_short:6.2f} MiB")
     print(f"peak traced memory, {n} frames: {peak_full:6.2f} MiB")
 

@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeAlias
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.text_files import exists_error, keeping_existing, write_text
 from referee.core.progress import ProgressCallback
+from referee.core.pseudo.committee import CONSENSUS, STAPLE, CommitteeOptions
 from referee.core.significance.sweep import TESTS
 from referee.core.workflow.options import (
     SCHEMES,
@@ -54,6 +55,48 @@ def add_workers(parser: Parser) -> None:
         default=PixelOptions.workers,
         metavar="N",
         help=f"number of worker processes (default {PixelOptions.workers})",
+    )
+
+
+def add_consensus(parser: Parser) -> None:
+    """``--consensus``: how pseudo ground truth is estimated (docs/measures.md §7)."""
+    parser.add_argument(
+        "--consensus",
+        choices=CONSENSUS,
+        default=CommitteeOptions.consensus,
+        help="pseudo ground truth: 'staple', the posterior of a model of each detector's "
+        "sensitivity and specificity fitted to each video's vote patterns by EM; "
+        "'committee', the seed's mean vote, with the trivial all-ones and all-zeros "
+        f"members unless --no-trivial (default {CommitteeOptions.consensus}, measured "
+        "closer to the truth; README)",
+    )
+
+
+def committee_options(
+    args: argparse.Namespace, weights: tuple[float, ...] | None = None
+) -> CommitteeOptions:
+    """The pseudo ground truth's options from ``--consensus``, ``--no-trivial``,
+    ``--leave-one-out`` and ``--threshold`` (and detector ``weights``).
+
+    Raises
+    ------
+    InvalidOptionError
+        ``--no-trivial`` or detector weights with the model-based consensus.
+    """
+    if args.consensus == STAPLE:
+        for given, flag in ((args.no_trivial, "--no-trivial"), (weights, "--weights-detectors")):
+            if given:
+                raise InvalidOptionError(
+                    f"{flag} applies to --consensus committee; the model-based consensus "
+                    "(staple) has no trivial members and weighs detectors by their "
+                    "estimated reliability"
+                )
+    return CommitteeOptions(
+        include_trivial=not args.no_trivial,
+        leave_one_out=args.leave_one_out,
+        weights=weights,
+        threshold=args.threshold,
+        consensus=args.consensus,
     )
 
 

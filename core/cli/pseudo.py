@@ -16,12 +16,14 @@ from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
+    add_consensus,
     add_output,
     add_outputs,
     add_quiet,
     add_threshold,
     add_weights,
     add_workers,
+    committee_options,
     progress_bar,
     refuse_overwrite,
 )
@@ -81,11 +83,12 @@ def add_commands(commands: Commands) -> None:
         help="frame of the consensus heatmap (default: the middle of each "
         "video's evaluated frames)",
     )
+    add_consensus(parser)
     parser.add_argument(
         "--no-trivial",
         action="store_true",
-        help="leave the trivial all-ones and all-zeros classifiers out of the "
-        "committee (default: in, K' = K + 2, as in the seed)",
+        help="committee consensus: leave the trivial all-ones and all-zeros classifiers "
+        "out (default: in, K' = K + 2, as in the seed)",
     )
     parser.add_argument(
         "--leave-one-out",
@@ -97,8 +100,8 @@ def add_commands(commands: Commands) -> None:
         "--weights-detectors",
         type=_parse_weights,
         metavar="W1,W2,...",
-        help="one non-negative weight per RESULTS, in order (default: equal); "
-        "trivial classifiers weigh 1",
+        help="committee consensus: one non-negative weight per RESULTS, in order "
+        "(default: equal); trivial classifiers weigh 1",
     )
     add_threshold(parser)
     add_weights(parser)
@@ -127,18 +130,12 @@ def _parse_weights(text: str) -> tuple[float, ...]:
 def run_pseudo(args: argparse.Namespace) -> int:
     """Evaluate the committee, print the tables and write the outputs."""
     from referee.core.exports import pseudo as pseudo_io
-    from referee.core.pseudo.committee import CommitteeOptions
     from referee.core.workflow.options import PseudoOptions
     from referee.core.workflow.projects import project_of_outputs
     from referee.core.workflow.pseudo import run_pseudo as evaluate
 
+    committee = committee_options(args, args.weights_detectors)
     project = project_of_outputs("masks", args.results, dataset=args.dataset)
-    committee = CommitteeOptions(
-        include_trivial=not args.no_trivial,
-        leave_one_out=args.leave_one_out,
-        weights=args.weights_detectors,
-        threshold=args.threshold,
-    )
     options = PseudoOptions(committee, args.weights, args.workers, args.heatmaps is not None)
     with progress_bar("pseudo ground truth", "frame", args.quiet) as progress:
         outcome = evaluate(project, options, progress)

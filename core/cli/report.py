@@ -7,6 +7,7 @@ from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
+    add_consensus,
     add_force,
     add_output,
     add_quiet,
@@ -14,6 +15,7 @@ from referee.core.cli.common import (
     add_test,
     add_threshold,
     add_weights,
+    committee_options,
     progress_bar,
     whole_number,
 )
@@ -68,10 +70,11 @@ def add_commands(commands: Commands) -> None:
         help=f"CCR_WCC matching window ±W frames (docs/measures.md §6; default "
         f"{CountOptions.window})",
     )
+    add_consensus(parser)
     parser.add_argument(
         "--no-trivial",
         action="store_true",
-        help="pseudo ground truth without the all-ones and all-zeros members",
+        help="pseudo ground truth by committee: without the all-ones and all-zeros members",
     )
     parser.add_argument(
         "--leave-one-out",
@@ -142,14 +145,9 @@ def run_report(args: argparse.Namespace) -> int:
 def _analysis(args: argparse.Namespace) -> AnalysisOptions:
     """Every stage's options from the command line (one ``--weights`` and ``--threshold``
     for all)."""
-    from referee.core.pseudo.committee import CommitteeOptions
     from referee.core.workflow.options import CurveOptions, PseudoOptions
 
-    committee = CommitteeOptions(
-        include_trivial=not args.no_trivial,
-        leave_one_out=args.leave_one_out,
-        threshold=args.threshold,
-    )
+    committee = committee_options(args)
     return AnalysisOptions(
         pixels=PixelOptions(threshold=args.threshold, weights=args.weights, rank_by=args.rank_by),
         curves=CurveOptions(weights=args.weights),

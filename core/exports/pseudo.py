@@ -4,6 +4,9 @@ Input is a :class:`referee.core.pseudo.PseudoResult` and, when ground truth
 existed, a :class:`referee.core.pseudo.TruthComparison`. Nothing is computed
 here beyond reading the values those objects give.
 
+* JSON, model-based consensus: each video entry of a method also holds
+  ``model``, the fitted prior and that method's sensitivity and specificity.
+
 * JSON: every number machine-readable; an undefined value is
   ``{"value": null, "reason": "undefined: ..."}``.
 * CSV: per method one row per video (``row`` = ``video``) and one
@@ -65,6 +68,15 @@ def pseudo_to_dict(
                 "weight": summary.summary.weights[v.key],
                 "indicators": json_values(v.values(method)),
             }
+            if v.model is not None:
+                j = result.methods.index(method)
+                entry["model"] = {
+                    "prior": v.model.prior,
+                    "sensitivity": v.model.sensitivity[j],
+                    "specificity": v.model.specificity[j],
+                    "iterations": v.model.iterations,
+                    "converged": v.model.converged,
+                }
             if truth is not None:
                 entry["true_indicators"] = json_values(truth.true_per_video[v.key][method])
             videos.append(entry)
@@ -95,6 +107,7 @@ def pseudo_to_dict(
         "parameters": dict(parameters or {}),
         "committee": {
             "methods": list(result.methods),
+            "consensus": options.consensus,
             "include_trivial": options.include_trivial,
             "leave_one_out": options.leave_one_out,
             "weights": (

@@ -13,12 +13,18 @@ import numpy as np
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.pixel import check_threshold
 from referee.core.pseudo.consensus import binary_entropy
+from referee.core.pseudo.staple import MAX_STAPLE_DETECTORS
 
 if TYPE_CHECKING:
     pass
 
 
 _MAX_CODE_BITS = 8  # committees up to this size pack their votes into one uint8 code
+
+STAPLE = "staple"
+COMMITTEE = "committee"
+#: The consensus estimators (docs/measures.md §7): the model-based one, the mean vote.
+CONSENSUS: tuple[str, ...] = (STAPLE, COMMITTEE)
 
 
 @dataclass(frozen=True)
@@ -28,25 +34,35 @@ class CommitteeOptions:
     Attributes
     ----------
     include_trivial
-        Add the all-ones and all-zeros classifiers, weight 1 each (default, as
-        in the seed's table: ``K' = K + 2``).
+        Committee consensus: add the all-ones and all-zeros classifiers,
+        weight 1 each (default, as in the seed's table: ``K' = K + 2``).
+        The model-based consensus ignores it.
     leave_one_out
         Evaluate each detector against the consensus of the *other* members
         (default off: every detector is in its own reference).
     weights
-        One non-negative weight per detector, in the order of the methods
-        (default: all 1).
+        Committee consensus: one non-negative weight per detector, in the
+        order of the methods (default: all 1). Refused with ``staple``.
     threshold
         Detection rule of docs/measures.md §1: ``None`` (default) a mask value of 255 is
         a detection, ``T`` values ``>= T`` are.
+    consensus
+        ``staple`` (default: the posterior of the model fitted per video by
+        EM, measured closest to the truth) or ``committee`` (the seed's
+        weighted mean vote); see :data:`CONSENSUS`.
     """
 
     include_trivial: bool = True
     leave_one_out: bool = False
     weights: tuple[float, ...] | None = None
     threshold: int | None = None
+    consensus: str = STAPLE
 
     def __post_init__(self) -> None:
+        if self.consensus not in CONSENSUS:
+            raise InvalidOptionError(
+                f"unknown consensus {self.consensus!r} (choose from {', '.join(CONSENSUS)})"
+            )
         if self.weights is not None:
             try:
                 weights = tuple(float(w) for w in self.weights)
@@ -59,6 +75,17 @@ class CommitteeOptions:
     def describe(self, methods: Sequence[str]) -> str:
         """One line naming every option, defaults included, for reports."""
         k = len(methods)
+        rule = "detected iff 255" if self.threshold is None else f"detected iff >= {self.threshold}"
+        if self.consensus == STAPLE:
+            loo = (
+                "leave-one-out (each detector against the model of the others)"
+                if self.leave_one_out
+                else "each detector against the posterior of all"
+            )
+            return (
+                f"consensus: STAPLE model of {k} detector{'' if k == 1 else 's'} "
+                f"(prior, sensitivities, specificities by EM per video); {loo}; {rule}"
+            )
         members = f"{k} detector{'' if k == 1 else 's'}"
         members += (
             f" + trivial all-ones and all-zeros (K' = {k + 2})"
@@ -75,8 +102,28 @@ class CommitteeOptions:
             if self.leave_one_out
             else "each detector against the whole committee"
         )
-        rule = "detected iff 255" if self.threshold is None else f"detected iff >= {self.threshold}"
         return f"committee: {members}; {weights}; {loo}; {rule}"
+
+
+def _check_staple(options: CommitteeOptions, methods: Sequence[str]) -> None:
+    """Refuse what the model-based consensus cannot do."""
+    k = len(methods)
+    if options.weights is not None:
+        raise InvalidOptionError(
+            "detector weights apply to the committee consensus only: the model-based "
+            "consensus (staple) estimates each detector's reliability itself; "
+            "choose the committee consensus or drop the weights"
+        )
+    if k > MAX_STAPLE_DETECTORS:
+        raise InvalidOptionError(
+            f"the model-based consensus (staple) takes at most {MAX_STAPLE_DETECTORS} "
+            f"detectors, not {k}: choose the committee consensus or fewer detectors"
+        )
+    if options.leave_one_out and k < 2:
+        raise InvalidOptionError(
+            f"leave-one-out leaves no committee to evaluate {methods[0]} against; "
+            "give more detectors"
+        )
 
 
 class _Rules:
@@ -86,6 +133,9 @@ class _Rules:
         k = len(methods)
         if k == 0:
             raise InvalidOptionError("the committee is empty: give at least one detector")
+        self.staple = options.consensus == STAPLE
+        if self.staple:
+            _check_staple(options, methods)
         if options.weights is None:
             w = np.ones(k)
         else:
@@ -100,7 +150,7 @@ class _Rules:
                     f"detector weights must be non-negative numbers, "
                     f"got {', '.join(f'{v:g}' for v in w)}"
                 )
-        t = 1.0 if options.include_trivial else 0.0
+        t = 1.0 if options.include_trivial and not self.staple else 0.0
         den = float(w.sum()) + 2.0 * t
         if den <= 0:
             raise InvalidOptionError(

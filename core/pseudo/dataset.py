@@ -23,8 +23,16 @@ from referee.core.parallel import check_workers, chunk_size, frame_chunks, map_c
 from referee.core.progress import CancelToken, ProgressCallback, check, shifted
 from referee.core.pseudo.committee import CommitteeOptions, _Rules
 from referee.core.pseudo.consensus import ncc_from_sums, psnr_from_sums
-from referee.core.pseudo.engine import _Partial, _stream
-from referee.core.pseudo.video import PseudoVideoResult, _finish, _Job, _job, _roi_of
+from referee.core.pseudo.engine import _Partial, _stream, needs_entropy_pass
+from referee.core.pseudo.video import (
+    PseudoVideoResult,
+    _finish,
+    _Job,
+    _job,
+    _roi_of,
+    entropy_lut,
+    with_entropy,
+)
 
 if TYPE_CHECKING:
     from referee.core.measures.summarize import Summary
@@ -43,6 +51,7 @@ class _Chunk(NamedTuple):
     methods: tuple[str, ...]
     committee: CommitteeOptions
     entropy: bool
+    lut: np.ndarray | None  # H(P) per vote code: a second pass for the entropy map only
 
 
 def _run_chunk(chunk: _Chunk) -> _Partial:
@@ -58,6 +67,7 @@ def _run_chunk(chunk: _Chunk) -> _Partial:
         len(job.frames),
         None,
         None,
+        chunk.lut,
     )
 
 
@@ -67,17 +77,62 @@ def _plan(
     committee: CommitteeOptions,
     entropy: bool,
     workers: int,
+    luts: Sequence[np.ndarray | None],
 ) -> list[_Chunk]:
     size = chunk_size(sum(len(job.frames) for job in jobs), workers)
     chunks = []
-    for index, job in enumerate(jobs):
+    for index, (job, lut) in enumerate(zip(jobs, luts)):
         n = len(job.frames)
         # Sequential decoders (video files) would re-decode from the start per chunk.
         sequential = any(not getattr(s, "random_access", True) for s in job.sources)
         for first, last in frame_chunks(0, n - 1, n if sequential else size):
             piece = job._replace(frames=job.frames[first : last + 1])
-            chunks.append(_Chunk(index, first, piece, methods, committee, entropy))
+            chunks.append(_Chunk(index, first, piece, methods, committee, entropy, lut))
     return chunks
+
+
+def _passes(
+    jobs: Sequence[_Job],
+    rois: Sequence[np.ndarray | None],
+    methods: tuple[str, ...],
+    committee: CommitteeOptions,
+    entropy: bool,
+    luts: Sequence[np.ndarray | None],
+    workers: int,
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+) -> list[list[_Partial]]:
+    """One pass over every job's frames: each video's pieces, in frame order.
+
+    With more than one worker the frames are split into chunks evaluated in
+    worker processes; otherwise each video is streamed whole.
+    """
+    chunks = _plan(jobs, methods, committee, entropy, workers, luts) if workers > 1 else []
+    per_video: list[list[_Partial]] = [[] for _ in jobs]
+    if len(chunks) > 1:
+        sizes = [len(c.job.frames) for c in chunks]
+        pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
+        for chunk, piece in zip(chunks, pieces):
+            per_video[chunk.video_index].append(piece)
+        return per_video
+    rules = _Rules(committee, methods)
+    offset = 0
+    for job, roi, lut, pieces_of_video in zip(jobs, rois, luts, per_video):
+        pieces_of_video.append(
+            _stream(
+                masks_by_frame(job.sources, job.frames, job.shape, job.reference),
+                rules,
+                roi,
+                job.shape,
+                entropy,
+                len(job.frames),
+                shifted(progress, offset, 0),
+                cancel,
+                lut,
+            )
+        )
+        offset += len(job.frames)
+    return per_video
 
 
 @dataclass(frozen=True)
@@ -233,37 +288,40 @@ def pseudo_evaluate(
         job, roi = _job(video, [sources[v] for sources in per_method], None)
         jobs.append(job)
         rois.append(roi)
-    chunks = _plan(jobs, methods, committee, entropy, workers)
-    results = []
-    if workers > 1 and len(chunks) > 1:
-        sizes = [len(c.job.frames) for c in chunks]
-        pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
-        per_video: list[list[_Partial]] = [[] for _ in jobs]
-        for chunk, piece in zip(chunks, pieces):
-            per_video[chunk.video_index].append(piece)
-        for job, roi, parts in zip(jobs, rois, per_video):
-            results.append(
-                _finish(job.video.category, job.video.name, methods, committee, parts, roi)
-            )
-    else:
-        total = sum(len(job.frames) for job in jobs)
-        offset = 0
-        for job, roi in zip(jobs, rois):
-            step = shifted(progress, offset, total)
-            partial = _stream(
-                masks_by_frame(job.sources, job.frames, job.shape, job.reference),
-                rules,
-                roi,
-                job.shape,
-                entropy,
-                len(job.frames),
-                step,
-                cancel,
-            )
-            results.append(
-                _finish(job.video.category, job.video.name, methods, committee, [partial], roi)
-            )
-            offset += len(job.frames)
+    again = [i for i, job in enumerate(jobs) if needs_entropy_pass(rules, job.shape, entropy)]
+    first = sum(len(job.frames) for job in jobs)
+    total = first + sum(len(jobs[i].frames) for i in again)
+    pieces = _passes(
+        jobs,
+        rois,
+        methods,
+        committee,
+        entropy,
+        [None] * len(jobs),
+        workers,
+        shifted(progress, 0, total),
+        cancel,
+    )
+    results = [
+        _finish(job.video.category, job.video.name, methods, committee, parts, roi)
+        for job, roi, parts in zip(jobs, rois, pieces)
+    ]
+    if again:  # the model-based entropy map of large frames: H(W) per pixel, once W is known
+        models = [results[i].model for i in again]
+        luts = [entropy_lut(model) for model in models if model is not None]
+        pieces = _passes(
+            [jobs[i] for i in again],
+            [rois[i] for i in again],
+            methods,
+            committee,
+            entropy,
+            luts,
+            workers,
+            shifted(progress, first, total),
+            cancel,
+        )
+        for i, parts in zip(again, pieces):
+            results[i] = with_entropy(results[i], parts)
     return PseudoResult(
         methods, committee, tuple(results), summarize_pseudo(results, scheme, custom)
     )

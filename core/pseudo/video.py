@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import (
     TYPE_CHECKING,
     NamedTuple,
@@ -21,10 +21,11 @@ from referee.core.measures.indicators import (
 )
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.model.videos import VideoKey, VideoSpec, video_label
-from referee.core.progress import CancelToken, ProgressCallback, check
+from referee.core.progress import CancelToken, ProgressCallback, check, shifted
 from referee.core.pseudo.committee import CommitteeOptions, _Rules
-from referee.core.pseudo.consensus import _map_measures, consensus
-from referee.core.pseudo.engine import _array_frames, _Partial, _stream
+from referee.core.pseudo.consensus import _map_measures, binary_entropy, consensus
+from referee.core.pseudo.engine import _array_frames, _Partial, _stream, needs_entropy_pass
+from referee.core.pseudo.staple import StapleFit, code_bits, staple_sums
 
 if TYPE_CHECKING:
     pass
@@ -66,6 +67,13 @@ class PseudoVideoResult:
         committee, NaN outside the ROI; ``None`` if not asked for.
     roi
         The ROI used (``True`` inside), ``None`` for the whole frame.
+    model
+        The model-based consensus: the model fitted to all detectors' vote
+        patterns on this video (``None`` for the committee consensus).
+    patterns
+        The model-based consensus: the video's histogram of vote patterns,
+        as distinct codes (bit ``j`` set iff detector ``j`` detects) and
+        their pixel counts.
     """
 
     category: str
@@ -78,6 +86,8 @@ class PseudoVideoResult:
     sum_p_squared: dict[str, float]
     entropy: np.ndarray | None
     roi: np.ndarray | None
+    model: StapleFit | None = None
+    patterns: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def key(self) -> VideoKey:
@@ -127,23 +137,39 @@ def _finish(
     pieces: Sequence[_Partial],
     roi: np.ndarray | None,
 ) -> PseudoVideoResult:
-    """Add up a video's pieces (in frame order) into its result."""
+    """Add up a video's pieces (in frame order) into its result.
+
+    A model-based result asked for its entropy map without per-pixel pattern
+    counts (frames too large, see :func:`~referee.core.pseudo.engine.keeps_pixel_patterns`)
+    has ``entropy`` ``None``: :func:`entropy_lut` then feeds a second pass.
+    """
+    label = video_label(category, video)
     rows = np.concatenate([piece.rows for piece in pieces])
     if rows.shape[0] == 0:
-        raise RefereeError(f"video {video_label(category, video)}: no frame to evaluate")
+        raise RefereeError(f"video {label}: no frame to evaluate")
     entropy_sums = [piece.entropy_sum for piece in pieces if piece.entropy_sum is not None]
-    entropy = None
-    if entropy_sums:
-        if len({e.shape for e in entropy_sums}) > 1:
-            raise RefereeError(f"video {video_label(category, video)}: its masks change size")
-        entropy = np.sum(entropy_sums, axis=0) / rows.shape[0]
-        if roi is not None:
-            entropy[~roi] = np.nan
     rules = _Rules(options, methods)
-    overlaps = rows[:, 1:]
-    per_frame_sums = rules.sums(overlaps)  # (frames, k, 5)
-    # Overlaps are whole numbers, so their sum is exact; the sums are linear in them.
-    video_sums = rules.sums(overlaps.sum(axis=0, keepdims=True))[0]
+    model = patterns = None
+    if rules.staple:
+        offsets = np.cumsum([0] + [piece.rows.shape[0] for piece in pieces[:-1]])
+        histograms = np.concatenate(
+            [
+                piece.patterns + np.array([offset, 0, 0])
+                for piece, offset in zip(pieces, offsets)
+                if piece.patterns is not None
+            ]
+        )
+        per_frame_sums, video_sums, model, patterns = staple_sums(
+            histograms, rows[:, 1], rules.k, rules.loo
+        )
+        counts = [piece.pixel_patterns for piece in pieces if piece.pixel_patterns is not None]
+        if counts:
+            entropy_sums = [_entropy_of_patterns(model, counts, rows.shape[0], label)]
+    else:
+        overlaps = rows[:, 1:]
+        per_frame_sums = rules.sums(overlaps)  # (frames, k, 5)
+        # Overlaps are whole numbers, so their sum is exact; the sums are linear in them.
+        video_sums = rules.sums(overlaps.sum(axis=0, keepdims=True))[0]
     per_frame, totals, p2 = {}, {}, {}
     for j, method in enumerate(methods):
         per_frame[method] = np.column_stack([rows[:, 0], per_frame_sums[:, j, :4]])
@@ -158,9 +184,47 @@ def _finish(
         per_frame,
         totals,
         p2,
-        entropy,
+        _mean_entropy(entropy_sums, rows.shape[0], roi, label),
         roi,
+        model,
+        patterns,
     )
+
+
+def _mean_entropy(
+    sums: Sequence[np.ndarray], frames: int, roi: np.ndarray | None, label: str
+) -> np.ndarray | None:
+    """The per-pixel mean of ``H(P)`` from pieces' sums, NaN outside the ROI."""
+    if not sums:
+        return None
+    if len({e.shape for e in sums}) > 1:
+        raise RefereeError(f"video {label}: its masks change size")
+    entropy: np.ndarray = np.sum(sums, axis=0) / frames
+    if roi is not None:
+        entropy[~roi] = np.nan
+    return entropy
+
+
+def _entropy_of_patterns(
+    model: StapleFit, counts: Sequence[np.ndarray], frames: int, label: str
+) -> np.ndarray:
+    """Σ over frames of ``H(W)`` per pixel from per-pixel counts of each non-zero code."""
+    if len({c.shape for c in counts}) > 1:
+        raise RefereeError(f"video {label}: its masks change size")
+    k = len(model.sensitivity)
+    total = counts[0] if len(counts) == 1 else np.sum(counts, axis=0)  # (h, w, 2**k − 1)
+    h = binary_entropy(model.posterior(code_bits(np.arange(1 << k), k)))
+    sums = np.full(total.shape[:2], h[0] * frames)
+    for code in range(1, 1 << k):  # code by code: no float copy of every count
+        sums += (h[code] - h[0]) * total[:, :, code - 1]
+    return sums
+
+
+def entropy_lut(model: StapleFit) -> np.ndarray:
+    """``H(W)`` of every vote code, ``float32`` (256 entries up to 8 detectors, for ``cv2.LUT``)."""
+    k = len(model.sensitivity)
+    lut = binary_entropy(model.posterior(code_bits(np.arange(1 << k), k))).astype(np.float32)
+    return np.pad(lut, (0, 256 - lut.size)) if lut.size < 256 else lut
 
 
 # ---------------------------------------------------------------------------
@@ -217,7 +281,33 @@ def pseudo_evaluate_arrays(
         progress,
         cancel,
     )
-    return _finish(category, video, methods, committee, [partial], roi)
+    result = _finish(category, video, methods, committee, [partial], roi)
+    if not (entropy and result.entropy is None and result.model is not None):
+        return result
+    if not isinstance(frames, Sequence):
+        raise InvalidOptionError(
+            "the model-based entropy map of frames this large takes a second pass over "
+            "them: give the frames as a list, or pass entropy=False"
+        )
+    second = _stream(
+        _array_frames(frames, rules.k, shape),
+        rules,
+        roi,
+        shape,
+        entropy,
+        n_frames,
+        None,
+        cancel,
+        entropy_lut(result.model),
+    )
+    return with_entropy(result, [second])
+
+
+def with_entropy(result: PseudoVideoResult, pieces: Sequence[_Partial]) -> PseudoVideoResult:
+    """``result`` with the entropy map of a second pass's pieces (in frame order)."""
+    sums = [piece.entropy_sum for piece in pieces if piece.entropy_sum is not None]
+    label = video_label(result.category, result.video)
+    return replace(result, entropy=_mean_entropy(sums, result.frames.size, result.roi, label))
 
 
 def _roi_of(video: VideoSpec) -> np.ndarray | None:
@@ -330,17 +420,33 @@ def pseudo_evaluate_video(
     rules = _Rules(committee, methods)
     check(cancel)
     job, roi = _job(video, list(sources.values()), frames)
+    n = len(job.frames)
+    total = 2 * n if needs_entropy_pass(rules, job.shape, entropy) else n
     partial = _stream(
         masks_by_frame(job.sources, job.frames, job.shape, job.reference),
         rules,
         roi,
         job.shape,
         entropy,
-        len(job.frames),
-        progress,
+        n,
+        shifted(progress, 0, total),
         cancel,
     )
-    return _finish(video.category, video.name, methods, committee, [partial], roi)
+    result = _finish(video.category, video.name, methods, committee, [partial], roi)
+    if total == n or result.model is None:
+        return result
+    second = _stream(
+        masks_by_frame(job.sources, job.frames, job.shape, job.reference),
+        rules,
+        roi,
+        job.shape,
+        entropy,
+        n,
+        shifted(progress, n, total),
+        cancel,
+        entropy_lut(result.model),
+    )
+    return with_entropy(result, [second])
 
 
 def consensus_map(
@@ -348,6 +454,7 @@ def consensus_map(
     frame: int,
     sources: Mapping[str, FrameSource] | Sequence[FrameSource],
     committee: CommitteeOptions | None = None,
+    model: StapleFit | None = None,
 ) -> np.ndarray:
     """The consensus ``P`` of one frame, for display (docs/measures.md §7 heatmaps).
 
@@ -362,10 +469,18 @@ def consensus_map(
     committee
         Committee options (default: :class:`CommitteeOptions`' defaults);
         leave-one-out plays no part (the map is the whole committee's).
+    model
+        The model-based consensus: the video's fitted model
+        (:attr:`PseudoVideoResult.model`), required; ``P`` is its posterior.
 
     Returns
     -------
     ``float64`` array ``(h, w)`` in [0, 1], NaN outside the ROI.
+
+    Raises
+    ------
+    InvalidOptionError
+        A model-based consensus without its model.
     """
     committee = CommitteeOptions() if committee is None else committee
     names = (
@@ -375,9 +490,18 @@ def consensus_map(
     )
     members = list(sources.values()) if isinstance(sources, Mapping) else list(sources)
     rules = _Rules(committee, names)
+    if rules.staple and (model is None or len(model.sensitivity) != rules.k):
+        raise InvalidOptionError(
+            "the model-based consensus of a frame needs the model fitted to the "
+            f"{rules.k} detectors on the video: evaluate the video first"
+        )
     job, roi = _job(video, members, [frame])
     _, masks = next(masks_by_frame(job.sources, job.frames, job.shape, job.reference))
-    p = consensus([m > rules.cut for m in masks], rules.w, committee.include_trivial)
+    detected = [m > rules.cut for m in masks]
+    if model is not None and rules.staple:
+        p = model.posterior_map(detected)
+    else:
+        p = consensus(detected, rules.w, committee.include_trivial)
     if roi is not None:
         p[~roi] = np.nan
     return p

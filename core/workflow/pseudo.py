@@ -120,16 +120,18 @@ def consensus_maps(
     frames: Callable[[PseudoVideoResult], Sequence[int]],
     cancel: CancelToken | None = None,
 ) -> list[tuple[VideoSpec, int, np.ndarray]]:
-    """The committee's consensus ``P`` (NaN outside the ROI) of ``frames(video result)``
-    in every video, for display."""
+    """The consensus ``P`` (NaN outside the ROI) of ``frames(video result)`` in every
+    video, for display: the committee's, or the posterior of the video's fitted model."""
     roots = project.mask_detectors()
+    committee = outcome.options.committee
     maps = []
     for video in project_videos(project, require_groundtruth=False):
         sources = {m: result_sources([video], roots[m])[0] for m in outcome.methods}
-        for frame in frames(outcome.result.video(video.key)):
+        result = outcome.result.video(video.key)
+        for frame in frames(result):
             check(cancel)
             maps.append(
-                (video, frame, consensus_map(video, frame, sources, outcome.options.committee))
+                (video, frame, consensus_map(video, frame, sources, committee, result.model))
             )
     return maps
 

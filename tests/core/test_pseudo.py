@@ -36,6 +36,12 @@ from referee.core.pseudo.dataset import PseudoResult, pseudo_evaluate, summarize
 from referee.core.pseudo.truth import CORRELATED, compare_with_truth, correlation
 from referee.core.pseudo.video import consensus_map, pseudo_evaluate_arrays
 
+
+def committee(**options) -> CommitteeOptions:
+    """The seed's committee consensus (mean vote), pinned: these tests check its arithmetic."""
+    return CommitteeOptions(consensus="committee", **options)
+
+
 # --- the seed's worked table (docs/measures.md §7) ----------------------------------------------------
 
 S1 = [1, 1, 0, 1, 1, 0, 0]
@@ -59,7 +65,7 @@ def test_seed_table_through_the_streaming_path() -> None:
     result = pseudo_evaluate_arrays(
         [(1, [row(b) for b in (TOP, S1, S2, S3, BOTTOM)])],
         names,
-        CommitteeOptions(include_trivial=False),
+        committee(include_trivial=False),
     )
     precision = {m: result.values(m)["precision"] for m in names}
     recall = {m: result.values(m)["recall"].value for m in names}
@@ -73,11 +79,13 @@ def test_seed_table_through_the_streaming_path() -> None:
     assert result.values("s1")["f1"].value == pytest.approx(2 * 2.4 / (4 + 3.4))
 
 
-def test_seed_table_with_the_default_committee() -> None:
-    # Default committee: the three detectors plus the trivial pair (K' = 5).
+def test_seed_table_with_the_committee_consensus() -> None:
+    # The committee consensus with its default trivial pair: three detectors + 2 (K' = 5).
     p = consensus([row(b) for b in (S1, S2, S3)])
     assert p.ravel() == pytest.approx([0.8, 0.8, 0.4, 0.4, 0.4, 0.4, 0.2])
-    result = pseudo_evaluate_arrays([(1, [row(b) for b in (S1, S2, S3)])], ["s1", "s2", "s3"])
+    result = pseudo_evaluate_arrays(
+        [(1, [row(b) for b in (S1, S2, S3)])], ["s1", "s2", "s3"], committee()
+    )
     assert [round(result.values(m)["precision"].value, 3) for m in ("s1", "s2", "s3")] == [
         0.600,
         0.667,
@@ -161,8 +169,8 @@ def random_masks(rng: np.random.Generator, frames: int, k: int, shape=(12, 16)) 
 @pytest.mark.parametrize(
     "options",
     [
-        CommitteeOptions(),
-        CommitteeOptions(include_trivial=False, leave_one_out=True, weights=(2.0, 0.5, 1.0)),
+        committee(),
+        committee(include_trivial=False, leave_one_out=True, weights=(2.0, 0.5, 1.0)),
     ],
 )
 def test_streaming_totals_equal_a_whole_array_computation(
@@ -212,7 +220,7 @@ def test_more_than_eight_detectors_and_two_workers_give_the_same_sums(tmp_path: 
     roi[:, 0] = False
     dataset, results = write_video(tmp_path, masks, roi, temporal=(1, 40))
     videos = discover_videos(dataset, require_groundtruth=False)
-    options = CommitteeOptions(weights=tuple(float(x) for x in range(1, 10)))
+    options = committee(weights=tuple(float(x) for x in range(1, 10)))
     single = pseudo_evaluate(videos, results, options)
     expected = direct_reference(masks, roi, options.weights)
     for method, ref in zip(results, expected):
@@ -252,35 +260,35 @@ def totals(options: CommitteeOptions) -> dict[str, tuple[float, float, float, fl
 
 def test_leave_one_out_by_hand() -> None:
     # Whole committee with trivial: P = (A + B + 1) / 4 = 3/4, 1/2, 1/2, 1/4.
-    assert totals(CommitteeOptions())["a"] == pytest.approx((1.25, 0.75, 0.75, 1.25))
+    assert totals(committee())["a"] == pytest.approx((1.25, 0.75, 0.75, 1.25))
     # Leave-one-out: A is judged by P = (B + 1) / 3 = 2/3, 1/3, 2/3, 1/3.
-    assert totals(CommitteeOptions(leave_one_out=True))["a"] == pytest.approx((1, 1, 1, 1))
+    assert totals(committee(leave_one_out=True))["a"] == pytest.approx((1, 1, 1, 1))
     # Without trivial classifiers, leave-one-out makes each detector's P the other one.
-    plain = totals(CommitteeOptions(include_trivial=False, leave_one_out=True))
+    plain = totals(committee(include_trivial=False, leave_one_out=True))
     assert plain["a"] == pytest.approx((1, 1, 1, 1)) and plain["b"] == pytest.approx((1, 1, 1, 1))
 
 
 def test_weights_by_hand() -> None:
     # Weights 3 and 1, no trivial: P = (3A + B) / 4 = 1, 3/4, 1/4, 0.
-    got = totals(CommitteeOptions(include_trivial=False, weights=(3.0, 1.0)))
+    got = totals(committee(include_trivial=False, weights=(3.0, 1.0)))
     assert got["a"] == pytest.approx((1.75, 0.25, 0.25, 1.75))
     assert got["b"] == pytest.approx((1.25, 0.75, 0.75, 1.25))
     # Weight 0 removes a detector from the committee but it is still evaluated.
-    got = totals(CommitteeOptions(include_trivial=False, weights=(1.0, 0.0)))
+    got = totals(committee(include_trivial=False, weights=(1.0, 0.0)))
     assert got["a"] == pytest.approx((2, 0, 0, 2)) and got["b"] == pytest.approx((1, 1, 1, 1))
 
 
 @pytest.mark.parametrize(
     "options, message",
     [
-        (CommitteeOptions(weights=(1.0,)), "one weight per detector"),
-        (CommitteeOptions(weights=(1.0, -1.0)), "non-negative"),
-        (CommitteeOptions(include_trivial=False, weights=(0.0, 0.0)), "sum to 0"),
+        (committee(weights=(1.0,)), "one weight per detector"),
+        (committee(weights=(1.0, -1.0)), "non-negative"),
+        (committee(include_trivial=False, weights=(0.0, 0.0)), "sum to 0"),
         (
-            CommitteeOptions(include_trivial=False, leave_one_out=True, weights=(1.0, 0.0)),
+            committee(include_trivial=False, leave_one_out=True, weights=(1.0, 0.0)),
             "leave-one-out leaves no committee to evaluate a",
         ),
-        (CommitteeOptions(threshold=300), "threshold"),
+        (committee(threshold=300), "threshold"),
     ],
 )
 def test_bad_committee_options_are_refused(options: CommitteeOptions, message: str) -> None:
@@ -290,12 +298,10 @@ def test_bad_committee_options_are_refused(options: CommitteeOptions, message: s
 
 def test_threshold_option_counts_soft_values() -> None:
     soft = np.array([[200, 200, 10, 0]], np.uint8)
-    strict = pseudo_evaluate_arrays([(1, [soft, row(B)])], ["a", "b"])
-    loose = pseudo_evaluate_arrays(
-        [(1, [soft, row(B)])], ["a", "b"], CommitteeOptions(threshold=128)
-    )
+    strict = pseudo_evaluate_arrays([(1, [soft, row(B)])], ["a", "b"], committee())
+    loose = pseudo_evaluate_arrays([(1, [soft, row(B)])], ["a", "b"], committee(threshold=128))
     assert strict.totals["a"].tp + strict.totals["a"].fp == 0
-    assert entries(loose.totals["a"]) == pytest.approx(totals(CommitteeOptions())["a"])
+    assert entries(loose.totals["a"]) == pytest.approx(totals(committee())["a"])
 
 
 # --- NCC, PSNR, entropy --------------------------------------------------------------------
@@ -303,11 +309,11 @@ def test_threshold_option_counts_soft_values() -> None:
 
 def test_psnr_and_ncc_undefined_cases_carry_reasons() -> None:
     same = pseudo_evaluate_arrays(
-        [(1, [row(A), row(A)])], ["a", "b"], CommitteeOptions(include_trivial=False)
+        [(1, [row(A), row(A)])], ["a", "b"], committee(include_trivial=False)
     )
     assert math.isnan(same.psnr("a").value) and same.psnr("a").reason == S_EQUALS_P
     assert same.ncc("a").value == pytest.approx(1.0)
-    flat = pseudo_evaluate_arrays([(1, [row([1, 1, 1, 1]), row(A)])], ["top", "a"])
+    flat = pseudo_evaluate_arrays([(1, [row([1, 1, 1, 1]), row(A)])], ["top", "a"], committee())
     assert math.isnan(flat.ncc("top").value) and flat.ncc("top").reason == CONSTANT_MASK
     assert math.isfinite(flat.psnr("top").value)
 
@@ -323,17 +329,15 @@ def test_entropy_map_is_the_per_pixel_mean_over_frames() -> None:
     # No trivial classifiers, K = 2. Frame 1: P = 1, 1/2, 0 -> H = 0, 1, 0;
     # frame 2: P = 0, 1, 1/2 -> H = 0, 0, 1. Mean 0, 1/2, 1/2.
     frames = [(1, [row([1, 1, 0]), row([1, 0, 0])]), (2, [row([0, 1, 0]), row([0, 1, 1])])]
-    result = pseudo_evaluate_arrays(frames, ["a", "b"], CommitteeOptions(include_trivial=False))
+    result = pseudo_evaluate_arrays(frames, ["a", "b"], committee(include_trivial=False))
     assert result.entropy == pytest.approx(np.array([[0.0, 0.5, 0.5]]))
     roi = np.array([[True, True, False]])
-    masked = pseudo_evaluate_arrays(
-        frames, ["a", "b"], CommitteeOptions(include_trivial=False), roi=roi
-    )
+    masked = pseudo_evaluate_arrays(frames, ["a", "b"], committee(include_trivial=False), roi=roi)
     assert masked.entropy[0, :2] == pytest.approx([0.0, 0.5]) and np.isnan(masked.entropy[0, 2])
     # Only ROI pixels are counted: n = 2 per frame.
     assert masked.totals["a"].total == pytest.approx(4)
     # With the trivial pair, unanimity is no longer certainty: P = 1/4 or 3/4.
-    trivial = pseudo_evaluate_arrays(frames[:1], ["a", "b"])
+    trivial = pseudo_evaluate_arrays(frames[:1], ["a", "b"], committee())
     assert trivial.entropy[0, 0] == pytest.approx(float(binary_entropy(0.75)))
     assert pseudo_evaluate_arrays(frames, ["a", "b"], entropy=False).entropy is None
 
@@ -346,12 +350,12 @@ def test_consensus_map_of_one_frame(tmp_path: Path) -> None:
     dataset, results = write_video(tmp_path, masks, roi, temporal=(1, 3))
     (video,) = discover_videos(dataset, require_groundtruth=False)
     sources = {m: CdnetResultSource.for_video(root, video) for m, root in results.items()}
-    p = consensus_map(video, 2, sources, CommitteeOptions(weights=(1.0, 2.0, 3.0)))
+    p = consensus_map(video, 2, sources, committee(weights=(1.0, 2.0, 3.0)))
     expected = (masks[1, 0] * 1.0 + masks[1, 1] * 2.0 + masks[1, 2] * 3.0 + 1) / 8
     assert np.isnan(p[5]).all()
     assert p[~np.isnan(p)] == pytest.approx(expected[roi])
     with pytest.raises(MissingFrameError):
-        consensus_map(video, 9, sources)
+        consensus_map(video, 9, sources, committee())
 
 
 # --- frames, ROI, errors, progress ------------------------------------------------------------
