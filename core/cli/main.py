@@ -27,6 +27,7 @@ from referee.core.cli import (
     counts,
     curves,
     demo,
+    estimate,
     evaluate,
     pseudo,
     rank,
@@ -47,7 +48,19 @@ COMMAND_PLUGINS = "referee.commands"
 #: The command run when none is given, if a plugin registered it.
 DEFAULT_COMMAND = "gui"
 #: The command modules, in the order of ``referee --help``.
-COMMANDS = (evaluate, curves, demo, actions, boxes, counts, pseudo, rank, significance, report)
+COMMANDS = (
+    evaluate,
+    curves,
+    demo,
+    actions,
+    boxes,
+    counts,
+    pseudo,
+    rank,
+    significance,
+    estimate,
+    report,
+)
 
 DESCRIPTION = """\
 Referee evaluates video-analysis algorithms against ground truth.
@@ -64,6 +77,7 @@ Typical use:
   referee pseudo DATASET RESULTS...    quality without ground truth (pseudo ground truth)
   referee rank DATASET RESULTS...      which frames to annotate next
   referee significance DATASET A B --a A --b B   do two methods really differ?
+  referee estimate DATASET RESULTS... --labels K --simulate   F1 with intervals from K labels
   referee report PROJECT --html FILE --pdf FILE  a stand-alone report of everything
 """
 

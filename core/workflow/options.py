@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from referee.core.errors import InvalidOptionError
+from referee.core.estimation.estimators import ESTIMATORS
+from referee.core.estimation.sampler import DEFAULT_UNIFORM_SHARE, SAMPLERS, check_uniform_share
 from referee.core.measures.action_matching import LirisParameters
 from referee.core.measures.boxes import DEFAULT_IOU_THRESHOLD, MAPPINGS
 from referee.core.measures.pixel import check_threshold
@@ -253,6 +255,61 @@ class SignificanceOptions:
             raise InvalidOptionError(f"give at least one threshold, not {self.thresholds}")
         if self.methods is not None and len(set(self.methods)) < 2:
             raise InvalidOptionError("compare at least two different detectors")
+
+
+@dataclass(frozen=True)
+class EstimateOptions:
+    """Estimates with intervals from a few labelled frames (docs/measures.md §12).
+
+    Attributes
+    ----------
+    labels
+        With ``simulate``: how many frames the sampler draws (required; 0: the
+        consensus alone). Without: ``None`` labels every annotated frame, 0 none.
+    sampler
+        ``active`` (more draws where the detectors disagree) or ``random`` (uniform).
+    estimator
+        ``surrogate`` (the consensus corrected by the labelled frames) or ``plain``
+        (the labelled frames alone).
+    seed
+        Seed of the draws.
+    uniform_share
+        The active sampler's uniform share ``u``, in (0, 1].
+    simulate
+        Play an annotator on fully annotated data: ground truth is read only for
+        the drawn frames, and the true values over every frame are reported too.
+    workers
+        Processes computing the consensus (and the true values).
+    """
+
+    labels: int | None = None
+    sampler: str = SAMPLERS[0]
+    estimator: str = ESTIMATORS[0]
+    seed: int = 0
+    uniform_share: float = DEFAULT_UNIFORM_SHARE
+    simulate: bool = False
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        if self.sampler not in SAMPLERS:
+            raise InvalidOptionError(
+                f"unknown sampler {self.sampler!r} (choose from {', '.join(SAMPLERS)})"
+            )
+        if self.estimator not in ESTIMATORS:
+            raise InvalidOptionError(
+                f"unknown estimator {self.estimator!r} (choose from {', '.join(ESTIMATORS)})"
+            )
+        check_uniform_share(self.uniform_share)
+        check_workers(self.workers)
+        if self.labels is not None and self.labels < 0:
+            raise InvalidOptionError(f"the number of labels must be 0 or more, not {self.labels}")
+        if self.simulate and self.labels is None:
+            raise InvalidOptionError("a simulation needs the number of frames to label")
+        if not self.simulate and self.labels:
+            raise InvalidOptionError(
+                f"without a simulation the labelled frames are those that have ground truth; "
+                f"{self.labels} labels can only be drawn by a simulation (0: the consensus alone)"
+            )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,148 @@
+"""``referee estimate``: F1, precision and recall with intervals from a few labelled frames
+(docs/measures.md §12).
+
+The consensus of the RESULTS gives every frame expected counts; the labelled
+frames give true counts. With ``--simulate`` the sampler draws ``--labels K``
+frames of a fully annotated dataset and reads the ground truth of those only;
+without, the labelled frames are those that already have ground truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from referee.core.cli.common import (
+    Commands,
+    add_outputs,
+    add_quiet,
+    add_workers,
+    fraction,
+    progress_bar,
+    whole_number,
+)
+from referee.core.errors import InvalidOptionError
+from referee.core.estimation.estimators import ESTIMATORS
+from referee.core.estimation.sampler import SAMPLERS
+from referee.core.workflow.options import EstimateOptions
+
+_DESCRIPTION = """\
+Estimates with 95% intervals from a few labelled frames (docs/measures.md §12).
+Each detector's totals tp, fp, fn over every evaluated frame are estimated from
+the consensus of the RESULTS (pseudo ground truth, §7) and the true counts of a
+few labelled frames; precision, recall and F1 follow, with delta-method
+intervals, P(A beats B) on F1 and the discriminative test (§9) on the labelled
+frames.
+
+With --simulate (a dataset annotated on every frame) the sampler draws --labels K
+frames and ground truth is read for those frames only, as if an annotator had
+labelled them; the true values over every frame are shown too. Without
+--simulate the labelled frames are those that already have ground truth (the
+project's record, else the groundtruth/ files), treated as a uniform sample of
+each video; --labels 0 gives the consensus alone.
+"""
+
+
+def add_commands(commands: Commands) -> None:
+    """Register ``referee estimate`` on the top-level parser."""
+    parser = commands.add_parser(
+        "estimate",
+        help="F1, precision and recall with intervals from the consensus and a few labelled frames",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "dataset",
+        type=Path,
+        metavar="DATASET",
+        help="dataset root (<category>/<video>/ folders) or one video folder",
+    )
+    parser.add_argument(
+        "results",
+        type=Path,
+        nargs="+",
+        metavar="RESULTS",
+        help="two or more detectors' results roots (<category>/<video>/bin%%06d.png); "
+        "each folder name is a detector's name",
+    )
+    parser.add_argument(
+        "--labels",
+        type=whole_number(0),
+        metavar="K",
+        help="frames the sampler draws, with --simulate (required there); without "
+        "--simulate only 0 (the consensus alone) is accepted",
+    )
+    parser.add_argument(
+        "--sampler",
+        choices=SAMPLERS,
+        default=EstimateOptions.sampler,
+        help="with --simulate: 'active' (default) draws frames where the detectors "
+        "disagree more often, 'random' uniformly",
+    )
+    parser.add_argument(
+        "--estimator",
+        choices=ESTIMATORS,
+        default=EstimateOptions.estimator,
+        help="'surrogate' (default): the consensus corrected by the labelled frames; "
+        "'plain': the labelled frames alone",
+    )
+    parser.add_argument(
+        "--seed",
+        type=whole_number(0),
+        default=EstimateOptions.seed,
+        metavar="N",
+        help=f"seed of the draws (default {EstimateOptions.seed})",
+    )
+    parser.add_argument(
+        "--uniform",
+        type=fraction,
+        default=EstimateOptions.uniform_share,
+        metavar="U",
+        help=f"the active sampler's uniform share, between 0 and 1 (default "
+        f"{EstimateOptions.uniform_share})",
+    )
+    parser.add_argument(
+        "--simulate",
+        action="store_true",
+        help="play an annotator on a fully annotated dataset: read ground truth only "
+        "for the drawn frames, and show the true values",
+    )
+    add_outputs(parser, "write the estimates, the labelled frames and the versions to FILE")
+    add_workers(parser)
+    add_quiet(parser)
+    parser.set_defaults(run=run_estimate)
+
+
+def run_estimate(args: argparse.Namespace) -> int:
+    """Estimate, print the report and write the JSON."""
+    from referee.core.exports.estimate import format_estimate_report, write_estimate_json
+    from referee.core.workflow.estimate import run_estimate as estimate
+    from referee.core.workflow.projects import project_of_outputs
+
+    if args.simulate and args.labels is None:
+        raise InvalidOptionError("--simulate needs --labels K, the number of frames to draw")
+    if not args.simulate and args.labels:
+        raise InvalidOptionError(
+            "without --simulate the labelled frames are those that already have ground truth; "
+            "add --simulate to draw --labels K frames (--labels 0: the consensus alone)"
+        )
+    options = EstimateOptions(
+        labels=args.labels,
+        sampler=args.sampler,
+        estimator=args.estimator,
+        seed=args.seed,
+        uniform_share=args.uniform,
+        simulate=args.simulate,
+        workers=args.workers,
+    )
+    project = project_of_outputs("masks", args.results, dataset=args.dataset)
+    with progress_bar("estimating", "frame", args.quiet) as progress:
+        result = estimate(project, options, progress)
+    print(format_estimate_report(result))
+    if args.json is not None:
+        parameters = {
+            "dataset": str(args.dataset),
+            "results": {d.name: str(d.masks) for d in project.detectors},
+        }
+        write_estimate_json(args.json, result, parameters)
+    return 0

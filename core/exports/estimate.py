@@ -1,0 +1,184 @@
+"""Estimates with intervals (docs/measures.md §12) as a terminal report and as JSON.
+
+JSON: ``labels`` (draws, or annotated frames used), ``frames`` (the distinct
+labelled frames, ``{"video", "frame"}``), ``detectors`` (per detector and
+measure ``{"estimate", "low", "high"}``, plus ``"true"`` when an annotator was
+simulated; ``null`` where undefined or without an interval), ``beats`` (P(A
+beats B) on F1) and ``significance`` (§9 on the labelled frames), after the
+format and the library versions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from referee.core.errors import RefereeError
+from referee.core.estimation.estimators import MEASURES
+from referee.core.estimation.result import Estimate, EstimateResult, PairComparison
+from referee.core.exports.header import json_header
+from referee.core.exports.summary import json_number
+from referee.core.exports.text_table import grid
+from referee.core.formats.text_files import write_text
+from referee.core.model.videos import frame_runs
+from referee.core.significance.wording import verdict_text
+
+FORMAT_NAME = "referee-estimate"
+FORMAT_VERSION = 1
+#: Column titles of the measures.
+TITLES = {"f1": "F1", "precision": "precision", "recall": "recall"}
+#: How the labelled frames were chosen, in words.
+DESIGNS = {
+    "active": "drawn by the active sampler",
+    "random": "drawn uniformly at random",
+    "annotated": "the frames that have ground truth, weighted as a uniform sample of each video",
+    "none": "none: the consensus alone, without interval",
+}
+
+
+# --- JSON --------------------------------------------------------------------------------------
+
+
+def _estimate(e: Estimate) -> dict[str, Any]:
+    out = {
+        "estimate": json_number(e.estimate),
+        "low": json_number(e.low),
+        "high": json_number(e.high),
+    }
+    if e.true is not None:
+        out["true"] = json_number(e.true)
+    return out
+
+
+def _pair(p: PairComparison) -> dict[str, Any]:
+    return {
+        "a": p.a,
+        "b": p.b,
+        "p_a_beats_b": json_number(p.p_beats),
+        "cases": 0 if p.test is None else len(p.test.cases),
+        "differ": None if p.test is None else p.test.differ,
+        "verdict": p.reason if p.test is None else verdict_text(p.test),
+    }
+
+
+def estimate_to_dict(
+    result: EstimateResult, parameters: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Plain JSON-ready structure of an estimate (NaN becomes ``None``)."""
+    return {
+        **json_header(FORMAT_NAME, FORMAT_VERSION),
+        "parameters": dict(parameters or {}),
+        "design": result.design,
+        "estimator": result.estimator,
+        "seed": result.seed,
+        "uniform_share": result.uniform_share,
+        "simulated": result.simulated,
+        "confidence": result.confidence,
+        "population_frames": result.population,
+        "labels": result.labels,
+        "frames": [{"video": f.video, "frame": f.frame} for f in result.frames],
+        "detectors": {
+            m: {k: _estimate(result.estimates[m][k]) for k in MEASURES} for m in result.methods
+        },
+        "beats": {
+            a: {b: json_number(p) for b, p in row.items()} for a, row in result.beats.items()
+        },
+        "significance": [_pair(p) for p in result.pairs],
+    }
+
+
+def write_estimate_json(
+    path: str | Path, result: EstimateResult, parameters: Mapping[str, Any] | None = None
+) -> None:
+    """Write :func:`estimate_to_dict` to ``path`` (strict JSON: no NaN literal)."""
+    try:
+        text = json.dumps(
+            estimate_to_dict(result, parameters), indent=1, ensure_ascii=False, allow_nan=False
+        )
+    except (TypeError, ValueError) as exc:
+        raise RefereeError(f"cannot write the estimates as JSON: {exc}") from exc
+    write_text(path, text + "\n")
+
+
+# --- text --------------------------------------------------------------------------------------
+
+
+def _number(value: float) -> str:
+    return "undef." if math.isnan(value) else f"{value:.4f}"
+
+
+def _cell(e: Estimate) -> str:
+    if math.isnan(e.low):
+        return _number(e.estimate)
+    return f"{_number(e.estimate)} [{_number(e.low)}, {_number(e.high)}]"
+
+
+def format_estimate_report(result: EstimateResult) -> str:
+    """The heading, the table of estimates, the labelled frames, P(A beats B) and the tests."""
+    design = DESIGNS[result.design]
+    if result.design in ("active", "random"):
+        design += f" (seed {result.seed}"
+        design += f", uniform share {result.uniform_share:g})" if result.design == "active" else ")"
+    heading = [
+        f"Estimates with {result.confidence:.0%} intervals (docs/measures.md §12), "
+        f"estimator {result.estimator}, over {result.population} frames",
+        f"labelled frames: {design}",
+    ]
+    if result.simulated:
+        heading.append(
+            "simulated annotator: ground truth read for the drawn frames only; "
+            "'true' is the value over every frame"
+        )
+    header = ["detector"]
+    for k in MEASURES:
+        header += [TITLES[k]] + (["true"] if result.simulated else [])
+    rows = []
+    for m in result.methods:
+        row = [m]
+        for k in MEASURES:
+            e = result.estimates[m][k]
+            row += [_cell(e)] + ([_number(e.true)] if e.true is not None else [])
+        rows.append(row)
+    blocks = ["\n".join(heading), grid(header, rows)]
+    if result.frames:
+        blocks.append(textwrap.fill(_frames_text(result), 100))
+    if len(result.methods) > 1:
+        blocks.append(_beats_table(result))
+        blocks.append(
+            "Discriminative test (docs/measures.md §9) of per-frame F1 on the labelled frames:\n"
+            + "\n".join(
+                f"  {p.a} vs {p.b}: {p.reason if p.test is None else verdict_text(p.test)}"
+                for p in result.pairs
+            )
+        )
+    return "\n\n".join(blocks)
+
+
+def _frames_text(result: EstimateResult) -> str:
+    """Drawn frames in the order drawn; annotated frames as runs per video."""
+    if result.design in ("active", "random"):
+        listed = ", ".join(
+            f"{f.video}:{f.frame}" + (f" (×{f.draws})" if f.draws > 1 else "")
+            for f in result.frames
+        )
+        return f"Labelled frames ({len(result.frames)} distinct of {result.labels} draws): {listed}"
+    per_video: dict[str, list[int]] = {}
+    for f in result.frames:
+        per_video.setdefault(f.video, []).append(f.frame)
+    listed = "; ".join(
+        f"{video} " + ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in frame_runs(numbers))
+        for video, numbers in per_video.items()
+    )
+    return f"Labelled frames ({len(result.frames)}): {listed}"
+
+
+def _beats_table(result: EstimateResult) -> str:
+    names = result.methods
+    rows = [[a, *("—" if a == b else _number(result.beats[a][b]) for b in names)] for a in names]
+    return "P(row beats column on F1), normal approximation of the delta method\n" + grid(
+        ["", *names], rows
+    )

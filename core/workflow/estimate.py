@@ -1,0 +1,217 @@
+"""Estimates with intervals from a few labelled frames (docs/measures.md §12).
+
+The consensus (``run_pseudo``) gives every evaluated frame expected counts; the
+labelled frames give true counts, read from the ground truth of those frames
+only. With ``simulate`` the sampler draws the labelled frames of a fully
+annotated dataset, as an annotator would be asked to label them; without, the
+labelled frames are the frames that already have ground truth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from referee.core.errors import InvalidOptionError, UnavailableError
+from referee.core.estimation.estimators import PLAIN
+from referee.core.estimation.result import EstimateResult, estimate_detectors, labelled_frames
+from referee.core.estimation.sampler import acquisition_scores, draw, probabilities
+from referee.core.evaluation.masks import evaluate_video
+from referee.core.formats.annotated import frames_with_ground_truth
+from referee.core.frames.results import result_sources
+from referee.core.model.project import Project
+from referee.core.model.videos import VideoSpec
+from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.workflow.options import EstimateOptions, PixelOptions, PseudoOptions
+from referee.core.workflow.pixels import run_pixels
+from referee.core.workflow.projects import project_videos
+from referee.core.workflow.pseudo import run_pseudo
+from referee.core.workflow.results import PixelResult, PseudoOutcome
+
+#: What :attr:`EstimateResult.design` says of labelled frames that were not drawn.
+ANNOTATED, NONE = "annotated", "none"
+
+
+def run_estimate(
+    project: Project,
+    options: EstimateOptions | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    pseudo: PseudoOutcome | None = None,
+    pixels: PixelResult | None = None,
+) -> EstimateResult:
+    """Every mask detector's F1, precision and recall over every evaluated frame, estimated
+    from the consensus and a few labelled frames, with 95% intervals.
+
+    ``pseudo`` (the consensus of the project's mask detectors) and, with
+    ``options.simulate``, ``pixels`` (their true counts, for the true values)
+    are reused when given, else computed. Progress runs over the consensus,
+    then over the true values.
+
+    Raises
+    ------
+    UnavailableError
+        Fewer than two detectors with masks; a simulation on a partly annotated video.
+    InvalidOptionError
+        More draws than frames.
+    """
+    options = options or EstimateOptions()
+    share = 2 if options.simulate and pixels is None else 1
+
+    def first(done: int, total: int) -> None:
+        report(progress, done, total * share)
+
+    if pseudo is None:
+        pseudo_options = PseudoOptions(
+            workers=options.workers, entropy=False, compare_with_truth=False
+        )
+        pseudo = run_pseudo(project, pseudo_options, first, cancel)
+    methods = pseudo.methods
+    specs = {v.key: v for v in project_videos(project, require_groundtruth=False)}
+    frames = [(specs[v.key], int(i)) for v in pseudo.result.videos for i in v.frames]
+    surrogate = np.concatenate(
+        [np.stack([v.per_frame[m][:, 1:4] for m in methods], axis=1) for v in pseudo.result.videos]
+    )
+    if options.simulate:
+        design, (drawn, q, strata, factors) = options.sampler, _draws(specs, surrogate, options)
+    else:
+        drawn, q, strata, factors = _annotated_sample(pseudo, frames, options)
+        design = ANNOTATED if drawn.size else NONE
+    threshold = pseudo.options.committee.threshold
+    truth = _true_counts(project, methods, [frames[i] for i in drawn], threshold, cancel)
+    true_totals = None
+    if options.simulate:
+        if pixels is None:
+
+            def second(done: int, total: int) -> None:
+                report(progress, total + done, 2 * total)
+
+            pixel_options = PixelOptions(threshold=threshold, workers=options.workers)
+            pixels = run_pixels(project, pixel_options, second, cancel)
+        true_totals = _true_totals(pixels, methods, frames)
+    keys = [(video.label, i) for video, i in frames]
+    estimates, table, pairs = estimate_detectors(
+        methods, keys, surrogate, drawn, truth, q, options.estimator, strata, factors, true_totals
+    )
+    return EstimateResult(
+        methods,
+        design,
+        options.estimator,
+        int(drawn.size),
+        len(frames),
+        tuple(labelled_frames(keys, drawn)),
+        estimates,
+        table,
+        tuple(pairs),
+        options.seed,
+        options.uniform_share,
+        options.simulate,
+    )
+
+
+#: The labelled frames (indices into the population), the probability of each within its
+#: stratum, the stratum of each (``None``: one), and each stratum's finite-population factor.
+_Sample = tuple[np.ndarray, np.ndarray, np.ndarray | None, Sequence[float]]
+
+
+def _draws(
+    specs: Mapping[tuple[str, str], VideoSpec], surrogate: np.ndarray, options: EstimateOptions
+) -> _Sample:
+    """The sampler's draws, with replacement: one stratum, factor 1."""
+    partly = [v.label for v in specs.values() if v.partly_annotated]
+    if partly:
+        raise UnavailableError(
+            f"a simulation needs ground truth on every frame, but the project records "
+            f"only some frames of {partly[0]} as annotated; estimate without simulating"
+        )
+    labels, n = options.labels or 0, surrogate.shape[0]
+    if labels > n:
+        raise InvalidOptionError(f"{labels} draws for {n} frames; draw at most {n}")
+    q = probabilities(options.sampler, acquisition_scores(surrogate), options.uniform_share)
+    draws = draw(q, labels, np.random.default_rng(options.seed))
+    return draws.indices, draws.q, None, (1.0,)
+
+
+def _annotated_sample(
+    pseudo: PseudoOutcome, frames: Sequence[tuple[VideoSpec, int]], options: EstimateOptions
+) -> _Sample:
+    """The annotated frames, each video's a uniform sample of it without replacement."""
+    drawn = np.zeros(0, dtype=np.int64) if options.labels == 0 else _annotated(frames)
+    video_of = np.repeat(
+        np.arange(len(pseudo.result.videos)), [v.frames.size for v in pseudo.result.videos]
+    )
+    sizes = np.bincount(video_of)
+    labelled = np.bincount(video_of[drawn], minlength=sizes.size)
+    if drawn.size and options.estimator == PLAIN and not labelled.all():
+        without = frames[int(np.flatnonzero(video_of == np.argmin(labelled))[0])][0]
+        raise UnavailableError(
+            f"the plain estimator needs annotated frames in every video, and {without.label} "
+            "has none; use the surrogate estimator"
+        )
+    strata = video_of[drawn]
+    return drawn, 1.0 / sizes[strata], strata, list(1.0 - labelled / sizes)
+
+
+def _annotated(frames: Sequence[tuple[VideoSpec, int]]) -> np.ndarray:
+    """Indices of the frames that have ground truth (the project's record, else the files)."""
+    found: dict[tuple[str, str], set[int]] = {}
+    for video, _ in frames:
+        if video.key not in found:
+            found[video.key] = frames_with_ground_truth(video)
+    return np.array(
+        [k for k, (video, i) in enumerate(frames) if i in found[video.key]], dtype=np.int64
+    )
+
+
+def _true_counts(
+    project: Project,
+    methods: Sequence[str],
+    chosen: Sequence[tuple[VideoSpec, int]],
+    threshold: int | None,
+    cancel: CancelToken | None,
+) -> np.ndarray:
+    """``(K, D, 3)`` true ``tp, fp, fn`` of the chosen frames, reading only their ground truth."""
+    roots = project.mask_detectors()
+    wanted: dict[tuple[str, str], tuple[VideoSpec, set[int]]] = {}
+    for video, i in chosen:
+        wanted.setdefault(video.key, (video, set()))[1].add(i)
+    counts: dict[tuple[tuple[str, str], int], np.ndarray] = {}
+    for key, (video, numbers) in wanted.items():
+        rows = []
+        for method in methods:
+            check(cancel)
+            source = result_sources([video], roots[method])[0]
+            rows.append(evaluate_video(video, source, threshold, sorted(numbers)).per_frame)
+        for k, frame in enumerate(rows[0][:, 0].tolist()):
+            counts[(key, frame)] = np.stack([r[k, 1:4] for r in rows]).astype(np.float64)
+    out = np.zeros((len(chosen), len(methods), 3))
+    for k, (video, i) in enumerate(chosen):
+        out[k] = counts[(video.key, i)]
+    return out
+
+
+def _true_totals(
+    pixels: PixelResult, methods: Sequence[str], frames: Sequence[tuple[VideoSpec, int]]
+) -> np.ndarray:
+    """``(D, 3)`` true totals over ``frames`` from evaluated masks.
+
+    Raises
+    ------
+    UnavailableError
+        If ``pixels`` lacks a detector or a frame.
+    """
+    wanted: dict[tuple[str, str], list[int]] = {}
+    for video, i in frames:
+        wanted.setdefault(video.key, []).append(i)
+    out = np.zeros((len(methods), 3))
+    for j, method in enumerate(methods):
+        found = {e.key: e for e in pixels.evaluations.get(method, [])}
+        for key, numbers in wanted.items():
+            if key not in found or not np.isin(numbers, found[key].frames).all():
+                raise UnavailableError(
+                    f"the true counts of {method} do not cover every frame of {key[1]}"
+                )
+            rows = found[key].per_frame
+            out[j] += rows[np.isin(rows[:, 0], numbers), 1:4].sum(axis=0)
+    return out

@@ -1,0 +1,115 @@
+"""``referee estimate`` (docs/measures.md §12) through the real entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.core.cli import main as cli
+from referee.core.cli.main import EXIT_USER_ERROR
+from referee.core.demo.dataset import DemoLayout
+from referee.core.workflow.options import EstimateOptions
+
+METHODS = ("mog2", "knn", "cnt")
+MEASURES = {"f1", "precision", "recall"}
+
+
+def referee(*args: object) -> int:
+    return cli.main([str(a) for a in args])
+
+
+def _interval(entry: dict[str, object], simulated: bool) -> None:
+    assert set(entry) == (
+        {"estimate", "low", "high", "true"} if simulated else {"estimate", "low", "high"}
+    )
+    values = [entry[k] for k in sorted(entry)]
+    assert all(isinstance(v, (int, float)) and 0 <= v <= 1 for v in values)
+    assert entry["low"] <= entry["estimate"] <= entry["high"]  # type: ignore[operator]
+
+
+def test_a_simulated_estimate_prints_and_writes_its_json(
+    demo: DemoLayout, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "estimate.json"
+    roots = [demo.results[m] for m in METHODS]
+    assert (
+        referee(
+            "estimate", demo.dataset, *roots, "--labels", 20, "--simulate", "--quiet", "--json", out
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "§12" in text and "P(row beats column on F1)" in text and "Labelled frames" in text
+    assert "mog2 vs knn:" in text and "true" in text
+
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["format"] == "referee-estimate"
+    assert set(data["versions"]) >= {"referee", "python", "numpy", "scipy", "opencv"}
+    assert data["labels"] == 20 and data["simulated"] is True and data["design"] == "active"
+    assert 1 <= len(data["frames"]) <= 20
+    videos = {f"{v.category}/{v.name}" for v in demo.videos}
+    for frame in data["frames"]:
+        assert set(frame) == {"video", "frame"} and frame["video"] in videos
+        assert isinstance(frame["frame"], int)
+    assert set(data["detectors"]) == set(METHODS)
+    for measures in data["detectors"].values():
+        assert set(measures) == MEASURES
+        for entry in measures.values():
+            _interval(entry, simulated=True)
+    assert data["beats"]["mog2"]["knn"] + data["beats"]["knn"]["mog2"] == pytest.approx(1.0)
+
+
+def test_the_consensus_alone_has_no_interval(demo: DemoLayout, tmp_path: Path) -> None:
+    out = tmp_path / "e.json"
+    roots = [demo.results[m] for m in METHODS[:2]]
+    assert referee("estimate", demo.dataset, *roots, "--labels", 0, "--quiet", "--json", out) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["frames"] == [] and data["design"] == "none"
+    f1 = data["detectors"]["knn"]["f1"]
+    assert set(f1) == {"estimate", "low", "high"} and f1["low"] is None and f1["high"] is None
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--labels", "5"], "without --simulate"),
+        (["--simulate"], "--simulate needs --labels"),
+        (["--simulate", "--labels", "100000"], "draw at most"),
+    ],
+)
+def test_bad_options_are_one_line_and_status_2(
+    demo: DemoLayout, extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    roots = [demo.results[m] for m in METHODS[:2]]
+    assert referee("estimate", demo.dataset, *roots, "--quiet", *extra) == EXIT_USER_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith("referee: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_missing_results_folder_is_named(
+    demo: DemoLayout, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nothing"
+    code = referee(
+        "estimate", demo.dataset, demo.results["knn"], missing, "--labels", "0", "--quiet"
+    )
+    err = capsys.readouterr().err
+    assert code == EXIT_USER_ERROR and str(missing) in err and "Traceback" not in err
+
+
+def test_command_line_defaults_are_the_options_defaults() -> None:
+    args = vars(cli.build_parser().parse_args(["estimate", "d", "a", "b"]))
+    defaults = EstimateOptions()
+    assert (args["labels"], args["sampler"], args["estimator"], args["seed"]) == (
+        defaults.labels,
+        defaults.sampler,
+        defaults.estimator,
+        defaults.seed,
+    )
+    assert (args["uniform"], args["simulate"], args["workers"]) == (
+        defaults.uniform_share,
+        defaults.simulate,
+        defaults.workers,
+    )
