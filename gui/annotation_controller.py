@@ -11,18 +11,16 @@ evaluates and ranks again in the background), and show what changed.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QInputDialog,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QUndoView,
 )
@@ -48,6 +46,7 @@ from referee.gui.docks.annotation import AnnotationDock
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.panel import ViewerPanel
 from referee.gui.widgets.error_dialogs import ErrorDialogs
+from referee.gui.widgets.menus import add_key_action
 
 #: Share of detectors that makes a pixel motion in a consensus draft: a strict majority
 #: of votes, as the committee's mean vote reads it (docs/measures.md §7).
@@ -110,25 +109,25 @@ class AnnotationController(QObject):
         menu.addActions([undo, redo])
         menu.addSeparator()
         for tool, text, key in TOOL_KEYS:
-            self._add(menu, f"{text} tool", key, partial(self.set_tool, tool))
+            add_key_action(self.window, menu, f"{text} tool", key, partial(self.set_tool, tool))
         menu.addSeparator()
         self.boxes.add_menu_actions(menu)
         menu.addSeparator()
-        self._add(menu, "Next suggested frame", NEXT_KEY, self.next_suggested)
-        self._add(menu, "Mark frame annotated", MARK_KEY, self.toggle_annotated)
-        self._add(menu, "Count +1 at this frame", COUNT_UP_KEY, lambda: self.change_count(1))
-        self._add(menu, "Count −1 at this frame", COUNT_DOWN_KEY, lambda: self.change_count(-1))
+        add_key_action(self.window, menu, "Next suggested frame", NEXT_KEY, self.next_suggested)
+        add_key_action(self.window, menu, "Mark frame annotated", MARK_KEY, self.toggle_annotated)
+        add_key_action(
+            self.window, menu, "Count +1 at this frame", COUNT_UP_KEY, lambda: self.change_count(1)
+        )
+        add_key_action(
+            self.window,
+            menu,
+            "Count −1 at this frame",
+            COUNT_DOWN_KEY,
+            lambda: self.change_count(-1),
+        )
         menu.addSeparator()
         interval = menu.addAction("Autosave interval…")
         interval.triggered.connect(self.choose_autosave_interval)
-
-    def _add(self, menu: QMenu, text: str, key: str, slot: Callable[[], object]) -> QAction:
-        action = QAction(text, self.window)
-        action.setShortcut(QKeySequence(key))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(lambda _=False: slot())
-        menu.addAction(action)
-        return action
 
     def choose_autosave_interval(self) -> None:
         """Ask how often unsaved annotation is autosaved, and keep it in the preferences."""

@@ -14,13 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMainWindow, QMenu, QMessageBox
 
 from referee.core.annotation.box_items import (
     boxes_on,
     keyframe_count,
+    nearest_box,
     new_action,
     new_track,
     next_number,
@@ -31,6 +31,7 @@ from referee.core.annotation.box_items import (
 from referee.core.annotation.keyframes import (
     Box,
     ended_at,
+    item_name,
     merged,
     split_at,
     with_keyframe,
@@ -50,6 +51,7 @@ from referee.gui.docks.boxes import ACTIONS, TRACKS, BoxesDock
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.panel import ViewerPanel
 from referee.gui.widgets.error_dialogs import ErrorDialogs
+from referee.gui.widgets.menus import add_key_action
 from referee.gui.widgets.palette import series_colour
 
 Item = Action | Track
@@ -102,17 +104,10 @@ class BoxController(QObject):
     def add_menu_actions(self, menu: QMenu) -> None:
         """The box edits and the class keys, in the Edit menu."""
         for name, text, key in BOX_KEYS:
-            self._add(menu, text, key, partial(self.run, name))
+            add_key_action(self.window, menu, text, key, partial(self.run, name))
         classes = menu.addMenu("Action class")
         for (number, (_, name)), key in zip(ACTION_CLASSES.items(), CLASS_KEYS):
-            self._add(classes, name, key, partial(self.set_class, number))
-
-    def _add(self, menu: QMenu, text: str, key: str, slot: Callable[[], object]) -> None:
-        action = QAction(text, self.window)
-        action.setShortcut(QKeySequence(key))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(lambda _=False: slot())
-        menu.addAction(action)
+            add_key_action(self.window, classes, name, key, partial(self.set_class, number))
 
     # --- what is edited ---------------------------------------------------------------------
 
@@ -285,27 +280,30 @@ class BoxController(QObject):
         item, frame = items[key], self._frame[1]
         value = whole_box(box) if isinstance(item, Action) else box
         after = with_keyframe(item, frame, value)
-        self._commit(_replaced(items, item, after), f"Box of {_name(item)} at frame {frame}", after)
+        self._commit(
+            _replaced(items, item, after), f"Box of {item_name(item)} at frame {frame}", after
+        )
 
     def keyframe_here(self) -> None:
         """Make the selected item's box on this frame a keyframe (extending it if outside)."""
         item, frame = self._target()
-        row = min(max(frame, item.first), item.last) - item.first
-        after = with_keyframe(item, frame, [float(v) for v in item.boxes[row]])
+        after = with_keyframe(item, frame, nearest_box(item, frame))
         self._commit(
-            _replaced(self.items(), item, after), f"Keyframe of {_name(item)} at {frame}", after
+            _replaced(self.items(), item, after), f"Keyframe of {item_name(item)} at {frame}", after
         )
 
     def end_here(self) -> None:
         item, frame = self._target()
         after = ended_at(item, frame)
-        self._commit(_replaced(self.items(), item, after), f"End {_name(item)} at {frame}", after)
+        self._commit(
+            _replaced(self.items(), item, after), f"End {item_name(item)} at {frame}", after
+        )
 
     def split_here(self) -> None:
         item, frame = self._target()
         items = self.items()
         first, second = split_at(item, frame, next_number(items))
-        text = f"Split {_name(item)} at {frame}"
+        text = f"Split {item_name(item)} at {frame}"
         self._commit(_replaced(items, item, first, second), text, second)
 
     def merge_selected(self) -> None:
@@ -317,21 +315,21 @@ class BoxController(QObject):
         first, second = items[rows[0]], items[rows[1]]
         both = merged(first, second)
         remaining = tuple(item for item in items if item is not second)
-        text = f"Merge {_name(second)} into {_name(first)}"
+        text = f"Merge {item_name(second)} into {item_name(first)}"
         self._commit(_replaced(remaining, first, both), text, both)
 
     def delete_box(self) -> None:
         item, frame = self._target()
         items = self.items()
         parts = without_box(item, frame, next_number(items))
-        text = f"Delete the box of {_name(item)} at {frame}"
+        text = f"Delete the box of {item_name(item)} at {frame}"
         self._commit(_replaced(items, item, *parts), text, parts[0] if parts else None)
 
     def delete_keyframe(self) -> None:
         item, frame = self._target()
         after = without_keyframe(item, frame)
         parts = () if after is None else (after,)
-        text = f"Delete the keyframe of {_name(item)} at {frame}"
+        text = f"Delete the keyframe of {item_name(item)} at {frame}"
         self._commit(_replaced(self.items(), item, *parts), text, after)
 
     def delete_item(self) -> None:
@@ -340,12 +338,12 @@ class BoxController(QObject):
         answer = QMessageBox.question(
             self.window,
             "Delete",
-            f"Delete {_name(item)} and its {len(item)} boxes (frames {item.first}–{item.last})? "
+            f"Delete {item_name(item)} and its {len(item)} boxes (frames {item.first}–{item.last})? "
             "Undo brings it back.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
         )
         if answer == QMessageBox.StandardButton.Yes:
-            self._commit(_replaced(self.items(), item), f"Delete {_name(item)}", None)
+            self._commit(_replaced(self.items(), item), f"Delete {item_name(item)}", None)
 
     def _target(self) -> tuple[Item, int]:
         if self.selected is None or self._frame is None:
@@ -377,9 +375,9 @@ class BoxController(QObject):
         item, frame = self._target()
         source = self.viewer.image_source()
         if not item.first <= frame <= item.last or source is None:
-            self._say(f"Go to a frame of {_name(item)} to propagate its box from there.")
+            self._say(f"Go to a frame of {item_name(item)} to propagate its box from there.")
             return
-        box = [float(v) for v in item.boxes[frame - item.first]]
+        box = nearest_box(item, frame)
         count, tracker = self.dock.frames_box.value(), self.dock.tracker
         number = number_of(item)
 
@@ -390,7 +388,7 @@ class BoxController(QObject):
         def done(result: Propagation) -> None:
             self._show_propagation(number, frame, result)
 
-        title = f"Propagating {_name(item)} with {tracker.upper()}"
+        title = f"Propagating {item_name(item)} with {tracker.upper()}"
         self.session.runner.run("propagate", title, follow, done, self._say)
         self.dock.show_drafts(f"{title}…", False)
 
@@ -429,7 +427,7 @@ class BoxController(QObject):
         after = with_keyframes(item, {f: drafts.boxes[f] for f in taken})
         rest = {f: b for f, b in drafts.boxes.items() if f not in taken}
         self.drafts = dataclasses.replace(drafts, boxes=rest) if rest else None
-        text = f"Accept {len(taken)} tracked boxes of {_name(item)}"
+        text = f"Accept {len(taken)} tracked boxes of {item_name(item)}"
         self._commit(_replaced(items, item, after), text, after)
 
     def discard_drafts(self) -> None:
@@ -446,7 +444,3 @@ def _replaced(items: Sequence[Item], old: Item, *new: Item) -> tuple[Item, ...]:
     for item in items:
         out.extend(new if item is old else (item,))
     return tuple(out)
-
-
-def _name(item: Item) -> str:
-    return f"action {item.number}" if isinstance(item, Action) else f"track {item.track_id}"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.core.annotation.keyframes import Box, Item, ended_at, split_at
+from referee.core.annotation.keyframes import Box, Item, ended_at, item_name, split_at
 from referee.core.annotation.tracks import Track
 from referee.core.errors import InvalidOptionError
 from referee.core.model.annotations import Action
@@ -99,7 +99,7 @@ def without_box(item: Item, frame: int, new_number: int) -> tuple[Item, ...]:
     """
     if not item.first <= frame <= item.last:
         raise InvalidOptionError(
-            f"{_name(item)} has no box on frame {frame}; it spans frames {item.first}–{item.last}"
+            f"{item_name(item)} has no box on frame {frame}; it spans frames {item.first}–{item.last}"
         )
     if item.first == item.last:
         return ()
@@ -110,7 +110,3 @@ def without_box(item: Item, frame: int, new_number: int) -> tuple[Item, ...]:
     number = new_number if isinstance(item, Action) else number_of(item)
     before, rest = split_at(item, frame, number)
     return before, split_at(rest, frame + 1, number)[1]
-
-
-def _name(item: Action | Track) -> str:
-    return f"action {item.number}" if isinstance(item, Action) else f"track {item.track_id}"

@@ -105,7 +105,7 @@ def without_keyframe(item: Item, frame: int) -> Item | None:
     """
     if not (item.first <= frame <= item.last and not item.interpolated[frame - item.first]):
         raise InvalidOptionError(
-            f"frame {frame} is not a keyframe of {_name(item)}; only keyframes can be removed"
+            f"frame {frame} is not a keyframe of {item_name(item)}; only keyframes can be removed"
         )
     draft = _draft(item)
     index = frame - item.first
@@ -151,7 +151,7 @@ def split_at(item: Item, frame: int, new_number: int) -> tuple[Item, Item]:
     _check_inside(item, frame, "split")
     if frame == item.first:
         raise InvalidOptionError(
-            f"cannot split {_name(item)} at frame {frame}, its first frame; split at a frame "
+            f"cannot split {item_name(item)} at frame {frame}, its first frame; split at a frame "
             f"from {item.first + 1} to {item.last}"
         )
     draft = _draft(item)
@@ -178,7 +178,7 @@ def merged(first: Item, second: Item) -> Item:
     early, late = (first, second) if first.first <= second.first else (second, first)
     if early.last >= late.first:
         raise InvalidOptionError(
-            f"{_name(first)} (frames {first.first}–{first.last}) and {_name(second)} (frames "
+            f"{item_name(first)} (frames {first.first}–{first.last}) and {item_name(second)} (frames "
             f"{second.first}–{second.last}) share frames; only items with separate spans can "
             "be merged"
         )
@@ -296,7 +296,7 @@ def _built(item: Item, draft: _Draft, number: int | None = None) -> Item:
 def _box_values(item: Action | Track, frame: int, box: Sequence[float]) -> np.ndarray:
     """``box`` as a row of ``item.boxes``: four finite numbers, whole for an action."""
     values = [float(v) for v in box]
-    where = f"{_name(item)}, frame {frame}"
+    where = f"{item_name(item)}, frame {frame}"
     if len(values) != 4:
         raise InvalidOptionError(f"{where}: a box is (x, y, w, h), got {len(values)} values")
     if not all(math.isfinite(v) for v in values):
@@ -311,17 +311,18 @@ def _check_frame(item: Action | Track, frame: int) -> None:
     lowest = 0 if isinstance(item, Action) else 1
     if not lowest <= frame <= MAX_FRAME_NUMBER:
         raise InvalidOptionError(
-            f"{_name(item)}: frame {frame} is outside {lowest}..{MAX_FRAME_NUMBER:,}"
+            f"{item_name(item)}: frame {frame} is outside {lowest}..{MAX_FRAME_NUMBER:,}"
         )
 
 
 def _check_inside(item: Action | Track, frame: int, verb: str) -> None:
     if not item.first <= frame <= item.last:
         raise InvalidOptionError(
-            f"cannot {verb} {_name(item)} at frame {frame}; it spans frames "
+            f"cannot {verb} {item_name(item)} at frame {frame}; it spans frames "
             f"{item.first}–{item.last}"
         )
 
 
-def _name(item: Action | Track) -> str:
+def item_name(item: Action | Track) -> str:
+    """``action N`` or ``track N``, as messages and undo texts name an item."""
     return f"action {item.number}" if isinstance(item, Action) else f"track {item.track_id}"

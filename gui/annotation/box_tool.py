@@ -177,7 +177,7 @@ class BoxTool(QObject):
     def _pixel_size(self) -> float:
         """Image pixels per screen pixel (1 before the view is laid out)."""
         size = self.view.view_box.viewPixelSize()
-        return max(float(size[0]), 1e-6) if size[0] > 0 else 1.0
+        return float(size[0]) if size[0] > 0 else 1.0
 
     # --- gestures (also called by tests) ------------------------------------------------------
 
