@@ -4,7 +4,7 @@
 The consensus of the RESULTS gives every frame expected counts; the labelled
 frames give true counts. With ``--simulate`` the sampler draws ``--labels K``
 frames of a fully annotated dataset and reads the ground truth of those only;
-without, the labelled frames are those that already have ground truth.
+without, the labelled frames of each partly annotated video (``--labelled``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from referee.core.cli.common import (
 )
 from referee.core.errors import InvalidOptionError
 from referee.core.estimation.estimators import ESTIMATORS
-from referee.core.estimation.sampler import SAMPLERS
+from referee.core.estimation.sampler import LABELLED, SAMPLERS
 from referee.core.workflow.options import EstimateOptions
 
 _DESCRIPTION = """\
@@ -37,9 +37,12 @@ frames.
 With --simulate (a dataset annotated on every frame) the sampler draws --labels K
 frames and ground truth is read for those frames only, as if an annotator had
 labelled them; the true values over every frame are shown too. Without
---simulate the labelled frames are those that already have ground truth (the
-project's record, else the groundtruth/ files), treated as a uniform sample of
-each video; --labels 0 gives the consensus alone.
+--simulate a video with ground truth on every frame is counted whole, and a
+partly annotated one (the project's record, else the groundtruth/ files) is
+estimated from its labelled frames: by default the start of the sampler's
+sequence of draws of that video that has ground truth, which also names the
+frame to label next; with --labelled annotated, every annotated frame, taken
+as a uniform sample of the video. --labels 0 gives the consensus alone.
 """
 
 
@@ -73,11 +76,19 @@ def add_commands(commands: Commands) -> None:
         "--simulate only 0 (the consensus alone) is accepted",
     )
     parser.add_argument(
+        "--labelled",
+        choices=LABELLED,
+        default=EstimateOptions.labelled,
+        help="without --simulate, the labelled frames of a partly annotated video: 'drawn' "
+        "(default) the sampler's draws that have ground truth, 'annotated' every annotated "
+        "frame as a uniform sample",
+    )
+    parser.add_argument(
         "--sampler",
         choices=SAMPLERS,
         default=EstimateOptions.sampler,
-        help="with --simulate: 'active' (default) draws frames where the detectors "
-        "disagree more often, 'random' uniformly",
+        help="'active' (default) draws frames where the detectors disagree about an "
+        "object more often, 'random' uniformly",
     )
     parser.add_argument(
         "--estimator",
@@ -128,6 +139,7 @@ def run_estimate(args: argparse.Namespace) -> int:
         )
     options = EstimateOptions(
         labels=args.labels,
+        labelled=args.labelled,
         sampler=args.sampler,
         estimator=args.estimator,
         seed=args.seed,

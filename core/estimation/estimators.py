@@ -177,12 +177,12 @@ def beats(r: Ratio, a: int, b: int) -> float:
 
 
 def _standard_error(r: Ratio, linear: np.ndarray, value: float) -> float:
-    """``√(Σ_h f_h s_h²(e) / n_h)``; NaN without terms, or with a stratum of one term and
-    ``f_h > 0``."""
+    """``√(Σ_h f_h s_h²(e) / n_h)``; NaN without terms, or with a stratum of fewer than
+    two terms and ``f_h > 0`` (its error is unknown)."""
     if linear.size == 0 or math.isnan(value):
         return math.nan
     variance = 0.0
-    for h in np.unique(r.strata):
+    for h in range(len(r.factors)):
         e = linear[r.strata == h]
         if r.factors[h] == 0:
             continue

@@ -63,6 +63,34 @@ class PairComparison:
 
 
 @dataclass(frozen=True, eq=False)
+class VideoEstimate:
+    """One video's estimates, for a video whose ground truth covers only some frames.
+
+    Attributes
+    ----------
+    video
+        The video's label.
+    frames
+        Its evaluated frames, the population estimated over.
+    labels
+        Draws (design ``drawn``) or annotated frames (``annotated``) used.
+    estimates
+        Per detector, per measure of :data:`MEASURES`.
+    next_frame
+        The frame the sampler asks to label next (design ``drawn``), else ``None``.
+    trace
+        F1 per detector after 0, 1, …, ``labels`` draws (design ``drawn``; else empty).
+    """
+
+    video: str
+    frames: int
+    labels: int
+    estimates: dict[str, dict[str, Estimate]]
+    next_frame: int | None = None
+    trace: tuple[dict[str, Estimate], ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
 class EstimateResult:
     """Estimates with intervals of every detector (docs/measures.md §12).
 
@@ -90,6 +118,9 @@ class EstimateResult:
         Each unordered pair of detectors.
     seed, uniform_share, simulated
         The sampler's seed and uniform share; whether an annotator was simulated.
+    videos
+        Each video estimated from a sample of its frames (the others are counted
+        whole, or are part of a simulation's one sample).
     """
 
     methods: tuple[str, ...]
@@ -104,6 +135,7 @@ class EstimateResult:
     seed: int
     uniform_share: float
     simulated: bool
+    videos: tuple[VideoEstimate, ...] = ()
 
     @property
     def confidence(self) -> float:
@@ -146,19 +178,7 @@ def estimate_detectors(
             f"{len(methods)} detectors"
         )
     totals = estimate_totals(s_hat, drawn, truth, q, estimator, strata, factors)
-    true = None
-    if true_totals is not None:
-        known = np.asarray(true_totals, dtype=np.float64)
-        true = Totals(known, np.zeros((0, *known.shape)), np.zeros(0, np.int64), np.ones(1))
-    estimates: dict[str, dict[str, Estimate]] = {m: {} for m in methods}
-    for measure in MEASURES:
-        r = ratio(totals, measure)
-        exact = None if true is None else ratio(true, measure).values
-        for j, method in enumerate(methods):
-            value, low, high = interval(r, j)
-            estimates[method][measure] = Estimate(
-                value, low, high, None if exact is None else float(exact[j])
-            )
+    estimates = _estimates(methods, totals, MEASURES, true_totals)
     f1 = ratio(totals, "f1")
     table = {
         a: {b: beats(f1, i, j) for j, b in enumerate(methods) if j != i}
@@ -166,6 +186,58 @@ def estimate_detectors(
     }
     pairs = _pair_tests(methods, keys, np.asarray(drawn, dtype=np.int64), truth, table)
     return estimates, table, pairs
+
+
+def estimate_video(
+    methods: Sequence[str],
+    surrogate: np.ndarray,
+    drawn: np.ndarray,
+    truth: np.ndarray,
+    q: np.ndarray,
+    estimator: str,
+    factor: float,
+    trace: bool,
+) -> tuple[dict[str, dict[str, Estimate]], tuple[dict[str, Estimate], ...]]:
+    """One video's estimates from its frames' consensus counts and its labelled frames
+    (indices into the video's frames), and with ``trace`` the F1 after each draw."""
+    s_hat = np.asarray(surrogate, dtype=np.float64)
+    index = np.asarray(drawn, dtype=np.int64)
+    counts = np.asarray(truth, dtype=np.float64).reshape(index.size, *s_hat.shape[1:])
+    weights = np.asarray(q, dtype=np.float64)
+
+    def totals(k: int) -> Totals:
+        return estimate_totals(
+            s_hat, index[:k], counts[:k], weights[:k], estimator, None, (factor,)
+        )
+
+    estimates = _estimates(methods, totals(index.size), MEASURES)
+    steps = range(index.size + 1) if trace else range(0)
+    return estimates, tuple(
+        {m: e["f1"] for m, e in _estimates(methods, totals(k), ("f1",)).items()} for k in steps
+    )
+
+
+def _estimates(
+    methods: Sequence[str],
+    totals: Totals,
+    measures: Sequence[str],
+    true_totals: np.ndarray | None = None,
+) -> dict[str, dict[str, Estimate]]:
+    """Each detector's ``measures`` with intervals, and their true values when known."""
+    true = None
+    if true_totals is not None:
+        known = np.asarray(true_totals, dtype=np.float64)
+        true = Totals(known, np.zeros((0, *known.shape)), np.zeros(0, np.int64), np.ones(1))
+    estimates: dict[str, dict[str, Estimate]] = {m: {} for m in methods}
+    for measure in measures:
+        r = ratio(totals, measure)
+        exact = None if true is None else ratio(true, measure).values
+        for j, method in enumerate(methods):
+            value, low, high = interval(r, j)
+            estimates[method][measure] = Estimate(
+                value, low, high, None if exact is None else float(exact[j])
+            )
+    return estimates
 
 
 def labelled_frames(keys: Sequence[tuple[str, int]], drawn: np.ndarray) -> list[LabelledFrame]:

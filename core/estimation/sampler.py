@@ -6,7 +6,7 @@ with replacement, so that the Hansen–Hurwitz weights ``1 / (K q_i)`` make ever
 weighted total unbiased (:mod:`referee.core.estimation.estimators`).
 
 * ``active``: ``q_i = (1 − u) · a_i / Σ_j a_j + u / N``, with ``a_i`` the
-  frame's disagreement under the consensus (:func:`acquisition_scores`) and
+  frame's score under the consensus (:func:`acquisition_scores`) and
   ``u`` the uniform share, so no frame has probability 0;
 * ``random``: ``q_i = 1 / N``.
 """
@@ -22,6 +22,12 @@ from referee.core.errors import InvalidOptionError
 ACTIVE, RANDOM = "active", "random"
 #: Samplers; the first is the default.
 SAMPLERS: tuple[str, ...] = (ACTIVE, RANDOM)
+DRAWN, ANNOTATED = "drawn", "annotated"
+#: Which frames of a partly annotated video are labelled, without a simulation; the first
+#: is the default. ``drawn``: the start of the sampler's sequence of draws that has ground
+#: truth (:func:`labelled_sequence`); ``annotated``: every frame with ground truth, taken
+#: as a uniform sample of its video.
+LABELLED: tuple[str, ...] = (DRAWN, ANNOTATED)
 #: The uniform share ``u`` of the active sampler's probabilities.
 DEFAULT_UNIFORM_SHARE = 0.2
 
@@ -50,20 +56,21 @@ def check_uniform_share(share: float) -> None:
 
 
 def acquisition_scores(surrogate: np.ndarray) -> np.ndarray:
-    """Each frame's disagreement ``a_i = Σ_m (fp̂_im + fn̂_im)`` (docs/measures.md §12).
+    """Each frame's score ``a_i = Σ_m min(tp̂_im, fp̂_im + fn̂_im)`` (docs/measures.md §12).
 
     ``surrogate`` is ``(N, D, 3)``: each frame's expected counts ``tp̂, fp̂, fn̂``
-    of each detector under the consensus. ``a_i`` is the expected number of
-    pixels the detectors get wrong on the frame if the consensus were the truth;
-    for a consensus that is the plain vote fraction ``P``, it equals
-    ``2D · Σ_pixels P(1 − P)``.
+    of each detector under the consensus. Each detector's expected errors on the
+    frame count, up to its expected true detections there: a frame matters to
+    the estimate where the detectors disagree about an object, not where one of
+    them errs on a background the consensus is sure of.
     """
     counts = np.asarray(surrogate, dtype=np.float64)
     if counts.ndim != 3 or counts.shape[2] != 3:
         raise InvalidOptionError(
             f"surrogate counts must be (frames, detectors, 3), not {counts.shape}"
         )
-    scores: np.ndarray = np.clip(counts[:, :, 1:3].sum(axis=(1, 2)), 0, None)
+    errors = counts[:, :, 1] + counts[:, :, 2]
+    scores: np.ndarray = np.clip(np.minimum(counts[:, :, 0], errors).sum(axis=1), 0, None)
     return scores
 
 
@@ -98,3 +105,47 @@ def draw(q: np.ndarray, count: int, rng: np.random.Generator) -> Draws:
         raise InvalidOptionError(f"the number of draws must be 0 or more, not {count}")
     indices = rng.choice(len(q), size=count, replace=True, p=q).astype(np.int64)
     return Draws(indices, np.asarray(q, dtype=np.float64)[indices])
+
+
+@dataclass(frozen=True, eq=False)
+class LabelledStart:
+    """The labelled start of a video's sequence of draws (docs/measures.md §12).
+
+    Attributes
+    ----------
+    draws
+        The draws before the first frame without ground truth (indices into the
+        video's frames, with their probabilities).
+    next
+        The frame of that first draw without ground truth (the frame to label
+        next), or ``None`` if every draw up to the cap had ground truth.
+    """
+
+    draws: Draws
+    next: int | None
+
+
+def labelled_sequence(
+    q: np.ndarray, labelled: np.ndarray, rng: np.random.Generator, cap_per_frame: int = 100
+) -> LabelledStart:
+    """Draw from ``q`` with replacement until a frame whose ``labelled`` is false comes up.
+
+    The draws are the same, for the same ``rng`` seed and ``q``, however many
+    frames have been labelled, so labelling the frame ``next`` lengthens the
+    labelled start by one draw at least. At most ``cap_per_frame × N`` draws are made.
+    """
+    known = np.asarray(labelled, dtype=bool).reshape(-1)
+    if known.size != len(q):
+        raise InvalidOptionError(f"{known.size} labelled flags for {len(q)} frames")
+    block, cap = max(64, known.size), cap_per_frame * known.size
+    drawn = np.zeros(0, dtype=np.int64)
+    while drawn.size < cap:
+        more = draw(q, block, rng).indices
+        missing = np.flatnonzero(~known[more])
+        if missing.size:
+            stop = int(missing[0])
+            indices = np.concatenate([drawn, more[:stop]])
+            return LabelledStart(Draws(indices, np.asarray(q)[indices]), int(more[stop]))
+        drawn = np.concatenate([drawn, more])
+    drawn = drawn[:cap]
+    return LabelledStart(Draws(drawn, np.asarray(q)[drawn]), None)

@@ -19,7 +19,12 @@ from typing import Any
 
 from referee.core.errors import RefereeError
 from referee.core.estimation.estimators import MEASURES
-from referee.core.estimation.result import Estimate, EstimateResult, PairComparison
+from referee.core.estimation.result import (
+    Estimate,
+    EstimateResult,
+    PairComparison,
+    VideoEstimate,
+)
 from referee.core.exports.header import json_header
 from referee.core.exports.summary import json_number
 from referee.core.exports.text_table import grid
@@ -88,6 +93,17 @@ def estimate_to_dict(
             a: {b: json_number(p) for b, p in row.items()} for a, row in result.beats.items()
         },
         "significance": [_pair(p) for p in result.pairs],
+        "videos": [_video(v) for v in result.videos],
+    }
+
+
+def _video(v: VideoEstimate) -> dict[str, Any]:
+    return {
+        "video": v.video,
+        "frames": v.frames,
+        "labels": v.labels,
+        "next_frame": v.next_frame,
+        "detectors": {m: {k: _estimate(e[k]) for k in MEASURES} for m, e in v.estimates.items()},
     }
 
 
@@ -123,6 +139,11 @@ def format_estimate_report(result: EstimateResult) -> str:
     if result.design in ("active", "random"):
         design += f" (seed {result.seed}"
         design += f", uniform share {result.uniform_share:g})" if result.design == "active" else ")"
+        if not result.simulated:
+            design += (
+                " in each partly annotated video, up to its first draw without ground truth; "
+                "videos annotated on every frame counted whole"
+            )
     heading = [
         f"Estimates with {result.confidence:.0%} intervals (docs/measures.md §12), "
         f"estimator {result.estimator}, over {result.population} frames",
@@ -146,6 +167,8 @@ def format_estimate_report(result: EstimateResult) -> str:
     blocks = ["\n".join(heading), grid(header, rows)]
     if result.frames:
         blocks.append(textwrap.fill(_frames_text(result), 100))
+    if result.videos:
+        blocks.append(_videos_table(result))
     if len(result.methods) > 1:
         blocks.append(_beats_table(result))
         blocks.append(
@@ -174,6 +197,21 @@ def _frames_text(result: EstimateResult) -> str:
         for video, numbers in per_video.items()
     )
     return f"Labelled frames ({len(result.frames)}): {listed}"
+
+
+def _videos_table(result: EstimateResult) -> str:
+    """Each partly annotated video's F1, its labelled draws and the frame to label next."""
+    header = ["video", "labelled", "next frame", *result.methods]
+    rows = [
+        [
+            v.video,
+            f"{v.labels} of {v.frames}",
+            "—" if v.next_frame is None else str(v.next_frame),
+            *(_cell(v.estimates[m]["f1"]) for m in result.methods),
+        ]
+        for v in result.videos
+    ]
+    return "F1 of each partly annotated video, from its own labelled frames\n" + grid(header, rows)
 
 
 def _beats_table(result: EstimateResult) -> str:

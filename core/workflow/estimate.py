@@ -3,20 +3,36 @@
 The consensus (``run_pseudo``) gives every evaluated frame expected counts; the
 labelled frames give true counts, read from the ground truth of those frames
 only. With ``simulate`` the sampler draws the labelled frames of a fully
-annotated dataset, as an annotator would be asked to label them; without, the
-labelled frames are the frames that already have ground truth.
+annotated dataset, as an annotator would be asked to label them. Without, each
+video is a stratum: a video with ground truth on every frame is counted whole,
+and a partly annotated one is estimated from its labelled frames, the start of
+the sampler's sequence of draws of that video that has ground truth (``drawn``)
+or every frame with ground truth (``annotated``).
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from referee.core.errors import InvalidOptionError, UnavailableError
 from referee.core.estimation.estimators import PLAIN
-from referee.core.estimation.result import EstimateResult, estimate_detectors, labelled_frames
-from referee.core.estimation.sampler import acquisition_scores, draw, probabilities
+from referee.core.estimation.result import (
+    EstimateResult,
+    VideoEstimate,
+    estimate_detectors,
+    estimate_video,
+    labelled_frames,
+)
+from referee.core.estimation.sampler import (
+    DRAWN,
+    acquisition_scores,
+    draw,
+    labelled_sequence,
+    probabilities,
+)
 from referee.core.evaluation.masks import evaluate_video
 from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.frames.results import result_sources
@@ -73,13 +89,20 @@ def run_estimate(
     surrogate = np.concatenate(
         [np.stack([v.per_frame[m][:, 1:4] for m in methods], axis=1) for v in pseudo.result.videos]
     )
+    nexts: dict[int, int | None] = {}
     if options.simulate:
         design, (drawn, q, strata, factors) = options.sampler, _draws(specs, surrogate, options)
+    elif options.labelled == DRAWN:
+        (drawn, q, strata, factors), nexts = _drawn_sample(pseudo, frames, surrogate, options)
+        sampled_any = any(f > 0 for f in factors)
+        design = NONE if options.labels == 0 else options.sampler if sampled_any else ANNOTATED
     else:
         drawn, q, strata, factors = _annotated_sample(pseudo, frames, options)
         design = ANNOTATED if drawn.size else NONE
     threshold = pseudo.options.committee.threshold
-    truth = _true_counts(project, methods, [frames[i] for i in drawn], threshold, cancel)
+    evaluated = None if options.simulate else pixels  # a simulation reads the drawn frames
+    chosen = [frames[i] for i in drawn]
+    truth = _true_counts(project, methods, chosen, threshold, cancel, evaluated)
     true_totals = None
     if options.simulate:
         if pixels is None:
@@ -94,19 +117,28 @@ def run_estimate(
     estimates, table, pairs = estimate_detectors(
         methods, keys, surrogate, drawn, truth, q, options.estimator, strata, factors, true_totals
     )
+    sampled = drawn if strata is None else drawn[np.asarray(factors)[strata] > 0]
+    videos = (
+        ()
+        if strata is None
+        else _video_estimates(
+            pseudo, frames, surrogate, (drawn, truth, q, strata, factors), nexts, options
+        )
+    )
     return EstimateResult(
         methods,
         design,
         options.estimator,
-        int(drawn.size),
+        int(sampled.size) if design != ANNOTATED else int(drawn.size),
         len(frames),
-        tuple(labelled_frames(keys, drawn)),
+        tuple(labelled_frames(keys, sampled if design != ANNOTATED else drawn)),
         estimates,
         table,
         tuple(pairs),
         options.seed,
         options.uniform_share,
         options.simulate,
+        videos,
     )
 
 
@@ -153,6 +185,86 @@ def _annotated_sample(
     return drawn, 1.0 / sizes[strata], strata, list(1.0 - labelled / sizes)
 
 
+def _drawn_sample(
+    pseudo: PseudoOutcome,
+    frames: Sequence[tuple[VideoSpec, int]],
+    surrogate: np.ndarray,
+    options: EstimateOptions,
+) -> tuple[_Sample, dict[int, int | None]]:
+    """Each video a stratum: whole when every frame has ground truth, else the labelled
+    start of its own sequence of draws; and, per sampled video, the frame to label next."""
+    annotated = np.zeros(len(frames), dtype=bool)
+    annotated[_annotated(frames)] = True
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    factors: list[float] = []
+    nexts: dict[int, int | None] = {}
+    start = 0
+    for h, video in enumerate(pseudo.result.videos):
+        rows = np.arange(start, start + video.frames.size)
+        start += video.frames.size
+        if options.labels == 0:  # the consensus alone
+            parts.append((rows[:0], np.zeros(0)))
+            factors.append(1.0)
+            continue
+        if annotated[rows].all():
+            parts.append((rows, np.full(rows.size, 1.0 / rows.size)))
+            factors.append(0.0)
+            continue
+        q = probabilities(
+            options.sampler, acquisition_scores(surrogate[rows]), options.uniform_share
+        )
+        label = frames[int(rows[0])][0].label
+        rng = np.random.default_rng([options.seed, zlib.crc32(label.encode())])
+        sequence = labelled_sequence(q, annotated[rows], rng)
+        parts.append((rows[sequence.draws.indices], sequence.draws.q))
+        factors.append(1.0)
+        nexts[h] = None if sequence.next is None else int(video.frames[sequence.next])
+    strata = np.repeat(np.arange(len(parts)), [p[0].size for p in parts])
+    drawn = np.concatenate([p[0] for p in parts]).astype(np.int64)
+    if options.estimator == PLAIN and any(
+        f > 0 and not np.any(strata == h) for h, f in enumerate(factors)
+    ):
+        raise UnavailableError(
+            "the plain estimator needs labelled frames in every partly annotated video; "
+            "use the surrogate estimator"
+        )
+    return (drawn, np.concatenate([p[1] for p in parts]), strata, factors), nexts
+
+
+def _video_estimates(
+    pseudo: PseudoOutcome,
+    frames: Sequence[tuple[VideoSpec, int]],
+    surrogate: np.ndarray,
+    sample: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Sequence[float]],
+    nexts: Mapping[int, int | None],
+    options: EstimateOptions,
+) -> tuple[VideoEstimate, ...]:
+    """The estimates of each video estimated from a sample, with its F1 after each draw;
+    ``sample`` is the draws, their true counts and probabilities, strata and factors."""
+    drawn, truth, q, strata, factors = sample
+    out = []
+    start = 0
+    for h, video in enumerate(pseudo.result.videos):
+        size, offset = video.frames.size, start
+        start += size
+        if factors[h] == 0:
+            continue
+        mine = strata == h
+        estimates, trace = estimate_video(
+            pseudo.methods,
+            surrogate[offset : offset + size],
+            drawn[mine] - offset,
+            truth[mine],
+            q[mine],
+            options.estimator,
+            factors[h],
+            trace=h in nexts,
+        )
+        label = frames[offset][0].label
+        out.append(VideoEstimate(label, size, int(mine.sum()), estimates, nexts.get(h), trace))
+    return tuple(out)
+
+
 def _annotated(frames: Sequence[tuple[VideoSpec, int]]) -> np.ndarray:
     """Indices of the frames that have ground truth (the project's record, else the files)."""
     found: dict[tuple[str, str], set[int]] = {}
@@ -170,13 +282,18 @@ def _true_counts(
     chosen: Sequence[tuple[VideoSpec, int]],
     threshold: int | None,
     cancel: CancelToken | None,
+    pixels: PixelResult | None = None,
 ) -> np.ndarray:
-    """``(K, D, 3)`` true ``tp, fp, fn`` of the chosen frames, reading only their ground truth."""
+    """``(K, D, 3)`` true ``tp, fp, fn`` of the chosen frames: from ``pixels`` where they
+    were evaluated with ``threshold``, else reading only the chosen frames' ground truth."""
     roots = project.mask_detectors()
+    counts: dict[tuple[tuple[str, str], int], np.ndarray] = {}
+    if pixels is not None and pixels.options.threshold == threshold:
+        counts = _evaluated_counts(pixels, methods, {(v.key, i) for v, i in chosen})
     wanted: dict[tuple[str, str], tuple[VideoSpec, set[int]]] = {}
     for video, i in chosen:
-        wanted.setdefault(video.key, (video, set()))[1].add(i)
-    counts: dict[tuple[tuple[str, str], int], np.ndarray] = {}
+        if (video.key, i) not in counts:
+            wanted.setdefault(video.key, (video, set()))[1].add(i)
     for key, (video, numbers) in wanted.items():
         rows = []
         for method in methods:
@@ -189,6 +306,23 @@ def _true_counts(
     for k, (video, i) in enumerate(chosen):
         out[k] = counts[(video.key, i)]
     return out
+
+
+def _evaluated_counts(
+    pixels: PixelResult, methods: Sequence[str], wanted: set[tuple[tuple[str, str], int]]
+) -> dict[tuple[tuple[str, str], int], np.ndarray]:
+    """The ``(D, 3)`` counts of each wanted frame that every detector's evaluation has."""
+    per_method = []
+    for method in methods:
+        rows = {}
+        for e in pixels.evaluations.get(method, []):
+            for row in e.per_frame:
+                key = (e.key, int(row[0]))
+                if key in wanted:
+                    rows[key] = row[1:4].astype(np.float64)
+        per_method.append(rows)
+    common = set.intersection(*(set(r) for r in per_method)) if per_method else set()
+    return {key: np.stack([r[key] for r in per_method]) for key in common}
 
 
 def _true_totals(

@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 
 from referee.core.errors import InvalidOptionError
 from referee.core.estimation.estimators import ESTIMATORS
-from referee.core.estimation.sampler import DEFAULT_UNIFORM_SHARE, SAMPLERS, check_uniform_share
+from referee.core.estimation.sampler import (
+    DEFAULT_UNIFORM_SHARE,
+    LABELLED,
+    SAMPLERS,
+    check_uniform_share,
+)
 from referee.core.measures.action_matching import LirisParameters
 from referee.core.measures.boxes import DEFAULT_IOU_THRESHOLD, MAPPINGS
 from referee.core.measures.pixel import check_threshold
@@ -265,7 +270,13 @@ class EstimateOptions:
     ----------
     labels
         With ``simulate``: how many frames the sampler draws (required; 0: the
-        consensus alone). Without: ``None`` labels every annotated frame, 0 none.
+        consensus alone). Without: ``None`` uses the labelled frames, 0 none.
+    labelled
+        Without ``simulate``, which frames of a partly annotated video count as
+        labelled: ``drawn``, the start of the sampler's sequence of draws of that
+        video that has ground truth (the frames the window proposes), or
+        ``annotated``, every frame with ground truth, taken as a uniform sample.
+        Videos with ground truth on every frame are counted whole.
     sampler
         ``active`` (more draws where the detectors disagree) or ``random`` (uniform).
     estimator
@@ -283,6 +294,7 @@ class EstimateOptions:
     """
 
     labels: int | None = None
+    labelled: str = LABELLED[0]
     sampler: str = SAMPLERS[0]
     estimator: str = ESTIMATORS[0]
     seed: int = 0
@@ -298,6 +310,10 @@ class EstimateOptions:
         if self.estimator not in ESTIMATORS:
             raise InvalidOptionError(
                 f"unknown estimator {self.estimator!r} (choose from {', '.join(ESTIMATORS)})"
+            )
+        if self.labelled not in LABELLED:
+            raise InvalidOptionError(
+                f"unknown labelled frames {self.labelled!r} (choose from {', '.join(LABELLED)})"
             )
         check_uniform_share(self.uniform_share)
         check_workers(self.workers)
@@ -325,3 +341,4 @@ class AnalysisOptions:
     pseudo: PseudoOptions = field(default_factory=PseudoOptions)
     ranking: RankingOptions = field(default_factory=RankingOptions)
     significance: SignificanceOptions = field(default_factory=SignificanceOptions)
+    estimate: EstimateOptions = field(default_factory=EstimateOptions)

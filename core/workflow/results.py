@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from referee.core.estimation.result import EstimateResult
 from referee.core.evaluation.masks import VideoEvaluation, VideoHistograms
 from referee.core.formats.counts_csv import CountSeries
 from referee.core.measures.action_scores import ActionEvaluation
@@ -185,4 +186,5 @@ class ProjectResults:
     pseudo: PseudoOutcome | None = None
     ranking: RankingResult | None = None
     significance: DiscriminativeResult | None = None
+    estimate: EstimateResult | None = None
     skipped: dict[str, str] = field(default_factory=dict)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -102,14 +103,47 @@ def test_a_missing_results_folder_is_named(
 def test_command_line_defaults_are_the_options_defaults() -> None:
     args = vars(cli.build_parser().parse_args(["estimate", "d", "a", "b"]))
     defaults = EstimateOptions()
-    assert (args["labels"], args["sampler"], args["estimator"], args["seed"]) == (
+    assert (args["labels"], args["labelled"], args["sampler"], args["estimator"]) == (
         defaults.labels,
+        defaults.labelled,
         defaults.sampler,
         defaults.estimator,
-        defaults.seed,
     )
-    assert (args["uniform"], args["simulate"], args["workers"]) == (
+    assert (args["seed"], args["uniform"], args["simulate"], args["workers"]) == (
+        defaults.seed,
         defaults.uniform_share,
         defaults.simulate,
         defaults.workers,
     )
+
+
+def test_a_partly_annotated_video_names_the_frame_to_label_next(
+    demo: DemoLayout, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = tmp_path / "dataset"
+    shutil.copytree(demo.dataset, dataset)
+    video = demo.videos[0]
+    label = f"{video.category}/{video.name}"
+    truth = dataset / video.category / video.name / "groundtruth"
+    removed = {int(gt.stem[2:]) for gt in sorted(truth.iterdir())[::3]}
+    for number in removed:
+        (truth / f"gt{number:06d}.png").unlink()
+    roots = [demo.results[m] for m in METHODS]
+    out = tmp_path / "drawn.json"
+    assert referee("estimate", dataset, *roots, "--quiet", "--json", out) == 0
+    text = capsys.readouterr().out
+    assert "F1 of each partly annotated video" in text and label in text
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["design"] == "active" and [v["video"] for v in data["videos"]] == [label]
+    (mine,) = data["videos"]
+    assert mine["next_frame"] in removed and mine["labels"] == data["labels"]
+    assert all(f["video"] == label and f["frame"] not in removed for f in data["frames"])
+    assert set(mine["detectors"]) == set(METHODS)
+    out = tmp_path / "annotated.json"
+    args = ("--labelled", "annotated", "--quiet", "--json", out)
+    assert referee("estimate", dataset, *roots, *args) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    (mine,) = data["videos"]
+    assert data["design"] == "annotated" and mine["next_frame"] is None
+    first, last = (int(n) for n in (truth.parent / "temporalROI.txt").read_text().split())
+    assert mine["labels"] == mine["frames"] - len({n for n in removed if first <= n <= last})

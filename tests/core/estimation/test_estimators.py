@@ -18,6 +18,7 @@ from referee.core.estimation.sampler import (
     SAMPLERS,
     acquisition_scores,
     draw,
+    labelled_sequence,
     probabilities,
 )
 
@@ -89,9 +90,10 @@ def test_the_active_sampler_mixes_disagreement_with_a_uniform_share() -> None:
         probabilities("active", a, 0.0)
 
 
-def test_the_acquisition_score_is_the_expected_errors_of_every_detector() -> None:
-    s_hat = np.array([[[5.0, 1.0, 2.0], [0.0, 3.0, 4.0]]])  # one frame, two detectors
-    assert acquisition_scores(s_hat) == pytest.approx([10.0])
+def test_the_acquisition_score_is_the_expected_errors_up_to_the_true_detections() -> None:
+    # Two frames, two detectors: min(5, 1 + 2) + min(0, 3 + 4) = 3; min(1, 2) + min(6, 4) = 5.
+    s_hat = np.array([[[5.0, 1.0, 2.0], [0.0, 3.0, 4.0]], [[1.0, 0.5, 1.5], [6.0, 4.0, 0.0]]])
+    assert acquisition_scores(s_hat) == pytest.approx([3.0, 5.0])
 
 
 def test_draws_are_seeded_and_carry_their_probabilities() -> None:
@@ -143,3 +145,15 @@ def test_estimate_detectors_reports_truth_pairs_and_the_labelled_test() -> None:
     (pair,) = pairs
     assert pair.test is not None and len(pair.test.cases) == len(set(d.indices.tolist()))
     assert pair.test.better == "a"
+
+
+def test_the_labelled_sequence_stops_at_the_first_frame_without_ground_truth() -> None:
+    q = np.array([0.1, 0.2, 0.3, 0.4])
+    every = draw(q, 400, np.random.default_rng(3)).indices
+    labelled = np.array([True, True, False, True])
+    start = labelled_sequence(q, labelled, np.random.default_rng(3))
+    stop = int(np.flatnonzero(every == 2)[0])  # the first draw of the frame without labels
+    assert start.next == 2 and start.draws.indices.tolist() == every[:stop].tolist()
+    assert start.draws.q.tolist() == q[every[:stop]].tolist()
+    whole = labelled_sequence(q, np.ones(4, bool), np.random.default_rng(3), 5)
+    assert whole.next is None and whole.draws.indices.size == 20

@@ -123,7 +123,7 @@ def test_without_simulation_the_recorded_frames_are_the_labelled_ones(
             if int(gt.stem[2:]) not in recorded:
                 gt.unlink()
     outcome = run_pseudo(project, CONSENSUS)
-    result = run_estimate(project, EstimateOptions(), pseudo=outcome)
+    result = run_estimate(project, EstimateOptions(labelled="annotated"), pseudo=outcome)
     pixels = run_pixels(project)  # on the recorded frames only
     labelled = {(f.video, f.frame) for f in result.frames}
     assert result.design == "annotated" and labelled == {
@@ -143,4 +143,61 @@ def test_without_simulation_the_recorded_frames_are_the_labelled_ones(
         run_estimate(project, EstimateOptions(labels=5, simulate=True), pseudo=outcome)
     none_in_one = with_annotated(project, project_videos(project)[0].label, [])
     with pytest.raises(UnavailableError, match="has none; use the surrogate"):
-        run_estimate(none_in_one, EstimateOptions(estimator="plain"), pseudo=outcome)
+        options = EstimateOptions(labelled="annotated", estimator="plain")
+        run_estimate(none_in_one, options, pseudo=outcome)
+
+
+def test_a_partly_annotated_video_is_estimated_from_the_sampler_draws_it_has(
+    demo: DemoLayout, tmp_path: Path
+) -> None:
+    project = copied(demo, tmp_path)
+    video = project_videos(project)[0]
+    frames = list(range(video.first, video.last + 1))
+    recorded = [i for i in frames if i % 4]  # three frames in four have ground truth
+    project = with_annotated(project, video.label, recorded)
+    outcome = run_pseudo(project, CONSENSUS)
+    pixels = run_pixels(project)  # the partly annotated video on its recorded frames only
+    result = run_estimate(project, EstimateOptions(), pseudo=outcome, pixels=pixels)
+    assert result.design == "active" and [v.video for v in result.videos] == [video.label]
+    mine = result.videos[0]
+    assert mine.frames == len(frames) and mine.next_frame not in recorded
+    assert mine.labels == result.labels == sum(f.draws for f in result.frames)
+    assert {f.video for f in result.frames} <= {video.label}
+    assert {f.frame for f in result.frames} <= set(recorded)
+    # The video's estimate by hand: the consensus total plus the mean weighted difference,
+    # each draw weighted by q_i = 0.8 a_i / Σ a + 0.2 / N, a_i = Σ_detectors min(tp̂, fp̂ + fn̂).
+    s_hat = {m: consensus_counts(outcome, m) for m in METHODS}
+    s = {m: true_counts(pixels, m) for m in METHODS}
+    keys = [(video.name, i) for i in frames]
+    a = np.array(
+        [sum(min(s_hat[m][k][0], s_hat[m][k][1] + s_hat[m][k][2]) for m in METHODS) for k in keys]
+    )
+    q = 0.8 * a / a.sum() + 0.2 / len(keys)
+    draws = [f.frame for f in result.frames for _ in range(f.draws)]
+    pooled_truth = {m: np.zeros(3) for m in METHODS}
+    for method in METHODS:
+        total = sum(s_hat[method][k] for k in keys)
+        if draws:
+            total = total + np.mean(
+                [
+                    (s[method][(video.name, i)] - s_hat[method][(video.name, i)])
+                    / q[i - video.first]
+                    for i in draws
+                ],
+                axis=0,
+            )
+        assert mine.estimates[method]["f1"].estimate == pytest.approx(f1(total))
+        others = [t for k, t in s[method].items() if k[0] != video.name]
+        pooled_truth[method] = np.sum(others, axis=0) + total
+        assert result.estimates[method]["f1"].estimate == pytest.approx(f1(pooled_truth[method]))
+        assert mine.trace[-1][method] == mine.estimates[method]["f1"]
+        consensus_only = f1(sum(s_hat[method][k] for k in keys))
+        assert mine.trace[0][method].estimate == pytest.approx(consensus_only)
+    assert len(mine.trace) == mine.labels + 1
+    # Labelling the proposed frame lengthens the labelled draws, which start the same.
+    labelled = with_annotated(project, video.label, [*recorded, mine.next_frame])
+    again = run_estimate(labelled, EstimateOptions(), pseudo=run_pseudo(labelled, CONSENSUS))
+    assert again.videos[0].labels > mine.labels
+    before = [f.frame for f in result.frames]
+    after = [f.frame for f in again.frames]
+    assert after[: len(before)] == before and mine.next_frame in after
