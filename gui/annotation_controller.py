@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.annotation.count_changes import with_count_change
+from referee.core.annotation.document import GroundTruthDocument
 from referee.core.annotation.label_maps import draft_from_mask, draft_from_share
 from referee.core.errors import ChangedOnDiskError, RefereeError
 from referee.core.model.videos import VideoSpec
@@ -293,18 +294,30 @@ class AnnotationController(QObject):
     # --- the annotate-next loop -----------------------------------------------------------
 
     def next_suggested(self) -> None:
-        """Go to the top-ranked frame without ground truth; offer the consensus as a draft."""
+        """Go to the sampler's next frame (this video's first), else the top-ranked frame
+        without ground truth; offer the consensus as a draft."""
         document = self.editor.document
         if document is None:
+            return
+        estimate, current = self.session.estimate, self.viewer.current_video_label()
+        sampled = (
+            [] if estimate is None else sorted(estimate.videos, key=lambda v: v.video != current)
+        )
+        for video in sampled:
+            if video.next_frame is None or video.next_frame in document.annotated.get(
+                video.video, set()
+            ):
+                continue
+            self._suggest(document, video.video, video.next_frame)
+            self._say(
+                f"Sampler's next frame: {video.next_frame} of {video.video} ({video.labels} "
+                "labelled draws so far); label it to tighten the estimates"
+            )
             return
         for ranked in self.session.ranking:
             if ranked.frame in document.annotated.get(ranked.video, set()):
                 continue
-            if ranked.video in document.videos and document.label_map_is_new(
-                ranked.video, ranked.frame
-            ):
-                self._draft_pending = (ranked.video, ranked.frame)
-            self.viewer.go_to(ranked.video, ranked.frame)
+            self._suggest(document, ranked.video, ranked.frame)
             self._say(
                 f"Suggested frame {ranked.frame} of {ranked.video} (rank {ranked.rank}, "
                 f"{ranked.criterion} {ranked.score:.3f})"
@@ -314,6 +327,12 @@ class AnnotationController(QObject):
             "No suggested frame: rank the frames first (Annotate next dock), or every ranked "
             "frame is annotated."
         )
+
+    def _suggest(self, document: GroundTruthDocument, video: str, frame: int) -> None:
+        """Show ``frame`` of ``video``, with the consensus as a draft on a new label map."""
+        if video in document.videos and document.label_map_is_new(video, frame):
+            self._draft_pending = (video, frame)
+        self.viewer.go_to(video, frame)
 
     def _on_frame_shown(self, frame: int) -> None:
         label = self.viewer.current_video_label()

@@ -251,6 +251,10 @@ class MainWindow(QMainWindow):
         session.pseudo_changed.connect(self._on_pseudo_changed)
         session.ranking_changed.connect(self._on_ranking_changed)
         session.significance_changed.connect(self._on_significance_changed)
+        session.estimate_changed.connect(
+            lambda: self.indicators_dock.show_estimate(session.estimate)
+        )
+        session.estimate_changed.connect(lambda: self.annotate_dock.show_estimate(session.estimate))
         viewer.video_box.currentIndexChanged.connect(lambda _: self._show_frame_f())
         viewer.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         viewer.pixel_info.connect(self.inspector.setText)

@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from referee.core.errors import InputFileError, UnavailableError
+from referee.core.estimation.result import EstimateResult
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.measures.action_scores import ActionEvaluation
@@ -28,8 +29,10 @@ from referee.core.model.videos import VideoSpec
 from referee.core.ranking.order import RankedFrame
 from referee.core.significance.sweep import DiscriminativeResult
 from referee.core.workflow.detections import run_actions, run_boxes, run_counts
+from referee.core.workflow.estimate import run_estimate
 from referee.core.workflow.options import (
     AnalysisOptions,
+    EstimateOptions,
     PixelOptions,
     PseudoOptions,
     RankingOptions,
@@ -61,6 +64,7 @@ class ProjectSession(QObject):
     pseudo_changed = Signal()
     ranking_changed = Signal()
     significance_changed = Signal()
+    estimate_changed = Signal()
     error = Signal(str)
 
     def __init__(self, runner: JobRunner, parent: QObject | None = None) -> None:
@@ -106,6 +110,11 @@ class ProjectSession(QObject):
     @property
     def significance(self) -> DiscriminativeResult | None:
         return self.results.significance
+
+    @property
+    def estimate(self) -> EstimateResult | None:
+        """Estimates with intervals over every frame, and the frames to label next."""
+        return self.results.estimate
 
     def mask_detectors(self) -> dict[str, Path]:
         """Detectors with masks: name → results root (only with a CDnet dataset)."""
@@ -309,6 +318,8 @@ class ProjectSession(QObject):
         def done(outcome: PseudoOutcome) -> None:
             self.results.pseudo = outcome
             self.pseudo_changed.emit()
+            if len(outcome.methods) >= 2:
+                self.run_estimate()
 
         return self._start(
             "pseudo",
@@ -347,5 +358,26 @@ class ProjectSession(QObject):
             "significance",
             "Significance test",
             lambda progress, cancel: run_significance(project, options, progress, cancel, upstream),
+            done,
+        )
+
+    def run_estimate(self, options: EstimateOptions | None = None) -> Job:
+        """Every mask detector's F1, precision and recall over every frame, with intervals,
+        from the consensus and the labelled frames; and the frames to label next
+        (docs/measures.md §12). Reuses the consensus and the evaluation computed so far."""
+        project, options = self._project(), options or self.options.estimate
+        self.options = replace(self.options, estimate=options)
+        pseudo, pixels = self.results.pseudo, self.results.pixels
+
+        def done(result: EstimateResult) -> None:
+            self.results.estimate = result
+            self.estimate_changed.emit()
+
+        return self._start(
+            "estimate",
+            "Estimating with intervals",
+            lambda progress, cancel: run_estimate(
+                project, options, progress, cancel, pseudo, pixels
+            ),
             done,
         )

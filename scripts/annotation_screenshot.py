@@ -41,6 +41,9 @@ def main() -> None:
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--dark", action="store_true")
     parser.add_argument("--boxes", action="store_true")
+    parser.add_argument(
+        "--estimates", type=int, default=0, metavar="N", help="label N proposed frames first"
+    )
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     app = application()
@@ -55,7 +58,9 @@ def main() -> None:
         _wait(app, lambda: not window.runner.jobs and bool(window.session.ranking))
         controller = window.annotation
         controller.history.raise_()
-        if args.boxes:
+        if args.estimates:
+            _label_proposals(app, window, args.estimates)
+        elif args.boxes:
             _annotate_boxes(app, window)
         else:
             _paint_mask(app, window)
@@ -79,6 +84,22 @@ def _paint_mask(app: QApplication, window: MainWindow) -> None:
     for x in range(42, 90, 4):
         controller.painter.drag(x, 100 + (x - 40) / 4)
     controller.painter.release()
+
+
+def _label_proposals(app: QApplication, window: MainWindow, count: int) -> None:
+    """Accept the consensus draft on ``count`` frames the sampler proposes, saving each."""
+    controller = window.annotation
+    _wait(app, lambda: not window.runner.jobs and window.session.estimate is not None)
+    for _ in range(count):
+        proposal = window.annotate_dock.proposal()
+        if proposal is None:
+            break
+        controller.next_suggested()
+        _wait(app, lambda p=proposal: controller._frame == p and bool(controller.editor.modified))
+        controller.save()
+        _wait(app, lambda: not window.runner.jobs and window.session.estimate is not None)
+    window.indicators_dock.raise_()
+    window.annotate_dock.raise_()
 
 
 def _go(app: QApplication, window: MainWindow, frame: int) -> None:

@@ -1,5 +1,10 @@
-"""The Annotate next dock: which frames to label next, by detector disagreement
-(docs/measures.md §8).
+"""The Annotate next dock: which frames to label next (docs/measures.md §8, §12).
+
+Its first tab shows the sampler's proposal for each partly annotated video:
+the next frame of the video's sequence of draws, labelling which keeps the
+estimates over every frame unbiased, and a plot of how that video's F1
+intervals shrank with each labelled draw. Its second tab ranks frames by
+detector disagreement.
 
 The dock asks for a ranking (its :class:`~referee.core.workflow.options.RankingOptions`
 through ``run_requested``) and lists the ranked frames the window gives back;
@@ -24,14 +29,17 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTableWidget,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from referee.core.estimation.result import EstimateResult, VideoEstimate
 from referee.core.ranking.criteria import MASK_CRITERIA, PAIR_CRITERIA, describe
 from referee.core.ranking.order import RankedFrame
 from referee.core.workflow.options import RankingOptions
 from referee.core.workflow.results import RankingResult
+from referee.gui.docks.estimates import IntervalPlot, estimate_text, labelled_text
 from referee.gui.widgets.tables import filled_item, number_item, read_only_table, text_item
 
 #: What the count box shows for "every frame left by the gap" (its value 0).
@@ -39,6 +47,12 @@ EVERY_FRAME = "all"
 #: Text and tooltip of the mark of a frame that already has ground truth.
 ANNOTATED_MARK = "✓"
 ANNOTATED_TOOLTIP = "already annotated"
+
+#: What the sampler tab says before any estimate.
+NO_ESTIMATE = (
+    "Estimates appear here once the consensus of two or more detectors is computed "
+    "(docs/measures.md §12)."
+)
 
 _HEADERS = ("rank", "video", "frame", "score", "criterion", "annotated")
 _VIDEO_COLUMN, _FRAME_COLUMN, _ANNOTATED_COLUMN = 1, 2, 5
@@ -96,9 +110,37 @@ class AnnotateDock(QDockWidget):
         self._table.cellDoubleClicked.connect(self._on_row_activated)
         self._table.installEventFilter(self)
         self._annotated: frozenset[tuple[str, int]] = frozenset()
-        self.setWidget(self._layout())
+        self._estimate: EstimateResult | None = None
+        self._video = QComboBox()
+        self._video.setToolTip("Partly annotated video whose next frame and intervals are shown")
+        self._video.currentIndexChanged.connect(self._show_video)
+        self._proposal = QLabel(NO_ESTIMATE)
+        self._proposal.setWordWrap(True)
+        self._go = QPushButton("Go to proposed frame")
+        self._go.setToolTip("Show the frame the sampler asks to label next")
+        self._go.setEnabled(False)
+        self._go.clicked.connect(self._on_go_clicked)
+        self.plot = IntervalPlot()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._sampler_layout(), "Sampled")
+        self.tabs.setTabToolTip(0, "The sampler's next frame; estimates with intervals (§12)")
+        self.tabs.addTab(self._layout(), "Ranked")
+        self.tabs.setTabToolTip(1, "Frames ranked by detector disagreement (§8)")
+        self.setWidget(self.tabs)
         self.setMinimumSize(300, 240)
         self._on_criterion_changed()
+
+    def _sampler_layout(self) -> QWidget:
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Video"))
+        row.addWidget(self._video, 1)
+        row.addWidget(self._go)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.addLayout(row)
+        layout.addWidget(self._proposal)
+        layout.addWidget(self.plot, 1)
+        return body
 
     def _layout(self) -> QWidget:
         pair = QHBoxLayout()
@@ -155,6 +197,54 @@ class AnnotateDock(QDockWidget):
 
     def _on_run_clicked(self) -> None:
         self.run_requested.emit(self.request())
+
+    # --- the sampler ----------------------------------------------------------------------
+
+    def show_estimate(self, result: EstimateResult | None) -> None:
+        """Offer each partly annotated video's next frame and plot its intervals."""
+        shown = self._video.currentText()
+        self._estimate = result
+        videos = [] if result is None else [v.video for v in result.videos]
+        self._video.blockSignals(True)
+        self._video.clear()
+        self._video.addItems(videos)
+        if shown in videos:
+            self._video.setCurrentText(shown)
+        self._video.blockSignals(False)
+        self._show_video()
+
+    def proposal(self) -> tuple[str, int] | None:
+        """The shown video and the frame its sampler asks to label next, if any."""
+        video = self._current_video()
+        if video is None or video.next_frame is None:
+            return None
+        return video.video, video.next_frame
+
+    def _current_video(self) -> VideoEstimate | None:
+        if self._estimate is None:
+            return None
+        name = self._video.currentText()
+        return next((v for v in self._estimate.videos if v.video == name), None)
+
+    def _show_video(self) -> None:
+        video = self._current_video()
+        methods = () if self._estimate is None else self._estimate.methods
+        self.plot.show_trace(methods, video)
+        self._go.setEnabled(self.proposal() is not None)
+        if self._estimate is None:
+            self._proposal.setText(NO_ESTIMATE)
+        elif video is None:
+            self._proposal.setText(
+                "Every video has ground truth on every frame: its values are exact, and "
+                "there is nothing to estimate."
+            )
+        else:
+            self._proposal.setText(_proposal_text(video, self._estimate.methods))
+
+    def _on_go_clicked(self) -> None:
+        proposal = self.proposal()
+        if proposal is not None:
+            self.frame_requested.emit(*proposal)
 
     # --- results ------------------------------------------------------------------------
 
@@ -227,3 +317,19 @@ class AnnotateDock(QDockWidget):
             self._on_row_activated(self._table.currentRow())
             return True
         return super().eventFilter(watched, event)
+
+
+def _proposal_text(video: VideoEstimate, methods: Sequence[str]) -> str:
+    """The frame to label next and what the estimates rest on."""
+    if video.next_frame is None:
+        head = "Every drawn frame has ground truth: nothing to propose."
+    else:
+        head = (
+            f"Label frame {video.next_frame} next: the sampler drew it, so labelling it keeps "
+            "the estimates unbiased."
+        )
+    best = max(methods, key=lambda m: video.estimates[m]["f1"].estimate, default=None)
+    rest = f" F1 rests on {labelled_text(video)}"
+    if best is not None:
+        rest += f"; highest {best} {estimate_text(video.estimates[best]['f1'])}"
+    return head + rest + "."

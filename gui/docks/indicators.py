@@ -5,7 +5,8 @@ One row per (detector, video) with its confusion counts and every indicator
 of the registry, then per detector the blended summary under the chosen
 weight scheme and, beneath it, the CDnet procedure. Cells where the two
 summaries differ are highlighted: the dock shows both kinds of numbers and
-never mixes them.
+never mixes them. Beneath, for partly annotated videos, the estimates over
+every frame with their intervals (docs/measures.md §12).
 """
 
 from __future__ import annotations
@@ -37,12 +38,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from referee.core.estimation.result import EstimateResult
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.text_files import format_csv
 from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluate_all
 from referee.core.measures.summarize import MethodResult
 from referee.core.workflow.options import SCHEMES
 from referee.core.workflow.results import PixelResult
+from referee.gui.docks.estimates import EstimatesPanel
 from referee.gui.widgets.palette import OKABE_ITO
 from referee.gui.widgets.tables import UNDEFINED_TEXT, filled_item
 
@@ -143,6 +146,7 @@ class IndicatorsDock(QDockWidget):
         self.copy_button.clicked.connect(self._on_copy)
         self.table = self._make_table()
         self.table.installEventFilter(self)
+        self.estimates = EstimatesPanel()
         self.setWidget(self._assemble())
         self.setMinimumSize(360, 200)
 
@@ -208,11 +212,16 @@ class IndicatorsDock(QDockWidget):
         splitter.addWidget(self.table)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([120, 600])
+        column = QSplitter(Qt.Orientation.Vertical)
+        column.addWidget(splitter)
+        column.addWidget(self.estimates)
+        column.setStretchFactor(0, 2)
+        column.setStretchFactor(1, 1)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(column, 1)
         return body
 
     def _legend(self) -> QLabel:
@@ -253,6 +262,10 @@ class IndicatorsDock(QDockWidget):
         self.detector_list.blockSignals(False)
         self._fit_detector_list()
         self._rebuild()
+
+    def show_estimate(self, result: EstimateResult | None) -> None:
+        """Show the partly annotated videos' estimates over every frame, with intervals."""
+        self.estimates.show_estimate(result)
 
     def _fit_detector_list(self) -> None:
         width = self.detector_list.sizeHintForColumn(0) + 2 * self.detector_list.frameWidth() + 8

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -43,6 +44,7 @@ def _wait_results(qtbot, window: MainWindow) -> None:
             and window.viewer.layers is not None
             and bool(window.session.evaluations)
             and bool(window.session.ranking)
+            and window.session.estimate is not None
         ),
         timeout=120000,
     )
@@ -100,8 +102,14 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
     window.session.run_significance()
     qtbot.waitUntil(lambda: window.session.significance is not None, timeout=60000)
     for step in range(3):
+        # The sampler proposes the corridor's next draw: the other videos are fully annotated.
+        estimate = window.session.estimate
+        assert [v.video for v in estimate.videos] == [CORRIDOR]
+        labels = estimate.videos[0].labels
+        assert window.annotate_dock.proposal() == (CORRIDOR, estimate.videos[0].next_frame)
         top = next(r for r in window.session.ranking if r.frame not in document.annotated[r.video])
-        assert top.video == CORRIDOR  # the other videos are fully annotated
+        top = replace(top, frame=estimate.videos[0].next_frame)
+        assert top.frame not in document.annotated[CORRIDOR]
         before = _corridor_total(window, "mog2")
         controller.next_suggested()
         _wait_frame(qtbot, window, top.video, top.frame)
@@ -125,6 +133,21 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
         frames = read_project(demo_copy / "demo.referee.json").annotated_frames(CORRIDOR)
         assert top.frame in frames and len(frames) == recorded + step + 1  # type: ignore[arg-type]
         assert all(r.frame != top.frame or r.video != CORRIDOR for r in window.session.ranking)
+        # The estimate now rests on one labelled draw more at least, each step plotted.
+        (mine,) = window.session.estimate.videos
+        assert mine.labels > labels and len(mine.trace) == mine.labels + 1
+        traces = [i for i in window.annotate_dock.plot.listDataItems() if i.name()]
+        assert sorted(i.name() for i in traces) == sorted(window.session.estimate.methods)
+        assert all(len(i.xData) == mine.labels + 1 for i in traces)
+    panel = window.indicators_dock.estimates
+    assert panel.isVisibleTo(window) and panel.table.rowCount() == len(mine.estimates)
+    for row, method in enumerate(window.session.estimate.methods):
+        f1 = mine.estimates[method]["f1"]
+        assert panel.table.item(row, 0).text() == CORRIDOR
+        assert panel.table.item(row, 1).text() == method
+        expected = f"{f1.estimate:.4f}" + ("" if np.isnan(f1.low) else f" [{f1.low:.4f}, ")
+        assert panel.table.item(row, 2).text().startswith(expected)
+        assert panel.table.item(row, 5).text().startswith(f"{mine.labels} draw")
     assert controller.dock.changes_table.rowCount() == len(window.session.evaluations)
     # The significance test ran again on the new ground truth, and the dock says its verdict.
     qtbot.waitUntil(lambda: window.session.significance is not None, timeout=60000)
