@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDockWidget,
     QHBoxLayout,
     QLabel,
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from referee.core.exports.pseudo import TABLE_COLUMNS
 from referee.core.measures.indicators import INDICATORS
-from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.committee import COMMITTEE, CONSENSUS, CommitteeOptions
 from referee.core.pseudo.dataset import PseudoResult
 from referee.core.pseudo.truth import Correlation, TruthComparison
 from referee.gui.widgets.check_list import CheckList
@@ -82,6 +83,14 @@ class PseudoDock(QDockWidget):
         self._detectors = CheckList(
             "Detectors voting in the consensus; each is evaluated against it"
         )
+        self._consensus = QComboBox()
+        self._consensus.addItems(list(CONSENSUS))
+        self._consensus.setCurrentText(defaults.consensus)
+        self._consensus.setToolTip(
+            "staple: each detector's sensitivity and specificity fitted by EM on its votes; "
+            "committee: the seed's mean vote (docs/measures.md §7)"
+        )
+        self._consensus.currentTextChanged.connect(self._on_consensus_changed)
         self._trivial = QCheckBox("trivial all-ones/all-zeros voters")
         self._trivial.setChecked(defaults.include_trivial)
         self._trivial.setToolTip(
@@ -111,9 +120,11 @@ class PseudoDock(QDockWidget):
         self._heatmap = _ConsensusWidget()
         self.setWidget(self._layout())
         self.setMinimumSize(320, 360)
+        self._on_consensus_changed(self._consensus.currentText())
 
     def _layout(self) -> QWidget:
         options = QVBoxLayout()
+        options.addWidget(self._consensus)
         options.addWidget(self._trivial)
         options.addWidget(self._leave_one_out)
         options.addStretch(1)
@@ -142,9 +153,15 @@ class PseudoDock(QDockWidget):
         """The request the Run button sends: checked detectors and committee options."""
         methods = self._detectors.checked_names()
         options = CommitteeOptions(
-            include_trivial=self._trivial.isChecked(), leave_one_out=self._leave_one_out.isChecked()
+            include_trivial=self._trivial.isChecked(),
+            leave_one_out=self._leave_one_out.isChecked(),
+            consensus=self._consensus.currentText(),
         )
         return PseudoRequest(methods, options)
+
+    def _on_consensus_changed(self, consensus: str) -> None:
+        """Trivial voters belong to the committee's mean vote only."""
+        self._trivial.setEnabled(consensus == COMMITTEE)
 
     def _on_run_clicked(self) -> None:
         self.run_requested.emit(self.request())

@@ -119,3 +119,14 @@ def test_heatmap_shows_the_frame_on_a_fixed_scale(qtbot) -> None:
     np.testing.assert_array_equal(dock.heatmap_image.image, consensus)
     assert tuple(dock.colour_bar.levels()) == (0.0, 1.0)
     assert tuple(dock.heatmap_image.getLevels()) == (0.0, 1.0)
+
+
+def test_the_consensus_is_chosen_and_trivial_voters_belong_to_the_committee(qtbot) -> None:
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    assert dock.request().options.consensus == "staple" and not dock._trivial.isEnabled()
+    dock._consensus.setCurrentText("committee")
+    assert dock._trivial.isEnabled()
+    dock._trivial.setChecked(False)
+    request = dock.request()
+    assert request.options.consensus == "committee" and not request.options.include_trivial
