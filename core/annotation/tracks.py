@@ -17,13 +17,14 @@ import numpy as np
 from referee.core.errors import InvalidOptionError
 from referee.core.formats.mot_csv import MAX_ID, MotRows
 from referee.core.limits import MAX_COORDINATE, MAX_FRAME_NUMBER
+from referee.core.model.annotations import FrameSpan
 
 _DEFAULT: np.ndarray = np.zeros(0)
 """Default of :attr:`Track.interpolated` and :attr:`Track.conf`, told apart by identity."""
 
 
 @dataclass(frozen=True, eq=False)
-class Track:
+class Track(FrameSpan):
     """The boxes of one MOTChallenge id over consecutive frames (docs/measures.md §5).
 
     Attributes
@@ -98,17 +99,6 @@ class Track:
         ):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
-
-    @property
-    def first(self) -> int:
-        return int(self.frames[0])
-
-    @property
-    def last(self) -> int:
-        return int(self.frames[-1])
-
-    def __len__(self) -> int:
-        return len(self.frames)
 
     def same_as(self, other: Track) -> bool:
         """Equal id, frames, boxes, keyframe flags and confidences."""

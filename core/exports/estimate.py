@@ -123,13 +123,15 @@ def write_estimate_json(
 # --- text --------------------------------------------------------------------------------------
 
 
-def _number(value: float) -> str:
-    return "undef." if math.isnan(value) else f"{value:.4f}"
+def _number(value: float, undefined: str = "undef.") -> str:
+    return undefined if math.isnan(value) else f"{value:.4f}"
 
 
-def _cell(e: Estimate) -> str:
-    if math.isnan(e.low):
-        return _number(e.estimate)
+def estimate_cell(e: Estimate, undefined: str = "undef.") -> str:
+    """``0.8123 [0.7900, 0.8346]``; the estimate alone without an interval; ``undefined``
+    when the estimate is."""
+    if math.isnan(e.estimate) or math.isnan(e.low):
+        return _number(e.estimate, undefined)
     return f"{_number(e.estimate)} [{_number(e.low)}, {_number(e.high)}]"
 
 
@@ -162,7 +164,7 @@ def format_estimate_report(result: EstimateResult) -> str:
         row = [m]
         for k in MEASURES:
             e = result.estimates[m][k]
-            row += [_cell(e)] + ([_number(e.true)] if e.true is not None else [])
+            row += [estimate_cell(e)] + ([_number(e.true)] if e.true is not None else [])
         rows.append(row)
     blocks = ["\n".join(heading), grid(header, rows)]
     if result.frames:
@@ -207,7 +209,7 @@ def _videos_table(result: EstimateResult) -> str:
             v.video,
             f"{v.labels} of {v.frames}",
             "—" if v.next_frame is None else str(v.next_frame),
-            *(_cell(v.estimates[m]["f1"]) for m in result.methods),
+            *(estimate_cell(v.estimates[m]["f1"]) for m in result.methods),
         ]
         for v in result.videos
     ]

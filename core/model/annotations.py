@@ -35,8 +35,25 @@ _ALL_KEYFRAMES: np.ndarray = np.zeros(0, dtype=bool)
 """Default of :attr:`Action.interpolated`, told apart by identity: every box is a keyframe."""
 
 
+class FrameSpan:
+    """An item boxed on increasing ``frames``: its first and last frame, and its length."""
+
+    frames: np.ndarray
+
+    @property
+    def first(self) -> int:
+        return int(self.frames[0])
+
+    @property
+    def last(self) -> int:
+        return int(self.frames[-1])
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+
 @dataclass(frozen=True, eq=False)
-class Action:
+class Action(FrameSpan):
     """One action: a class and one box per consecutive frame.
 
     Attributes
@@ -98,17 +115,6 @@ class Action:
         for name, value in (("frames", frames), ("boxes", boxes), ("interpolated", flags)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
-
-    @property
-    def first(self) -> int:
-        return int(self.frames[0])
-
-    @property
-    def last(self) -> int:
-        return int(self.frames[-1])
-
-    def __len__(self) -> int:
-        return len(self.frames)
 
     def box_at(self, frame: int) -> tuple[int, int, int, int] | None:
         """``(x, y, w, h)`` on ``frame``, or ``None`` outside the action."""

@@ -117,7 +117,9 @@ def run_estimate(
     estimates, table, pairs = estimate_detectors(
         methods, keys, surrogate, drawn, truth, q, options.estimator, strata, factors, true_totals
     )
-    sampled = drawn if strata is None else drawn[np.asarray(factors)[strata] > 0]
+    # The labels are the draws of sampled videos; ``annotated`` lists every annotated frame.
+    sampled_only = strata is not None and design != ANNOTATED
+    used = drawn[np.asarray(factors)[strata] > 0] if sampled_only else drawn
     videos = (
         ()
         if strata is None
@@ -129,9 +131,9 @@ def run_estimate(
         methods,
         design,
         options.estimator,
-        int(sampled.size) if design != ANNOTATED else int(drawn.size),
+        int(used.size),
         len(frames),
-        tuple(labelled_frames(keys, sampled if design != ANNOTATED else drawn)),
+        tuple(labelled_frames(keys, used)),
         estimates,
         table,
         tuple(pairs),

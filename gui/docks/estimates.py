@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from referee.core.estimation.estimators import MEASURES
 from referee.core.estimation.result import Estimate, EstimateResult, VideoEstimate
+from referee.core.exports.estimate import estimate_cell
 from referee.gui.widgets.palette import series_colour
 from referee.gui.widgets.tables import UNDEFINED_TEXT, read_only_table, text_item
 
@@ -30,11 +31,7 @@ NO_INTERVAL_TIP = "no interval: it needs two labelled draws of this video"
 
 def estimate_text(e: Estimate) -> str:
     """``0.8123 [0.7900, 0.8346]``; the estimate alone without an interval; "—" undefined."""
-    if math.isnan(e.estimate):
-        return UNDEFINED_TEXT
-    if math.isnan(e.low):
-        return f"{e.estimate:.4f}"
-    return f"{e.estimate:.4f} [{e.low:.4f}, {e.high:.4f}]"
+    return estimate_cell(e, UNDEFINED_TEXT)
 
 
 def labelled_text(video: VideoEstimate) -> str:
