@@ -88,8 +88,15 @@ def open_window(path: Path | None, demo_root: Path, remember_layout: bool = True
     return window
 
 
-def run(path: Path | None, demo_root: Path, screenshot: Path | None = None) -> int:
-    """Run the GUI; with ``screenshot``, save the loaded, evaluated window and exit.
+def run(
+    path: Path | None,
+    demo_root: Path,
+    screenshot: Path | None = None,
+    size: tuple[int, int] = (1366, 768),
+    dark: bool = False,
+) -> int:
+    """Run the GUI; with ``screenshot``, save the loaded, evaluated window of ``size``
+    (in the dark theme with ``dark``) and exit.
 
     Returns the exit status of the event loop.
 
@@ -102,16 +109,27 @@ def run(path: Path | None, demo_root: Path, screenshot: Path | None = None) -> i
     """
     app = application()
     if screenshot is not None:
-        return take_screenshot(app, path, demo_root, screenshot)
+        return take_screenshot(app, path, demo_root, screenshot, size, dark)
     window = open_window(path, demo_root)
     return leave(window, app.exec())
 
 
-def take_screenshot(app: QApplication, path: Path | None, demo_root: Path, target: Path) -> int:
-    """Load ``path`` (or the demo), wait for every job and the first frame, save the window
-    as a PNG to ``target``; the first problem ends the wait (see :func:`run`)."""
+def take_screenshot(
+    app: QApplication,
+    path: Path | None,
+    demo_root: Path,
+    target: Path,
+    size: tuple[int, int] = (1366, 768),
+    dark: bool = False,
+) -> int:
+    """Load ``path`` (or the demo) in a window of ``size``, wait for every job and the first
+    frame, save the window as a PNG to ``target``; the first problem ends the wait (see
+    :func:`run`)."""
     # A screenshot shows the default layout, and leaves the user's settings alone.
     window = MainWindow(remember_layout=False)
+    window.resize(*size)
+    if dark:
+        window.dark_action.trigger()
     window.show()
     attempt = _Screenshot(app, window, target)
     try:

@@ -11,6 +11,11 @@ from referee.core.demo.project import default_demo_dir
 from referee.core.errors import RefereeError
 from referee.gui.platform_check import display_problem, library_problem
 
+#: Window size of ``--screenshot`` unless ``--size`` says otherwise (a common laptop).
+DEFAULT_SIZE = "1366x768"
+#: Smallest and largest window side ``--size`` accepts, in pixels.
+SIZE_LIMITS = (320, 8192)
+
 #: FFmpeg's log level inside OpenCV: quiet. The GUI reports an unreadable video in a dialog
 #: (and ``--screenshot`` in one line); FFmpeg's own console lines would only add noise.
 OPENCV_FFMPEG_QUIET = "-8"
@@ -38,6 +43,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="load, evaluate, save a picture of the window to FILE.png and quit",
     )
     parser.add_argument(
+        "--size",
+        type=window_size,
+        default=DEFAULT_SIZE,
+        metavar="WIDTHxHEIGHT",
+        help="window size of the screenshot, in pixels (default: %(default)s)",
+    )
+    parser.add_argument("--dark", action="store_true", help="take the screenshot in the dark theme")
+    parser.add_argument(
         "--demo-dir",
         type=Path,
         metavar="DIR",
@@ -63,4 +76,22 @@ def run_gui(args: argparse.Namespace) -> int:
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", OPENCV_FFMPEG_QUIET)
     from referee.gui.app import run
 
-    return run(args.path, args.demo_dir or default_demo_dir(), args.screenshot)
+    return run(
+        args.path,
+        args.demo_dir or default_demo_dir(),
+        args.screenshot,
+        size=args.size,
+        dark=args.dark,
+    )
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """``WIDTHxHEIGHT`` as two whole numbers of pixels within :data:`SIZE_LIMITS`."""
+    low, high = SIZE_LIMITS
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1366x768")
+    width, height = (int(p) for p in parts)
+    if not (low <= width <= high and low <= height <= high):
+        raise argparse.ArgumentTypeError(f"{text!r}: each side must be {low} to {high} pixels")
+    return width, height

@@ -14,6 +14,7 @@ __all__ = [
     "OKABE_ITO",
     "SERIES",
     "BoxDrawing",
+    "detector_colour",
     "series_colour",
 ]
 
@@ -52,3 +53,8 @@ class BoxDrawing:
     tooltip: str = ""
     marker: str | None = None
     highlighted: bool = False
+
+
+def detector_colour(index: int) -> tuple[int, int, int]:
+    """Colour of the project's ``index``-th detector, the same in every view, plot and table."""
+    return series_colour(index)
