@@ -29,6 +29,7 @@ from referee.core.cli.common import (
 )
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.model.project import Project
+from referee.core.pseudo.truth import truth_agreement
 from referee.core.workflow.results import PseudoOutcome
 
 HEATMAP_COLORMAP = "viridis"
@@ -153,6 +154,9 @@ def run_pseudo(args: argparse.Namespace) -> int:
     ]
     if truth is not None:
         blocks.append(pseudo_io.format_correlation_table(truth))
+        warning = pseudo_io.format_disagreement(truth_agreement(result, truth))
+        if warning is not None:
+            blocks.append(warning)
     if args.heatmaps is not None:
         blocks.append(_write_heatmaps(project, outcome, args.heatmaps, args.frame, args.force))
     print("\n\n".join(blocks))

@@ -31,7 +31,14 @@ from referee.core.exports.text_table import grid
 from referee.core.formats.text_files import format_csv, write_text
 from referee.core.measures.indicators import INDICATORS, IndicatorValue
 from referee.core.pseudo.dataset import PseudoResult
-from referee.core.pseudo.truth import CORRELATED, Correlation, TruthComparison
+from referee.core.pseudo.truth import (
+    CORRELATED,
+    MAX_TRUTH_ERROR,
+    MIN_TRUTH_CORRELATION,
+    Correlation,
+    TruthAgreement,
+    TruthComparison,
+)
 
 FORMAT_NAME = "referee-pseudo"
 FORMAT_VERSION = 1
@@ -309,3 +316,25 @@ def format_correlation_table(truth: TruthComparison) -> str:
     if reasons:
         text += "\nundef.: " + "; ".join(r.removeprefix("undefined: ") for r in reasons)
     return text
+
+
+def format_disagreement(agreement: TruthAgreement) -> str | None:
+    """One warning line when the consensus disagrees with the ground truth (docs/measures.md
+    §7), with the numbers that say so; ``None`` when it agrees."""
+    if not agreement.disagrees:
+        return None
+    reasons = []
+    if agreement.low_correlation:
+        reasons.append(
+            f"correlate at {agreement.correlation.value:.3f} (below {MIN_TRUTH_CORRELATION:g})"
+        )
+    if agreement.large_error:
+        reasons.append(
+            f"differ by {agreement.mean_absolute_error.value:.3f} on average "
+            f"(more than {MAX_TRUTH_ERROR:g})"
+        )
+    return (
+        f"warning: the consensus disagrees with the ground truth: pseudo and true "
+        f"{agreement.key.upper()} {' and '.join(reasons)}; estimate from a few labelled "
+        "frames instead ('referee estimate')"
+    )

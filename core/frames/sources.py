@@ -245,6 +245,33 @@ def open_capture(path: str | Path) -> cv2.VideoCapture:
     return cv2.VideoCapture(os.fspath(path))
 
 
+#: Why a video file gives no frame, after its path (one line, the same in the GUI and the CLI).
+UNDECODABLE_VIDEO = (
+    "not a video OpenCV can decode (no frame could be read): the file is corrupt, "
+    "truncated or not a video, or its codec is not supported"
+)
+
+
+def first_frame_size(path: str | Path) -> tuple[int, int]:
+    """Width and height of the first frame of the video file ``path``: a cheap check,
+    by decoding that one frame, that Referee can read the file.
+
+    Raises
+    ------
+    InputFileError
+        If ``path`` is missing or not a regular file, or no frame of it can be decoded.
+    """
+    check_regular_file(path)  # a named pipe would block the decoder
+    capture = open_capture(path)
+    try:
+        ok, frame = capture.read() if capture.isOpened() else (False, None)
+    finally:
+        capture.release()
+    if not ok or frame is None:
+        raise InputFileError(path, UNDECODABLE_VIDEO)
+    return int(frame.shape[1]), int(frame.shape[0])
+
+
 class MaskVideoSource:
     """Masks stored as frames of a video file, decoded strictly in order.
 

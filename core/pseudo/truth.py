@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,15 @@ if TYPE_CHECKING:
 
 CORRELATED: tuple[str, ...] = tuple(INDICATORS) + MAP_MEASURES
 """Every key :func:`compare_with_truth` correlates: the registry, then NCC and PSNR."""
+
+#: The indicator whose pseudo values :func:`truth_agreement` checks against the true ones.
+AGREEMENT_KEY = "f1"
+#: The consensus disagrees with the truth below this Pearson correlation across detectors
+#: (docs/measures.md §7).
+MIN_TRUTH_CORRELATION = 0.5
+#: The consensus disagrees with the truth above this mean absolute difference of pseudo and
+#: true values over the detectors (docs/measures.md §7).
+MAX_TRUTH_ERROR = 0.1
 
 
 # ---------------------------------------------------------------------------
@@ -95,6 +105,58 @@ class TruthComparison:
     true_summary: dict[str, dict[str, IndicatorValue]]
     per_video: dict[VideoKey, dict[str, Correlation]]
     summary: dict[str, Correlation]
+
+
+@dataclass(frozen=True)
+class TruthAgreement:
+    """How closely one indicator's pseudo values follow its true ones over the detectors'
+    summaries (docs/measures.md §7).
+
+    ``correlation`` is the Pearson correlation across detectors (undefined with
+    fewer than 3 of them); ``mean_absolute_error`` is the mean of
+    ``|pseudo − true|`` over the ``n_detectors`` detectors where both are defined
+    (undefined when there is none).
+    """
+
+    key: str
+    correlation: IndicatorValue
+    mean_absolute_error: IndicatorValue
+    n_detectors: int
+
+    @property
+    def low_correlation(self) -> bool:
+        """Whether the correlation is below :data:`MIN_TRUTH_CORRELATION` (an undefined
+        one, NaN, is not)."""
+        return self.correlation.value < MIN_TRUTH_CORRELATION
+
+    @property
+    def large_error(self) -> bool:
+        """Whether the mean absolute error is above :data:`MAX_TRUTH_ERROR` (an undefined
+        one, NaN, is not)."""
+        return self.mean_absolute_error.value > MAX_TRUTH_ERROR
+
+    @property
+    def disagrees(self) -> bool:
+        """Whether the consensus disagrees with the ground truth on this indicator."""
+        return self.low_correlation or self.large_error
+
+
+def truth_agreement(
+    pseudo: PseudoResult, truth: TruthComparison, key: str = AGREEMENT_KEY
+) -> TruthAgreement:
+    """How closely the summarized pseudo values of ``key`` follow the true ones
+    (docs/measures.md §7): the correlation of ``truth`` and the mean absolute error."""
+    pairs = [
+        (pseudo.summaries[m].values[key].value, truth.true_summary[m][key].value)
+        for m in truth.methods
+    ]
+    errors = [abs(p - t) for p, t in pairs if math.isfinite(p) and math.isfinite(t)]
+    error = (
+        IndicatorValue(sum(errors) / len(errors))
+        if errors
+        else undefined("undefined: no detector has both a pseudo and a true value")
+    )
+    return TruthAgreement(key, truth.summary[key].pearson, error, len(errors))
 
 
 def _correlations(

@@ -11,6 +11,7 @@ from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats import project_json
 from referee.core.formats.cdnet import discover_videos, find_result_folder, list_folder
 from referee.core.formats.registry import VIDEO_EXTENSIONS, is_project_file, is_video_file
+from referee.core.frames.sources import first_frame_size
 from referee.core.model.project import (
     PROJECT_SUFFIX,
     DetectorSource,
@@ -122,13 +123,15 @@ def open_path(path: str | Path) -> Project:
       dataset, named after the folder, with a detector for each method found
       in a ``results`` (masks) or ``results-soft`` (scores) folder inside it
       or next to it (``<method>/<category>/<video>``);
-    * a video file (:data:`VIDEO_EXTENSIONS`): a project of that file.
+    * a video file (:data:`VIDEO_EXTENSIONS`): a project of that file, once
+      its first frame is decoded.
 
     Raises
     ------
     InputFileError
-        If the path does not exist or is none of these; a malformed project
-        file or CDnet video folder gives that file's own error.
+        If the path does not exist or is none of these, or is a video file
+        whose first frame cannot be decoded; a malformed project file or
+        CDnet video folder gives that file's own error.
     """
     target = Path(os.path.abspath(path))
     if not target.exists():
@@ -136,6 +139,7 @@ def open_path(path: str | Path) -> Project:
     if target.is_file() and is_project_file(target):
         return project_json.read_project(target)
     if target.is_file() and is_video_file(target):
+        first_frame_size(target)  # a corrupt file is refused here, not shown as a blank view
         return Project(name=target.stem, video_files=(target,))
     if target.is_dir():
         return _open_folder(target)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.cdnet import discover_videos, is_video_folder
+from referee.core.formats.counts_csv import read_counts_csv
 from referee.core.formats.liris_xml import read_liris
-from referee.core.formats.text_files import check_regular_file
-from referee.core.frames.sources import open_capture
+from referee.core.frames.sources import CdnetResultSource, first_frame_size
 from referee.core.model.project import GROUND_TRUTH, DetectorSource, Project
 from referee.core.model.videos import VideoSpec
+from referee.core.workflow.detections import read_boxes
+from referee.core.workflow.frame_layers import CdnetInputSource
 from referee.core.workflow.projects import _has_results
 
 #: States of a :class:`SourceStatus`.
@@ -24,9 +27,10 @@ class SourceStatus:
     """The state of one source of a project, for the Data dock's tree.
 
     ``group`` is "Dataset", "Videos", "Ground truth" or a detector's name;
-    ``kind`` is "dataset", "video", "masks", "scores", "actions" or "counts";
+    ``kind`` is "dataset", "video", "masks", "scores", "actions", "boxes" or "counts";
     ``state`` is "loaded", "missing" or "error"; ``message`` says what was
-    found or what is wrong.
+    found or what is wrong (without repeating ``path`` when the problem is that
+    file's own).
     """
 
     group: str
@@ -36,6 +40,11 @@ class SourceStatus:
     state: str
     message: str
 
+    @property
+    def failed(self) -> bool:
+        """Whether the source could not be read: missing or in error."""
+        return self.state != LOADED
+
 
 # --------------------------------------------------------------------------- status
 
@@ -43,10 +52,12 @@ class SourceStatus:
 def source_status(project: Project) -> tuple[SourceStatus, ...]:
     """Cheap checks of every source of ``project``, in tree order.
 
-    Checks that paths exist, that the dataset lists at least one video, that
-    masks and scores roots have a folder for every dataset video, that action
-    files are valid LIRIS XML, that video files open and give a frame, and
-    that the counts root holds ground-truth counts. No frame is evaluated.
+    Checks that paths exist, that the dataset lists at least one video whose
+    first input frame decodes, that masks and scores roots have a folder for
+    every dataset video whose first frame (the temporal ROI's) decodes, that
+    action files are valid LIRIS XML, that box files read, that video files
+    open and give a frame, and that the counts root holds ground-truth counts
+    that read. No frame is evaluated.
     """
     rows: list[SourceStatus] = []
     videos: list[VideoSpec] = []
@@ -56,12 +67,39 @@ def source_status(project: Project) -> tuple[SourceStatus, ...]:
     rows.extend(_video_file_status(path) for path in project.video_files)
     if project.actions_groundtruth is not None:
         rows.append(_actions_status("Ground truth", project.actions_groundtruth))
+    if project.boxes_groundtruth is not None:
+        rows.append(_boxes_status("Ground truth", project.boxes_groundtruth))
     if project.counts is not None:
         rows.append(_counts_status("Ground truth", project.counts, GROUND_TRUTH))
     single = project.dataset is not None and is_video_folder(project.dataset)
     for detector in project.detectors:
         rows.extend(_detector_status(detector, videos, single, project.counts))
     return tuple(rows)
+
+
+def failed_sources(rows: Sequence[SourceStatus]) -> tuple[SourceStatus, ...]:
+    """The rows of :func:`source_status` whose source could not be read, in tree order."""
+    return tuple(row for row in rows if row.failed)
+
+
+def _reason(error: RefereeError, root: Path) -> str:
+    """What ``error`` says, naming its file relative to ``root`` (the row names ``root``):
+    just the problem when the file is ``root`` itself."""
+    if isinstance(error, InputFileError):
+        if error.path == root:
+            return error.problem
+        if error.path.is_relative_to(root):
+            return f"{error.path.relative_to(root)}: {error.problem}"
+    return str(error)
+
+
+def _video_reason(error: RefereeError, root: Path, video: VideoSpec) -> str:
+    """:func:`_reason`, saying which video when the file at fault does not."""
+    reason = _reason(error, root)
+    named = (
+        isinstance(error, InputFileError) and error.path != root and error.path.is_relative_to(root)
+    )
+    return reason if named else f"{video.label}: {reason}"
 
 
 def _dataset_status(dataset: Path) -> tuple[SourceStatus, list[VideoSpec]]:
@@ -73,12 +111,25 @@ def _dataset_status(dataset: Path) -> tuple[SourceStatus, list[VideoSpec]]:
     try:
         videos = discover_videos(dataset)
     except RefereeError as error:
-        return row(ERROR, str(error)), []
+        return row(ERROR, _reason(error, dataset)), []
+    unreadable = [_first_input_problem(video, dataset) for video in videos]
+    problems = [problem for problem in unreadable if problem is not None]
+    if problems:
+        return row(ERROR, "; ".join(problems)), videos
     categories = len({video.category for video in videos})
     return row(
         LOADED,
         f"{_plural(len(videos), 'video')} in {_plural(categories, 'category', 'categories')}",
     ), videos
+
+
+def _first_input_problem(video: VideoSpec, dataset: Path) -> str | None:
+    """Why the first input frame of ``video`` (the temporal ROI's) cannot be read, if it cannot."""
+    try:
+        CdnetInputSource(video).read(video.first)
+    except RefereeError as error:
+        return _video_reason(error, dataset, video)
+    return None
 
 
 def _video_file_status(path: Path) -> SourceStatus:
@@ -88,21 +139,10 @@ def _video_file_status(path: Path) -> SourceStatus:
     if not os.path.lexists(path):
         return row(MISSING, "video file does not exist")
     try:
-        check_regular_file(path)  # a named pipe would block the decoder
+        width, height = first_frame_size(path)
     except InputFileError as error:
-        return row(ERROR, error.problem)
-    capture = open_capture(path)
-    try:
-        ok, frame = capture.read() if capture.isOpened() else (False, None)
-    finally:
-        capture.release()
-    if not ok or frame is None:
-        return row(
-            ERROR,
-            "cannot decode a frame of this video: the file is corrupt or its "
-            "codec is not supported",
-        )
-    return row(LOADED, f"{frame.shape[1]}x{frame.shape[0]} pixels")
+        return row(ERROR, _reason(error, path))
+    return row(LOADED, f"{width}x{height} pixels")
 
 
 def _actions_status(group: str, path: Path) -> SourceStatus:
@@ -114,9 +154,22 @@ def _actions_status(group: str, path: Path) -> SourceStatus:
     try:
         annotations = read_liris(path)
     except RefereeError as error:
-        return row(ERROR, str(error))
+        return row(ERROR, _reason(error, path))
     actions = sum(len(video.actions) for video in annotations)
     return row(LOADED, f"{_plural(actions, 'action')} in {_plural(len(annotations), 'video')}")
+
+
+def _boxes_status(group: str, path: Path) -> SourceStatus:
+    def row(state: str, message: str) -> SourceStatus:
+        return SourceStatus(group, "boxes", "boxes", path, state, message)
+
+    if not path.exists():
+        return row(MISSING, "boxes file or folder does not exist")
+    try:
+        sequences, format_name = read_boxes(path)
+    except RefereeError as error:
+        return row(ERROR, _reason(error, path))
+    return row(LOADED, f"{format_name} boxes of {_plural(len(sequences), 'video')}")
 
 
 def _counts_status(group: str, root: Path, name: str) -> SourceStatus:
@@ -128,6 +181,14 @@ def _counts_status(group: str, root: Path, name: str) -> SourceStatus:
     found = _count_files(root, name)
     if not found:
         return row(MISSING, f"no <category>_<video>/{name}.csv in the counts folder")
+    problems = []
+    for path in found:
+        try:
+            read_counts_csv(path)
+        except RefereeError as error:
+            problems.append(_reason(error, root))
+    if problems:
+        return row(ERROR, "; ".join(problems))
     return row(LOADED, f"counts for {_plural(len(found), 'video')}")
 
 
@@ -145,6 +206,8 @@ def _detector_status(
     ]
     if detector.actions is not None:
         rows.append(_actions_status(detector.name, detector.actions))
+    if detector.boxes is not None:
+        rows.append(_boxes_status(detector.name, detector.boxes))
     if counts is not None and counts.is_dir() and _count_files(counts, detector.name):
         rows.append(_counts_status(detector.name, counts, detector.name))
     return rows
@@ -165,6 +228,14 @@ def _results_status(
         return row(
             MISSING, f"no {kind} for {_plural(len(lacking), 'video')}: " + ", ".join(lacking)
         )
+    problems = []
+    for video in videos:
+        try:
+            CdnetResultSource.for_video(root, video, single_video).read(video.first)
+        except RefereeError as error:
+            problems.append(_video_reason(error, root, video))
+    if problems:
+        return row(ERROR, "; ".join(problems))
     return row(LOADED, f"{kind} for {_plural(len(videos), 'video')}")
 
 

@@ -264,3 +264,34 @@ def test_the_default_consensus_runs_on_the_seed_items(tmp_path: Path, referee, c
         model = m["videos"][0]["model"]
         assert 0 < model["prior"] < 1 and 0 < model["sensitivity"] < 1
         assert m["videos"][0]["pseudo_counts"]["tp"] is not None
+
+
+@pytest.mark.parametrize("consensus", ["staple", "committee"])
+def test_a_consensus_that_disagrees_with_the_truth_is_said_to(
+    demo: DemoLayout, tmp_path: Path, referee, capsys, consensus: str
+) -> None:
+    """The warning appears exactly when the summarized pseudo and true F1 of the detectors,
+    read back from the CSV, correlate below 0.5 or differ by more than 0.1 on average."""
+    table = tmp_path / "p.csv"
+    roots = [demo.results[m] for m in (*METHODS, "mog", "running-average")]
+    status = referee(
+        "pseudo", demo.dataset, *roots, "--quiet", "--consensus", consensus, "--csv", table
+    )
+    assert status == 0
+    rows = list(csv.DictReader(io.StringIO(table.read_text(encoding="utf-8"))))
+    summaries = [r for r in rows if r["row"].startswith("summary:")]
+    pseudo = np.array([float(r["f1"]) for r in summaries])
+    true = np.array([float(r["true_f1"]) for r in summaries])
+    error = float(np.mean(np.abs(pseudo - true)))
+    r = float(np.corrcoef(pseudo, true)[0, 1])
+    warnings = [
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")
+    ]
+    if r < 0.5 or error > 0.1:
+        assert len(warnings) == 1 and "disagrees with the ground truth" in warnings[0]
+        if error > 0.1:
+            assert f"differ by {error:.3f} on average" in warnings[0]
+        if r < 0.5:
+            assert f"correlate at {r:.3f}" in warnings[0]
+    else:
+        assert warnings == []

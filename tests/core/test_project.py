@@ -235,6 +235,27 @@ def test_open_video_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "content",
+    [
+        b"this is not a video\n" * 50,  # a text file renamed .mp4
+        b"\x00\x00\x00\x18ftypmp42",  # an MP4 cut after its first bytes
+    ],
+)
+def test_open_video_file_that_does_not_decode_says_so_in_one_line(
+    tmp_path: Path, content: bytes
+) -> None:
+    clip = tmp_path / "bad.mp4"
+    clip.write_bytes(content)
+    with pytest.raises(InputFileError) as caught:
+        open_path(clip)
+    assert caught.value.path == clip
+    assert str(caught.value) == (
+        f"{clip}: not a video OpenCV can decode (no frame could be read): the file is "
+        "corrupt, truncated or not a video, or its codec is not supported"
+    )
+
+
+@pytest.mark.parametrize(
     "name, problem",
     [
         ("notes.txt", "Referee cannot open this kind of file"),
@@ -364,8 +385,12 @@ def test_status_reports_corrupt_actions_and_videos(tmp_path: Path) -> None:
     )
     rows = {(row.group, row.name): row for row in source_status(project)}
     actions = rows[("cnt", "actions")]
-    assert actions.state == "error" and str(corrupt) in actions.message
-    assert rows[("Videos", "broken.mp4")].state == "error"
+    # The row names the file; its message says what is wrong without repeating the path.
+    assert actions.state == "error" and actions.path == corrupt
+    assert "not well-formed XML" in actions.message and str(corrupt) not in actions.message
+    video = rows[("Videos", "broken.mp4")]
+    assert (video.state, video.path) == ("error", broken)
+    assert video.message.startswith("not a video OpenCV can decode")
     assert rows[("Videos", "gone.mp4")].state == "missing"
 
 
