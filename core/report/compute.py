@@ -36,9 +36,11 @@ class Heatmap:
 
 @dataclass
 class ReportResults(ProjectResults):
-    """A project's results and what a report adds: its videos and consensus thumbnails."""
+    """A project's results and what a report adds: its videos, its detector names in the
+    project's order (which give each detector its colour) and consensus thumbnails."""
 
     videos: tuple[VideoSpec, ...] = ()
+    detectors: tuple[str, ...] = ()
     heatmaps: list[Heatmap] = field(default_factory=list)
 
 
@@ -62,7 +64,9 @@ def compute_results(
         If ``cancel`` is set.
     """
     options = options or ReportOptions()
-    results = ReportResults(videos=project_videos(project))
+    results = ReportResults(
+        videos=project_videos(project), detectors=tuple(d.name for d in project.detectors)
+    )
     if computed is not None:
         for name in ("pixels", "curves", "actions", "boxes", "counts", "pseudo", "ranking"):
             setattr(results, name, getattr(computed, name))

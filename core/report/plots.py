@@ -1,8 +1,9 @@
 """The report's figures, drawn with matplotlib's Agg canvas and returned as PNG bytes.
 
 Each function takes result objects from ``referee.core`` and draws them; none
-computes a measure. Colours are the Okabe–Ito series of
-:mod:`referee.core.colours`, every plot has axis labels and a legend, and
+computes a measure. A detector takes the colour of its position in ``order``,
+the project's detector list (:func:`~referee.core.colours.detector_colours`),
+as in the desktop application; every plot has axis labels and a legend, and
 heatmaps carry a colour bar.
 """
 
@@ -15,7 +16,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from referee.core.colours import OKABE_ITO, series_colour
+from referee.core.colours import OKABE_ITO, RGB, detector_colours
 from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
 from referee.core.measures.action_scores import ActionEvaluation, ClassConfusion
 from referee.core.measures.curves import ISO_F_LEVELS, Curves, iso_f1_curve
@@ -25,11 +26,18 @@ from referee.core.significance.sweep import DiscriminativeResult
 #: Resolution of every figure, in dots per inch (figure sizes are in inches).
 DPI = 110
 FAINT = "#999999"
+#: Colour of the p-value curve: no detector's.
+P_VALUE = "#333333"
 
 
-def _rgb(index: int) -> tuple[float, float, float]:
-    red, green, blue = series_colour(index)
+def _fraction(rgb: RGB) -> tuple[float, float, float]:
+    red, green, blue = rgb
     return red / 255, green / 255, blue / 255
+
+
+def _colours(names: Sequence[str], order: Sequence[str]) -> dict[str, tuple[float, float, float]]:
+    """Each detector's colour as matplotlib takes it, by its position in ``order``."""
+    return {name: _fraction(rgb) for name, rgb in detector_colours(names, order).items()}
 
 
 def _png(figure: Figure) -> bytes:
@@ -52,6 +60,7 @@ def roc_pr_figure(
     summary_points: Mapping[str, tuple[float, float, float]],
     curves: Mapping[str, Curves],
     scheme: str,
+    order: Sequence[str] = (),
 ) -> bytes:
     """ROC and PR spaces side by side (docs/measures.md §2, §3).
 
@@ -65,6 +74,8 @@ def roc_pr_figure(
         Per detector with soft scores, its summarized curve over 256 thresholds.
     scheme
         The weight scheme of the summaries (for the legend).
+    order
+        The project's detector list, which gives each detector its colour.
     """
     figure = Figure(figsize=(10, 4.6), layout="constrained")
     roc, pr = figure.subplots(1, 2)
@@ -74,8 +85,9 @@ def roc_pr_figure(
         pr.plot(recall, precision, ls=":", lw=0.7, color=FAINT)
         pr.annotate(f"F={f:.1f}", (f, f), fontsize=7, color=FAINT)
     names = list(dict.fromkeys([*points, *curves]))
-    for index, name in enumerate(names):
-        colour = _rgb(index)
+    colours = _colours(names, order)
+    for name in names:
+        colour = colours[name]
         if name in curves:
             c = curves[name]
             roc.plot(*_finite(c.fpr, c.tpr), color=colour, lw=1.4, label=f"{name} (score curve)")
@@ -140,20 +152,24 @@ def roc_pr_figure(
     return _png(figure)
 
 
-def liris_curves_figure(evaluations: Mapping[str, ActionEvaluation]) -> bytes:
-    """LIRIS performance against quality: F as each threshold varies, the others at ε (docs/measures.md §4)."""
+def liris_curves_figure(
+    evaluations: Mapping[str, ActionEvaluation], order: Sequence[str] = ()
+) -> bytes:
+    """LIRIS performance against quality: F as each threshold varies, the others at ε
+    (docs/measures.md §4); ``order``, the project's detector list, gives the colours."""
     figure = Figure(figsize=(10, 6.4), layout="constrained")
     panels = figure.subplots(2, 2, sharey=True).ravel()
     epsilon = next(iter(evaluations.values())).parameters.epsilon if evaluations else 0.0
+    colours = _colours(list(evaluations), order)
     for k, (key, axes) in enumerate(zip(THRESHOLD_KEYS, panels)):
-        for index, (name, evaluation) in enumerate(evaluations.items()):
+        for name, evaluation in evaluations.items():
             curves = evaluation.overall.curves
             axes.plot(
                 *_finite(curves.grid, curves.f[k]),
                 marker="o",
                 ms=3,
                 lw=1.4,
-                color=_rgb(index),
+                color=colours[name],
                 label=name,
             )
         axes.set(
@@ -207,15 +223,21 @@ def class_confusion_figure(confusions: Mapping[str, ClassConfusion]) -> bytes:
 
 
 def counts_figure(
-    video: str, first_frame: int, groundtruth: np.ndarray, estimates: Mapping[str, np.ndarray]
+    video: str,
+    first_frame: int,
+    groundtruth: np.ndarray,
+    estimates: Mapping[str, np.ndarray],
+    order: Sequence[str] = (),
 ) -> bytes:
-    """Ground-truth and estimated counts of one video over its frames (docs/measures.md §6)."""
+    """Ground-truth and estimated counts of one video over its frames (docs/measures.md §6);
+    ``order``, the project's detector list, gives the colours."""
     figure = Figure(figsize=(10, 3.2), layout="constrained")
     axes = figure.subplots()
     frames = np.arange(first_frame, first_frame + len(groundtruth))
     axes.step(frames, groundtruth, where="post", color="k", lw=2.2, label="ground truth")
-    for index, (name, counts) in enumerate(estimates.items()):
-        axes.step(frames, counts, where="post", color=_rgb(index), lw=1.3, label=name)
+    colours = _colours(list(estimates), order)
+    for name, counts in estimates.items():
+        axes.step(frames, counts, where="post", color=colours[name], lw=1.3, label=name)
     axes.set(xlabel="frame", ylabel="count", title=f"Counts — {video}")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
@@ -255,7 +277,7 @@ def pvalue_figure(result: DiscriminativeResult) -> bytes:
     normalized = np.array([row.normalized for row in result.rows])
     p = np.array([row.p.value for row in result.rows])
     x, y = _finite(normalized, np.maximum(p, 1e-300))
-    axes.semilogy(x, y, marker="o", ms=4, lw=1.4, color=_rgb(0), label="p-value")
+    axes.semilogy(x, y, marker="o", ms=4, lw=1.4, color=P_VALUE, label="p-value")
     axes.axhline(
         result.alpha,
         color=tuple(c / 255 for c in OKABE_ITO["vermillion"]),

@@ -103,7 +103,7 @@ def actions_section(results: ReportResults) -> Section | None:
             Figure(
                 "liris-curves",
                 "Performance against quality",
-                liris_curves_figure(evaluations),
+                liris_curves_figure(evaluations, order=results.detectors),
                 caption="F of each detector as one threshold varies, the three others at ε.",
             ),
             Figure(
@@ -215,6 +215,7 @@ def counts_section(results: ReportResults) -> Section | None:
                 rows_[0].groundtruth.first_frame,
                 rows_[0].groundtruth.counts,
                 {r.detector: r.estimate.counts for r in rows_},
+                order=results.detectors,
             ),
             caption="Ground-truth counts (black) and each detector's estimate.",
         )

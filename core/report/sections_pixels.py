@@ -184,7 +184,7 @@ def roc_pr_section(results: ReportResults) -> Section | None:
         Figure(
             "roc-pr",
             "ROC and PR spaces",
-            roc_pr_figure(points, summaries, curves, scheme),
+            roc_pr_figure(points, summaries, curves, scheme, order=results.detectors),
             caption="Dots: one video each; stars: the summarized point of each detector; lines: "
             "summarized curves of the detectors with soft scores, over thresholds 0–255 "
             "(docs/measures.md §3). Dotted lines in PR space are iso-F lines.",
