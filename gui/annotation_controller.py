@@ -229,7 +229,7 @@ class AnnotationController(QObject):
 
     def set_tool(self, tool: Tool) -> None:
         self.painter.set_tool(tool)
-        self.boxes.tool.set_active(tool is Tool.BOX)
+        self.boxes.set_tool_active(tool is Tool.BOX)
         self.viewer.show_evaluation_boxes(tool is not Tool.BOX)
         self.dock.show_tool(tool)
 

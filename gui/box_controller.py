@@ -50,9 +50,10 @@ from referee.gui.annotation.keys import BOX_KEYS, CLASS_KEYS
 from referee.gui.docks.boxes import ACTIONS, TRACKS, BoxesDock
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.panel import ViewerPanel
+from referee.gui.widgets.deferred_draw import DeferredDraw
 from referee.gui.widgets.error_dialogs import ErrorDialogs
 from referee.gui.widgets.menus import add_key_action
-from referee.gui.widgets.palette import series_colour
+from referee.gui.widgets.palette import GROUND_TRUTH_RGB
 
 Item = Action | Track
 
@@ -89,6 +90,7 @@ class BoxController(QObject):
         self.drafts: Drafts | None = None
         self._frame: tuple[str, int] | None = None
         self._unreadable: str | None = None
+        self._drawing = DeferredDraw(self.dock, self._draw)
         self.tool.pressed.connect(self._on_pressed)
         self.tool.drawn.connect(self.draw)
         self.tool.changed.connect(self.move)
@@ -153,8 +155,23 @@ class BoxController(QObject):
 
     # --- drawing what is edited -------------------------------------------------------------
 
+    def set_tool_active(self, active: bool) -> None:
+        """Whether the Box tool is the tool in use: its boxes are drawn, and edited by mouse."""
+        self.tool.set_active(active)
+        self.refresh()
+
     def refresh(self) -> None:
-        """Redraw the frame's boxes and the list after an edit, a frame change or an undo."""
+        """Redraw the frame's boxes and the list after an edit, a frame change or an undo.
+
+        While none of it shows (the Box tool not in use, the Boxes dock hidden, nothing
+        selected or drafted) it waits for the dock to be shown: the ground truth is then
+        not even read, nor its boxes found on every frame."""
+        if self.tool.active or self.selected is not None or self.drafts is not None:
+            self._draw()
+        else:
+            self._drawing.request()
+
+    def _draw(self) -> None:
         items = self.items()
         self.selected = self._still_there(items)
         index = self._index(items)
@@ -163,12 +180,12 @@ class BoxController(QObject):
             frame = self._frame[1]
             for found in boxes_on(items, frame):
                 style = Style.KEYFRAME if found.keyframe else Style.INTERPOLATED
-                colour = series_colour(found.number - 1)
                 label = self._item_text(items[found.index])
-                shown.append(ShownBox(found.index, found.box, style, label, colour))
+                shown.append(ShownBox(found.index, found.box, style, label, GROUND_TRUTH_RGB))
             if self.drafts is not None and frame in self.drafts.boxes:
                 x, y, w, h = (float(v) for v in self.drafts.boxes[frame])
-                shown.append(ShownBox(None, (x, y, w, h), Style.DRAFT, "draft", DRAFT_RGB))
+                label = f"{self.drafts.number} draft"
+                shown.append(ShownBox(None, (x, y, w, h), Style.DRAFT, label, DRAFT_RGB))
         self.tool.show(shown, index)
         self.dock.show_items([self._row(item) for item in items], index)
         self.dock.show_empty(self._empty_text(items))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from referee.core.cli.common import refuse_overwrite
 from referee.core.demo.project import default_demo_dir
-from referee.core.errors import RefereeError
+from referee.core.errors import InvalidOptionError, RefereeError
 from referee.gui.platform_check import display_problem, library_problem
 
 #: Window size of ``--screenshot`` unless ``--size`` says otherwise (a common laptop).
@@ -44,7 +44,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--size",
-        type=window_size,
         default=DEFAULT_SIZE,
         metavar="WIDTHxHEIGHT",
         help="window size of the screenshot, in pixels (default: %(default)s)",
@@ -63,6 +62,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_gui(args: argparse.Namespace) -> int:
+    size = window_size(args.size)  # a bad one is said in one line, before Qt starts
     refuse_overwrite([args.screenshot], args.force)
     no_display = display_problem(os.environ)
     if no_display is not None:
@@ -80,18 +80,19 @@ def run_gui(args: argparse.Namespace) -> int:
         args.path,
         args.demo_dir or default_demo_dir(),
         args.screenshot,
-        size=args.size,
+        size=size,
         dark=args.dark,
     )
 
 
 def window_size(text: str) -> tuple[int, int]:
-    """``WIDTHxHEIGHT`` as two whole numbers of pixels within :data:`SIZE_LIMITS`."""
+    """``WIDTHxHEIGHT`` as two whole numbers of pixels within :data:`SIZE_LIMITS`; raises
+    :class:`InvalidOptionError` naming ``--size`` otherwise."""
     low, high = SIZE_LIMITS
     parts = text.lower().split("x")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1366x768")
+        raise InvalidOptionError(f"--size {text!r} is not WIDTHxHEIGHT, e.g. 1366x768")
     width, height = (int(p) for p in parts)
     if not (low <= width <= high and low <= height <= high):
-        raise argparse.ArgumentTypeError(f"{text!r}: each side must be {low} to {high} pixels")
+        raise InvalidOptionError(f"--size {text!r}: each side must be {low} to {high} pixels")
     return width, height

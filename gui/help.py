@@ -23,6 +23,17 @@ from referee.gui.annotation.keys import (
     TOOL_KEYS,
 )
 from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
+from referee.gui.viewer.zoom import ZOOM_KEYS
+
+__all__ = [
+    "LAYER_KEYS",
+    "NAVIGATION_KEYS",
+    "VIEW_KEYS",
+    "ZOOM_KEYS",
+    "shortcut_rows",
+    "show_about",
+    "show_shortcuts",
+]
 
 #: (menu text, shortcut) of the navigation keys, in the order of the Go menu.
 NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
@@ -46,13 +57,15 @@ VIEW_KEYS = (
 )
 
 
-def show_shortcuts(parent: QWidget) -> None:
-    """Help › Keyboard shortcuts: every key in one table."""
-    rows = [
+def shortcut_rows() -> list[tuple[str, str]]:
+    """(what, key) of every keyboard shortcut, in the order Help › Shortcuts lists them."""
+    return [
         *NAVIGATION_KEYS,
         ("Cancel all jobs", "Esc"),
         *((f"{LAYER_TITLES[n]} layer on/off", k) for n, k in zip(LAYERS, LAYER_KEYS)),
         *((text, key) for text, key, _ in VIEW_KEYS),
+        *((text.replace("&", ""), key) for text, key in ZOOM_KEYS),
+        ("Zoom / pan the frame", "Mouse wheel / drag"),
         ("Dark theme", "Ctrl+D"),
         ("Open", "Ctrl+O"),
         ("Save the annotation and the project", "Ctrl+S"),
@@ -67,6 +80,11 @@ def show_shortcuts(parent: QWidget) -> None:
         ("Shortcuts", "F1"),
         ("Quit", "Ctrl+Q"),
     ]
+
+
+def show_shortcuts(parent: QWidget) -> None:
+    """Help › Keyboard shortcuts: every key in one table."""
+    rows = shortcut_rows()
     half = (len(rows) + 1) // 2  # two columns, so that the table fits a 768-pixel screen
     cells = [f"<td nowrap><b>{key}</b></td><td nowrap>{text}</td>" for text, key in rows]
     table = "".join(

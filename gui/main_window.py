@@ -9,13 +9,12 @@ from functools import partial
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
-    QKeySequence,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -28,8 +27,7 @@ from PySide6.QtWidgets import (
 
 from referee.core.demo.project import ensure_demo_project
 from referee.core.errors import RefereeError
-from referee.core.formats.project_json import write_project
-from referee.core.model.project import DetectorSource, Project, with_detector, without_detector
+from referee.core.model.project import Project
 from referee.core.model.videos import video_label
 from referee.core.report.build import build_report
 from referee.core.significance.cases import CASE_KINDS
@@ -44,21 +42,25 @@ from referee.gui.docks.jobs import JobsDock, JobsStatusWidget
 from referee.gui.docks.plots import PlotsDock
 from referee.gui.docks.pseudo import PseudoDock
 from referee.gui.docks.significance import SignificanceDock
-from referee.gui.help import LAYER_KEYS, NAVIGATION_KEYS, VIEW_KEYS, show_about, show_shortcuts
+from referee.gui.project_edits import add_detector, remove_detector, save_project
 from referee.gui.report_dialog import ReportDialog, session_report_options
 from referee.gui.session import ProjectSession
-from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
+from referee.gui.viewer.frame_view import LAYERS
 from referee.gui.viewer.layers_panel import LayersPanel
 from referee.gui.viewer.panel import WELCOME, ViewerPanel
 from referee.gui.widgets.dock_tabs import hide_stray_tab_bars
 from referee.gui.widgets.error_dialogs import ErrorDialogs
-from referee.gui.widgets.recent_menu import RecentMenu
+from referee.gui.widgets.screen_fit import fit_to_screen
 from referee.gui.widgets.theme import apply_theme
+from referee.gui.window_docks import LAYOUT_VERSION, arrange_docks, size_docks
+from referee.gui.window_menus import build_menus
 from referee.gui.worker import Job, JobRunner
 
 #: How long quitting waits for cancelled jobs to stop (ms); a job stuck in a blocking
 #: call is then left behind, and the application quits anyway.
 QUIT_WAIT_MS = 3000
+#: Size of a new window: most of a 1920×1080 screen; less on a smaller one.
+WINDOW_SIZE = QSize(1760, 990)
 OPEN_FILTER = (
     "Referee projects (*.referee.json);;Videos (*.mp4 *.avi *.mkv *.mov *.webm);;All files (*)"
 )
@@ -77,15 +79,18 @@ class MainWindow(QMainWindow):
         self.errors = ErrorDialogs(self)
         self.setWindowTitle("Referee")
         self.setAcceptDrops(True)
-        self.resize(1400, 900)
+        fit_to_screen(self, WINDOW_SIZE)
         self.runner = JobRunner(parent=self)
         self.session = ProjectSession(self.runner, self)
         self.report_dialog: ReportDialog | None = None
         self.viewer = ViewerPanel(self.session)
         self.setCentralWidget(self.viewer)
         self._build_docks()
+        self._docks_sized = False  # until a layout is restored or the window first shown
         hide_stray_tab_bars(self)
-        self._build_menus()
+        menus = build_menus(self)
+        self.recent, self.export_report_action = menus.recent, menus.export_report_action
+        self.layer_actions, self.dark_action = menus.layer_actions, menus.dark_action
         self.status_label = QLabel()
         self.statusBar().addWidget(self.status_label, 1)
         self.statusBar().addPermanentWidget(JobsStatusWidget(self.runner))
@@ -113,132 +118,29 @@ class MainWindow(QMainWindow):
         self.significance_dock = SignificanceDock()
         self.actions_dock = ActionsDock()
         self.jobs_dock = JobsDock(self.runner)
-        left = Qt.DockWidgetArea.LeftDockWidgetArea
-        right = Qt.DockWidgetArea.RightDockWidgetArea
-        for dock in (self.data_dock, self.layers_dock, self.inspector_dock, self.jobs_dock):
-            self.addDockWidget(left, dock)
-        for dock in (self.inspector_dock, self.jobs_dock, self.annotation.history):
-            self.tabifyDockWidget(self.layers_dock, dock)
-        self.layers_dock.raise_()
-        analysis = (
-            self.indicators_dock,
-            self.plots_dock,
-            self.annotate_dock,
-            self.annotation.dock,
-            self.annotation.boxes.dock,
-            self.pseudo_dock,
-            self.significance_dock,
-            self.actions_dock,
+        # Two groups of tabs on each side, so that every tab keeps a legible title.
+        arrange_docks(
+            self,
+            left=[
+                [self.data_dock],
+                [self.layers_dock, self.inspector_dock, self.jobs_dock, self.annotation.history],
+            ],
+            right=[
+                [self.indicators_dock, self.plots_dock, self.pseudo_dock, self.significance_dock],
+                [
+                    self.annotate_dock,
+                    self.annotation.dock,
+                    self.annotation.boxes.dock,
+                    self.actions_dock,
+                ],
+            ],
         )
-        self.addDockWidget(right, analysis[0])
-        for dock in analysis[1:]:
-            self.tabifyDockWidget(analysis[0], dock)
-        self.indicators_dock.raise_()
-        self.resizeDocks(
-            [self.data_dock, self.indicators_dock], [320, 600], Qt.Orientation.Horizontal
-        )
-        self.resizeDocks([self.data_dock, self.layers_dock], [260, 520], Qt.Orientation.Vertical)
 
     def _wrap(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
         return dock
-
-    def _action(
-        self, menu, text: str, slot: Callable, shortcut: str | None = None, tip: str = ""
-    ) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.setToolTip(tip or text)
-        action.setStatusTip(tip or text)
-        action.triggered.connect(slot)
-        menu.addAction(action)
-        return action
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        self._action(
-            file,
-            "&Open…",
-            self.choose_and_open,
-            "Ctrl+O",
-            "Open a project (*.referee.json), a CDnet dataset folder or a video",
-        )
-        self._action(
-            file,
-            "Open &folder…",
-            self.choose_folder_and_open,
-            "Ctrl+Shift+O",
-            "Open a CDnet dataset or video folder",
-        )
-        self.recent_menu = file.addMenu("Open &recent")
-        self.recent = RecentMenu(self.recent_menu, self.open)
-        file.addSeparator()
-        self._action(file, "&Save", self.save_project, "Ctrl+S", "Save the annotation and project")
-        self._action(file, "Save project &as…", self.save_project_as, "Ctrl+Shift+S")
-        file.addSeparator()
-        self.export_report_action = self._action(
-            file,
-            "&Export report…",
-            self._on_export_report,
-            "Ctrl+E",
-            "Build a report of the project and write it as HTML, PDF, CSV tables or JSON",
-        )
-        self.export_report_action.setEnabled(False)
-        file.addSeparator()
-        self._action(file, "&Quit", self.close, "Ctrl+Q")
-        self.annotation.add_edit_menu()
-
-        go = bar.addMenu("&Go")
-        timeline = self.viewer.timeline
-        slots = (
-            timeline.toggle_play,
-            lambda: timeline.step(-1),
-            lambda: timeline.step(1),
-            lambda: timeline.step(-10),
-            lambda: timeline.step(10),
-            timeline.go_to_first,
-            timeline.go_to_last,
-            timeline.previous_marked,
-            timeline.next_marked,
-            lambda: self.viewer.step_video(-1),
-            lambda: self.viewer.step_video(1),
-        )
-        for (text, key), slot in zip(NAVIGATION_KEYS, slots):
-            self._action(go, text, slot, key)
-        go.addSeparator()
-        self._action(go, "Cancel all jobs", self.runner.cancel_all, "Esc")
-
-        view = bar.addMenu("&View")
-        self.layer_actions: dict[str, QAction] = {}
-        for name, key in zip(LAYERS, LAYER_KEYS):
-            action = self._action(
-                view,
-                f"{LAYER_TITLES[name]} layer",
-                lambda checked, n=name: self.layers_panel.set_checked(n, checked),
-                key,
-                f"Show or hide the {LAYER_TITLES[name].lower()} layer",
-            )
-            action.setCheckable(True)
-            action.setChecked(self.layers_panel.is_checked(name))
-            self.layer_actions[name] = action
-        view.addSeparator()
-        for text, key, count in VIEW_KEYS:
-            self._action(view, text, lambda _=False, n=count: self.viewer.set_view_count(n), key)
-        view.addSeparator()
-        self.dark_action = self._action(view, "&Dark theme", self._on_dark_toggled, "Ctrl+D")
-        self.dark_action.setCheckable(True)
-        docks = view.addMenu("&Docks")
-        for dock in self.findChildren(QDockWidget):
-            docks.addAction(dock.toggleViewAction())
-
-        help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "&Keyboard shortcuts", lambda: show_shortcuts(self), "F1")
-        self._action(help_menu, "&About Referee", lambda: show_about(self))
 
     def _connect(self) -> None:
         session, viewer = self.session, self.viewer
@@ -261,13 +163,11 @@ class MainWindow(QMainWindow):
         viewer.frame_shown.connect(self._on_frame_shown)
         self.layers_panel.visibility_changed.connect(self._on_layer_visibility)
         self.layers_panel.opacity_changed.connect(viewer.set_layer_opacity)
-        self.data_dock.add_requested.connect(self.add_detector)
-        self.data_dock.remove_requested.connect(self.remove_detector)
-        self.indicators_dock.video_selected.connect(
-            lambda category, video: viewer.go_to(
-                video_label(category, video), viewer.timeline.frame()
-            )
-        )
+        self.data_dock.add_requested.connect(partial(add_detector, self))
+        self.data_dock.remove_requested.connect(partial(remove_detector, self))
+        self.indicators_dock.row_selected.connect(self._on_indicator_row)
+        self.data_dock.sources_failed.connect(self.report_failed_sources)
+        viewer.detector_colours_changed.connect(self.layers_panel.show_detector_colours)
         self.plots_dock.frame_requested.connect(
             lambda frame: viewer.go_to(viewer.current_video_label() or "", frame)
         )
@@ -315,7 +215,7 @@ class MainWindow(QMainWindow):
             if os.path.abspath(path) in str(error):
                 raise
             raise RefereeError(f"cannot open {os.path.abspath(path)}: {error}") from error
-        self._remember_recent(Path(path))
+        self.remember_recent(Path(path))
 
     def open_project(self, project: Project) -> None:
         """Make ``project`` current; raises :class:`RefereeError` (and keeps the open
@@ -329,7 +229,12 @@ class MainWindow(QMainWindow):
     def open_demo(self, root: Path) -> Job:
         """Prepare the demo project in ``root`` as a job (written there the first time),
         then open it, unless a project was opened meanwhile."""
-        self.viewer.show_message("Preparing the demo project…")
+        preparing = "Preparing the demo project…"
+        self.viewer.show_progress(preparing, 0, 0)
+
+        def progressed(done: int, total: int) -> None:
+            if self.session.project is None:  # a late signal never covers the frames
+                self.viewer.show_progress(preparing, done, total)
 
         def done(project: Project) -> None:
             if self.session.project is None:
@@ -352,6 +257,7 @@ class MainWindow(QMainWindow):
             failed,
         )
         job.cancelled.connect(cancelled)
+        job.progress.connect(progressed)
         return job
 
     def choose_and_open(self) -> None:
@@ -364,69 +270,10 @@ class MainWindow(QMainWindow):
         if folder:
             self.open(folder)
 
-    def save_project(self) -> None:
-        project = self.session.project
-        if project is None:
-            return
-        if self.annotation.editor.modified and project.file is not None:
-            self.annotation.save()  # writes the project file too
-            return
-        if project.file is None or not project.file.name.endswith(".referee.json"):
-            self.save_project_as()
-            return
-        self._write(project, project.file)
-
-    def save_project_as(self) -> None:
-        project = self.session.project
-        if project is None:
-            return
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            "Save project",
-            f"{project.name}.referee.json",
-            "Referee projects (*.referee.json)",
-        )
-        if path:  # the dialog itself asked before replacing an existing file
-            if not path.endswith(".referee.json"):
-                path += ".referee.json"
-            self._write(project, Path(path))
-
-    def _write(self, project: Project, path: Path) -> None:
-        try:
-            write_project(project, path)
-        except (RefereeError, OSError) as error:
-            self.show_error(f"The project was not saved: {error}")
-            return
-        self.session.project = replace(project, file=path)
-        self.setWindowModified(False)
-        if self.annotation.editor.modified:  # it needed a project file to be saved beside
-            self.annotation.save()
-        self._remember_recent(path)
-        self.statusBar().showMessage(f"Saved {path}", 5000)
-
-    def add_detector(self, detector: DetectorSource) -> None:
-        self._change_project(lambda p: with_detector(p, detector))
-
-    def remove_detector(self, name: str) -> None:
-        answer = QMessageBox.question(
-            self, "Remove detector", f"Remove {name} from the project? Its files stay on disk."
-        )
-        if answer == QMessageBox.StandardButton.Yes:
-            self._change_project(lambda p: without_detector(p, name))
-
-    def _change_project(self, change: Callable[[Project], Project]) -> None:
-        if self.session.project is None:
-            return
-        try:
-            self.open_project(change(self.session.project))
-        except RefereeError as error:
-            self.show_error(str(error))
-            return
-        self.setWindowModified(True)
-
     # --- recent files and settings ------------------------------------------------------------
 
-    def _remember_recent(self, path: Path) -> None:
+    def remember_recent(self, path: Path) -> None:
+        """List ``path`` first in File › Open recent (not for a screenshot's window)."""
         if self.remember_layout:
             self.recent.remember(path)
 
@@ -437,7 +284,7 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         if state is not None:
-            self.restoreState(state)
+            self._docks_sized = self.restoreState(state, LAYOUT_VERSION)
         # type=bool makes QSettings.value return a bool; the stubs say object.
         dark = cast(bool, settings.value("window/dark", False, type=bool))
         self.dark_action.setChecked(dark)
@@ -447,8 +294,17 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
-        settings.setValue("window/state", self.saveState())
+        settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
         settings.setValue("window/dark", self.dark_action.isChecked())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown the first time without a remembered layout: size the docks for the window."""
+        if not self._docks_sized:
+            self._docks_sized = True
+            size_docks(
+                self, [self.data_dock, self.layers_dock], [self.indicators_dock, self.annotate_dock]
+            )
+        super().showEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.annotation.confirm_leaving():
@@ -467,7 +323,7 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
             if answer == QMessageBox.StandardButton.Save:
-                self.save_project()
+                save_project(self)
         if self.remember_layout:
             self.save_settings()
         # Quitting never blocks for good: jobs and frame reads get a bounded time to stop.
@@ -504,7 +360,11 @@ class MainWindow(QMainWindow):
             return
         self.setWindowTitle(f"{project.name}[*] — Referee")
         self.export_report_action.setEnabled(True)
-        self._refresh_data_dock(project)
+        order = [d.name for d in project.detectors]
+        self.plots_dock.clear()  # the previous project's plots: drawn anew with its results
+        self.plots_dock.set_detector_order(order)
+        self.annotate_dock.plot.set_detector_order(order)
+        self.indicators_dock.set_detector_order(order)
         detectors = list(session.mask_detectors())
         self.pseudo_dock.set_detectors(detectors)
         self.annotate_dock.set_detectors(detectors)
@@ -512,7 +372,11 @@ class MainWindow(QMainWindow):
             sorted(set(detectors) | set(session.action_detectors()))
         )
         self.significance_dock.set_case_kinds(list(CASE_KINDS))
+        self.actions_dock.set_project_actions(
+            project.actions_groundtruth is not None, len(project.action_detectors())
+        )
         self.annotate_dock.set_annotated(session.annotated())
+        self._refresh_data_dock(project)  # last: its job would slow the drawing above
 
     def _refresh_data_dock(self, project: Project) -> None:
         """Check every source off the GUI thread (it parses each XML file), then show the tree."""
@@ -570,14 +434,22 @@ class MainWindow(QMainWindow):
         self.viewer.set_layer_visible(name, visible)
         self.layer_actions[name].setChecked(visible)
 
+    def _on_indicator_row(self, detector: str, category: str, video: str) -> None:
+        """Show the detector of the row chosen in the Indicators table, on its video."""
+        self.viewer.show_detector(detector)
+        if video:
+            self.viewer.go_to(video_label(category, video), self.viewer.timeline.frame())
+
     def _on_action_selected(self, video: str, frame: int, row) -> None:
         self.viewer.selected_pair = row
         self.viewer.go_to(video, frame)
 
-    def _on_dark_toggled(self, dark: bool) -> None:
+    def set_dark(self, dark: bool) -> None:
+        """Switch to the dark theme, or back to the light one."""
         apply_theme(self, dark)
 
-    def _on_export_report(self) -> None:
+    def export_report(self) -> None:
+        """Open the Export report dialog on the open project (none: nothing happens)."""
         project = self.session.project
         if project is None:  # the action is enabled once a project is open
             return
@@ -598,3 +470,8 @@ class MainWindow(QMainWindow):
         """Show a problem a job or a frame read found, once per opened project."""
         self.statusBar().showMessage(message.splitlines()[0], 10000)
         self.errors.report(message)
+
+    def report_failed_sources(self, message: str, paths: list[Path]) -> None:
+        """Show the sources of the project that could not be read, once per opened project."""
+        self.statusBar().showMessage(message.splitlines()[0], 10000)
+        self.errors.report_sources(message, paths)

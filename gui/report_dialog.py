@@ -14,13 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -29,6 +30,8 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -47,10 +50,16 @@ from referee.core.report.outputs import (
     write_outputs,
 )
 from referee.gui.session import ProjectSession
+from referee.gui.widgets.screen_fit import fit_to_screen
 from referee.gui.worker import Job, JobRunner, progress_text
 
-#: Smallest size of the preview, in pixels.
-PREVIEW_MIN_SIZE = (800, 600)
+#: Size of the dialog on a screen with room for it (on a smaller one, less: see
+#: :func:`~referee.gui.widgets.screen_fit.fitted_size`).
+DIALOG_SIZE = QSize(1000, 900)
+#: Smallest size of the preview, in pixels: it shrinks to this before the options scroll.
+PREVIEW_MIN_SIZE = (320, 160)
+#: Colours of the preview's page and text, whatever the theme: those of the written report.
+PAPER, INK = "#ffffff", "#000000"
 #: Room left beside a figure in the preview, in pixels.
 PREVIEW_MARGIN = 40
 #: The natural size of an image of the report's HTML.
@@ -117,6 +126,26 @@ def written_text(written: dict[str, list[Path]], targets: dict[str, Path]) -> st
     return "Wrote:\n" + "\n".join(lines)
 
 
+def _show_as_paper(preview: QTextBrowser) -> None:
+    """Draw ``preview`` as the written report looks, dark text on white, in either theme
+    (the report's own colours, light table headers say, assume a white page)."""
+    palette = preview.palette()
+    palette.setColor(QPalette.ColorRole.Base, QColor(PAPER))
+    palette.setColor(QPalette.ColorRole.Text, QColor(INK))
+    preview.setPalette(palette)
+
+
+def _options_area(options: QWidget) -> QScrollArea:
+    """``options`` in a scroll area as tall as they are when there is room, shorter (and
+    scrolling) on a small screen."""
+    area = QScrollArea()
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(options)
+    area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+    return area
+
+
 class ReportDialog(QDialog):
     """Builds the report of ``project`` with ``options``, previews it and exports it.
 
@@ -150,7 +179,7 @@ class ReportDialog(QDialog):
         self._make_widgets()
         self._lay_out()
         QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self, lambda: self.export())
-        self.resize(1000, 900)
+        fit_to_screen(self, DIALOG_SIZE)
         self._start_build(build)
 
     # --- assembly ---------------------------------------------------------------------------
@@ -166,6 +195,7 @@ class ReportDialog(QDialog):
         self.preview = QTextBrowser()
         self.preview.setOpenExternalLinks(True)
         self.preview.setMinimumSize(*PREVIEW_MIN_SIZE)
+        _show_as_paper(self.preview)
         self.format_boxes: dict[str, QCheckBox] = {}
         self.path_fields: dict[str, QLineEdit] = {}
         for name, path in default_paths(self.project).items():
@@ -202,8 +232,8 @@ class ReportDialog(QDialog):
         layout.addWidget(self.status_label)
         layout.addLayout(progress_row)
         layout.addWidget(self.preview, 1)
-        layout.addWidget(outputs)
-        layout.addWidget(buttons)
+        layout.addWidget(_options_area(outputs))
+        layout.addWidget(buttons)  # outside the scroll area: always in view
 
     # --- building ---------------------------------------------------------------------------
 

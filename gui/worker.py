@@ -4,18 +4,22 @@ A core function takes ``progress`` and ``cancel`` keyword arguments (see
 ``referee.core.progress``). :class:`JobRunner` runs it on a ``QThreadPool``;
 the :class:`Job` it returns emits ``progress``, ``finished``, ``failed`` and
 ``cancelled`` on the GUI thread. A newer job of the same kind cancels the
-older one, whose result, if it still arrives, is dropped.
+older one, whose result, if it still arrives, is dropped. Jobs run at a lower
+priority than the GUI thread, so that a busy machine still answers the user.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThread, QThreadPool, Signal
 
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.progress import CancelToken
@@ -25,6 +29,23 @@ JobFunction = Callable[..., Any]
 
 #: Progress signals are sent at most this often (seconds), plus the final one.
 PROGRESS_INTERVAL = 0.05
+#: How much nicer than the process (Linux niceness, 19 at most) a job's thread runs.
+JOB_NICENESS = 10
+
+
+def lower_thread_priority() -> None:
+    """Run the calling thread (a job's) below the GUI thread, which then gets a core first.
+
+    Linux: the thread's niceness becomes the process's plus :data:`JOB_NICENESS` (Qt's
+    thread priorities do nothing under Linux's default scheduler); elsewhere Qt's
+    ``LowPriority``. Idempotent; a thread already nicer is left alone.
+    """
+    if sys.platform.startswith("linux"):
+        target = min(os.getpriority(os.PRIO_PROCESS, os.getpid()) + JOB_NICENESS, 19)
+        with contextlib.suppress(OSError):  # nicer already: lowering it needs privileges
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), target)
+    else:
+        QThread.currentThread().setPriority(QThread.Priority.LowPriority)
 
 
 class Job(QObject):
@@ -86,6 +107,7 @@ class _JobCall:
 
     def __call__(self) -> None:
         job = self._job
+        lower_thread_priority()
         try:
             result = self._fn(progress=self._progress, cancel=job.token)
         except CancelledError:

@@ -2,7 +2,7 @@
 
 While the box tool is chosen, :class:`BoxTool` draws the ground-truth boxes
 of one frame over a :class:`FrameView` — keyframes solid, interpolated boxes
-dashed and lighter, a tracker's drafts dotted — and turns the mouse into
+dashed, a tracker's drafts dotted, with a legend saying so — and turns the mouse into
 gestures: drag on empty ground to draw a box, drag inside a box to move
 it, drag an edge or a corner of the selected box to resize it. It edits
 nothing itself; it says what was drawn or changed and the controller makes the
@@ -15,22 +15,24 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSceneMouseEvent
 
 from referee.core.annotation.keyframes import Box
+from referee.gui.viewer.box_overlay import PEN_STYLES as LINE_PEN_STYLES
+from referee.gui.viewer.box_overlay import BoxOverlay, box_pen
 from referee.gui.viewer.frame_view import FrameView
+from referee.gui.widgets.palette import BoxDrawing, BoxLine, LegendEntry
 
 #: How near an edge the mouse must be to grab it, in screen pixels.
 GRAB_PIXELS = 6
 #: The smallest box a drag draws, in image pixels (a click draws nothing).
 MIN_DRAWN_SIDE = 2.0
 _Z = 60
-#: Colour of a tracker's drafts (Okabe–Ito yellow): proposals, not yet ground truth.
-DRAFT_RGB = (240, 228, 66)
-_INTERPOLATED_ALPHA = 150
+#: Colour of a tracker's drafts, white as the box being drawn: proposals, not yet
+#: ground truth (whose boxes are in the ground-truth yellow).
+DRAFT_RGB = (255, 255, 255)
 
 _PRESS = QEvent.Type.GraphicsSceneMousePress
 _MOVE = QEvent.Type.GraphicsSceneMouseMove
@@ -38,18 +40,27 @@ _RELEASE = QEvent.Type.GraphicsSceneMouseRelease
 
 
 class Style(enum.Enum):
-    """How a box is drawn: what the legend of the Boxes dock explains."""
+    """How a box is drawn: what the legend over the frame (and in the Boxes dock) explains."""
 
     KEYFRAME = "keyframe"
     INTERPOLATED = "interpolated"
     DRAFT = "tracker draft"
 
 
+#: Line of each :class:`Style`, and what the legend says it is.
+STYLE_LINES: dict[Style, BoxLine] = {
+    Style.KEYFRAME: BoxLine.SOLID,
+    Style.INTERPOLATED: BoxLine.DASHED,
+    Style.DRAFT: BoxLine.DOTTED,
+}
+STYLE_MEANINGS: dict[Style, str] = {
+    Style.KEYFRAME: "ground truth, keyframe",
+    Style.INTERPOLATED: "ground truth, interpolated",
+    Style.DRAFT: "tracker draft",
+}
 #: Pen style of each :class:`Style`.
 PEN_STYLES: dict[Style, Qt.PenStyle] = {
-    Style.KEYFRAME: Qt.PenStyle.SolidLine,
-    Style.INTERPOLATED: Qt.PenStyle.DashLine,
-    Style.DRAFT: Qt.PenStyle.DotLine,
+    style: LINE_PEN_STYLES[line] for style, line in STYLE_LINES.items()
 }
 
 
@@ -93,9 +104,10 @@ class BoxTool(QObject):
         self.active = False
         self.boxes: list[ShownBox] = []
         self.selected: int | None = None
-        self._items: list[QGraphicsRectItem | pg.TextItem] = []
+        self._overlay = BoxOverlay(view.view_box, _Z)
+        self._handles: list[QGraphicsRectItem] = []
         self._preview = QGraphicsRectItem()
-        self._preview.setPen(_pen((255, 255, 255), Qt.PenStyle.DashLine, 2))
+        self._preview.setPen(box_pen(DRAFT_RGB, BoxLine.DASHED, 2))
         self._preview.setZValue(_Z + 5)
         self._preview.setVisible(False)
         view.view_box.addItem(self._preview)
@@ -122,43 +134,41 @@ class BoxTool(QObject):
         self._redraw()
 
     def _redraw(self) -> None:
-        for item in self._items:
-            self.view.view_box.removeItem(item)
-        self._items = []
+        for handle in self._handles:
+            self.view.view_box.removeItem(handle)
+        self._handles = []
         if not self.active:
+            self._overlay.show([], [])
             return
-        for shown in self.boxes:
-            chosen = shown.key is not None and shown.key == self.selected
-            self._items.extend(self._drawn(shown, chosen))
-        for item in self._items:
-            self.view.view_box.addItem(item)
+        drawings = [self._drawing(shown) for shown in self.boxes]
+        legend = [
+            LegendEntry(STYLE_MEANINGS[style], first.colour, STYLE_LINES[style])
+            for style in Style
+            if (first := next((b for b in self.boxes if b.style is style), None)) is not None
+        ]
+        self._overlay.show(drawings, legend, self.view.image_size)
+        chosen = self._box_of(self.selected)
+        if chosen is not None:
+            self._handles = self._make_handles(chosen.box, chosen.colour)
+        for handle in self._handles:
+            self.view.view_box.addItem(handle)
+
+    def _drawing(self, shown: ShownBox) -> BoxDrawing:
+        x, y, w, h = shown.box
+        chosen = shown.key is not None and shown.key == self.selected
+        line = STYLE_LINES[shown.style]
+        return BoxDrawing(x, y, w, h, shown.label, shown.colour, line, highlighted=chosen)
 
     def rect_items(self) -> list[QGraphicsRectItem]:
         """The rectangles drawn (boxes, then handles), for tests and screenshots."""
-        return [item for item in self._items if isinstance(item, QGraphicsRectItem)]
+        return [*self._overlay.rect_items(), *self._handles]
 
-    def _drawn(self, shown: ShownBox, selected: bool) -> list[QGraphicsRectItem | pg.TextItem]:
-        x, y, w, h = shown.box
-        alpha = _INTERPOLATED_ALPHA if shown.style is Style.INTERPOLATED else 255
-        rect = QGraphicsRectItem(x, y, w, h)
-        rect.setPen(_pen(shown.colour, PEN_STYLES[shown.style], 3 if selected else 2, alpha))
-        rect.setZValue(_Z)
-        below = shown.style is Style.DRAFT  # a draft often covers its item's box: label apart
-        label = pg.TextItem(
-            shown.label,
-            color=(255, 255, 255),
-            fill=pg.mkBrush(0, 0, 0, 170),
-            border=pg.mkPen(shown.colour),
-            anchor=(0, 0) if below else (0, 1),
-        )
-        label.setPos(x, y + h if below else y)
-        label.setZValue(_Z + 1)
-        items: list[QGraphicsRectItem | pg.TextItem] = [rect, label]
-        if selected:
-            items.extend(self._handles(shown.box, shown.colour))
-        return items
+    @property
+    def overlay(self) -> BoxOverlay:
+        """The boxes, labels and legend drawn (for tests and screenshots)."""
+        return self._overlay
 
-    def _handles(self, box: Box, colour: tuple[int, int, int]) -> list[QGraphicsRectItem]:
+    def _make_handles(self, box: Box, colour: tuple[int, int, int]) -> list[QGraphicsRectItem]:
         """Small squares on the corners and edge middles of the selected box."""
         x, y, w, h = box
         side = GRAB_PIXELS * self._pixel_size()
@@ -168,9 +178,9 @@ class BoxTool(QObject):
                 if (hx, hy) == (x + w / 2, y + h / 2):
                     continue
                 handle = QGraphicsRectItem(hx - side / 2, hy - side / 2, side, side)
-                handle.setPen(_pen((0, 0, 0), Qt.PenStyle.SolidLine, 1))
+                handle.setPen(box_pen((0, 0, 0), BoxLine.SOLID, 1))
                 handle.setBrush(QBrush(QColor(*colour)))
-                handle.setZValue(_Z + 2)
+                handle.setZValue(_Z + 3)
                 handles.append(handle)
         return handles
 
@@ -300,9 +310,3 @@ def _resized(box: Box, edges: tuple[bool, bool, bool, bool], dx: float, dy: floa
     x0, y0 = x0 + dx * left, y0 + dy * top
     x1, y1 = x1 + dx * right, y1 + dy * bottom
     return (min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
-
-
-def _pen(rgb: tuple[int, int, int], style: Qt.PenStyle, width: int, alpha: int = 255) -> QPen:
-    pen = QPen(QColor(*rgb, alpha), width, style)
-    pen.setCosmetic(True)
-    return pen

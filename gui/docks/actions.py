@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 
 from referee.core.measures.action_scores import ActionEvaluation, PairRow
 from referee.gui.viewer.action_boxes import OUTCOME_RGB, class_name, first_frame, pair_tooltip
-from referee.gui.widgets.tables import number_item, read_only_table, text_item
+from referee.gui.widgets.empty_state import EmptyState, no_project
+from referee.gui.widgets.tables import filling, number_item, read_only_table, text_item
 
 _HEADERS = (
     "video",
@@ -43,6 +44,24 @@ _HEADERS = (
 )
 _OUTCOME_COLUMN = 1
 _NOT_A_PAIR = "undefined: not an assigned pair"
+
+#: What the dock says for a project without ground-truth actions.
+NO_ACTION_TRUTH = (
+    "No action ground truth in this project, so there are no action pairs to explain. "
+    "Name a ground-truth actions file (LIRIS XML) and each detector's action XML file in "
+    "the project file (*.referee.json), or open a project that has them, such as the demo."
+)
+#: What the dock says for ground-truth actions without a detector's actions.
+NO_DETECTED_ACTIONS = (
+    "The project has ground-truth actions but no detector with actions to compare. Name "
+    "each detector's action XML file (LIRIS) in the project file (*.referee.json)."
+)
+#: What the dock says while the actions are matched.
+MATCHING_ACTIONS = (
+    "Matching each detector's actions with the ground truth… The pairs, misses and false "
+    "alarms are listed here when it is done; if an action file cannot be read, the Data "
+    "dock says which."
+)
 
 
 def _legend() -> QWidget:
@@ -87,16 +106,42 @@ class ActionsDock(QDockWidget):
         self._table.itemSelectionChanged.connect(self._on_selection_changed)
         form = QFormLayout()
         form.addRow("Detector", self._detector)
-        body = QWidget()
-        layout = QVBoxLayout(body)
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.addLayout(form)
         layout.addWidget(_legend())
         layout.addWidget(self._table, 1)
-        self.setWidget(body)
+        self._state = EmptyState(
+            content, no_project("see each action pair, miss and false alarm, and why")
+        )
+        self.setWidget(self._state)
         self.setMinimumSize(320, 220)
 
+    def set_project_actions(self, has_groundtruth: bool, detectors: int) -> None:
+        """A project was opened with (or without) ground-truth actions and ``detectors``
+        detectors with actions: drop the pairs shown and say what comes next."""
+        self.show_evaluations({})
+        if not has_groundtruth:
+            self._state.show_message(NO_ACTION_TRUTH)
+        elif detectors == 0:
+            self._state.show_message(NO_DETECTED_ACTIONS)
+        else:
+            self._state.show_message(MATCHING_ACTIONS)
+
+    @property
+    def empty_message(self) -> str | None:
+        """What the dock says in place of its table, or ``None`` once it shows pairs."""
+        return self._state.message()
+
     def show_evaluations(self, evaluations: Mapping[str, ActionEvaluation]) -> None:
-        """Offer these detectors' evaluations; keep the current detector when still there."""
+        """Offer these detectors' evaluations; keep the current detector when still there.
+
+        With none, the dock says that there is no action ground truth.
+        """
+        if evaluations:
+            self._state.show_content()
+        else:
+            self._state.show_message(NO_ACTION_TRUTH)
         current = self._detector.currentText()
         self._evaluations = dict(evaluations)
         self._detector.blockSignals(True)
@@ -120,8 +165,9 @@ class ActionsDock(QDockWidget):
         self._rows = () if evaluation is None else evaluation.pairs
         self._table.clearSelection()
         self._table.setRowCount(len(self._rows))
-        for r, row in enumerate(self._rows):
-            self._fill_row(r, row)
+        with filling(self._table):
+            for r, row in enumerate(self._rows):
+                self._fill_row(r, row)
 
     def _fill_row(self, r: int, row: PairRow) -> None:
         def whole(value: int | None) -> str:

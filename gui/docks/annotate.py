@@ -40,7 +40,8 @@ from referee.core.ranking.order import RankedFrame
 from referee.core.workflow.options import RankingOptions
 from referee.core.workflow.results import RankingResult
 from referee.gui.docks.estimates import IntervalPlot, estimate_text, labelled_text
-from referee.gui.widgets.tables import filled_item, number_item, read_only_table, text_item
+from referee.gui.widgets.empty_state import EmptyState, needs_two_detectors, no_project
+from referee.gui.widgets.tables import filled_item, filling, number_item, read_only_table, text_item
 
 #: What the count box shows for "every frame left by the gap" (its value 0).
 EVERY_FRAME = "all"
@@ -50,9 +51,21 @@ ANNOTATED_TOOLTIP = "already annotated"
 
 #: What the sampler tab says before any estimate.
 NO_ESTIMATE = (
-    "Estimates appear here once the consensus of two or more detectors is computed "
-    "(docs/measures.md §12)."
+    "No estimate yet: the frame to label next and the F1 intervals appear here once the "
+    "masks are evaluated and the detectors' consensus is computed (docs/measures.md §12)."
 )
+#: What the sampler tab says when no video is partly annotated.
+NOTHING_TO_ESTIMATE = (
+    "Every video has ground truth on every frame: its values are exact, and there is "
+    "nothing to estimate and no frame left to label."
+)
+#: What the ranked tab says before a ranking, with two or more detectors.
+NO_RANKING = (
+    "No ranking yet: the frames are ranked by detector disagreement once the project is "
+    "open. Press Update to rank them with the options above."
+)
+#: What the ranked tab says when a ranking lists no frame for another reason.
+NO_RANKED_FRAME = "The ranking lists no frame."
 
 _HEADERS = ("rank", "video", "frame", "score", "criterion", "annotated")
 _VIDEO_COLUMN, _FRAME_COLUMN, _ANNOTATED_COLUMN = 1, 2, 5
@@ -100,8 +113,9 @@ class AnnotateDock(QDockWidget):
             "Also rank frames that already have ground truth (ticked in the list): where the "
             "detectors disagree most is where the ground truth is worth checking"
         )
-        self._status = QLabel("No ranking yet.")
+        self._status = QLabel()
         self._status.setWordWrap(True)
+        self._status.setVisible(False)
         self._run = QPushButton("Update")
         self._run.setToolTip("Rank the frames with these options")
         self._run.clicked.connect(self._on_run_clicked)
@@ -111,16 +125,23 @@ class AnnotateDock(QDockWidget):
         self._table.installEventFilter(self)
         self._annotated: frozenset[tuple[str, int]] = frozenset()
         self._estimate: EstimateResult | None = None
+        #: What the sampler tab says until an estimate arrives.
+        self._waiting_estimate = NO_ESTIMATE
         self._video = QComboBox()
         self._video.setToolTip("Partly annotated video whose next frame and intervals are shown")
         self._video.currentIndexChanged.connect(self._show_video)
-        self._proposal = QLabel(NO_ESTIMATE)
+        self._proposal = QLabel()
         self._proposal.setWordWrap(True)
+        self._proposal.setVisible(False)
         self._go = QPushButton("Go to proposed frame")
         self._go.setToolTip("Show the frame the sampler asks to label next")
         self._go.setEnabled(False)
         self._go.clicked.connect(self._on_go_clicked)
         self.plot = IntervalPlot()
+        self._sampled_state = EmptyState(self.plot, no_project("be proposed frames to label"))
+        self._ranked_state = EmptyState(
+            self._table, no_project("rank its frames by how much the detectors disagree")
+        )
         self.tabs = QTabWidget()
         self.tabs.addTab(self._sampler_layout(), "Sampled")
         self.tabs.setTabToolTip(0, "The sampler's next frame; estimates with intervals (§12)")
@@ -139,7 +160,7 @@ class AnnotateDock(QDockWidget):
         layout = QVBoxLayout(body)
         layout.addLayout(row)
         layout.addWidget(self._proposal)
-        layout.addWidget(self.plot, 1)
+        layout.addWidget(self._sampled_state, 1)
         return body
 
     def _layout(self) -> QWidget:
@@ -163,17 +184,32 @@ class AnnotateDock(QDockWidget):
         layout.addLayout(numbers)
         layout.addWidget(self._include)
         layout.addWidget(self._status)
-        layout.addWidget(self._table, 1)
+        layout.addWidget(self._ranked_state, 1)
         return body
 
     # --- inputs -------------------------------------------------------------------------
 
     def set_detectors(self, names: Sequence[str]) -> None:
-        """Detectors offered for the pair criteria (A = first, B = second by default)."""
+        """Detectors offered for the pair criteria (A = first, B = second by default).
+
+        A project was opened: the ranking and the estimates shown so far are dropped, and
+        each tab says what comes next.
+        """
         for combo, default in ((self._a, 0), (self._b, 1)):
             combo.clear()
             combo.addItems(list(names))
             combo.setCurrentIndex(min(default, len(names) - 1))
+        self._table.setRowCount(0)
+        self._status.setVisible(False)
+        enough = len(names) >= 2
+        self._ranked_state.show_message(
+            NO_RANKING if enough else needs_two_detectors("Ranking frames", len(names))
+        )
+        self._estimate = None
+        self._waiting_estimate = (
+            NO_ESTIMATE if enough else needs_two_detectors("Proposing frames to label", len(names))
+        )
+        self.show_estimate(None)
 
     def request(self) -> RankingOptions:
         """The ranking options the Update button sends."""
@@ -229,17 +265,16 @@ class AnnotateDock(QDockWidget):
     def _show_video(self) -> None:
         video = self._current_video()
         methods = () if self._estimate is None else self._estimate.methods
-        self.plot.show_trace(methods, video)
         self._go.setEnabled(self.proposal() is not None)
+        self._proposal.setVisible(video is not None)
         if self._estimate is None:
-            self._proposal.setText(NO_ESTIMATE)
+            self._sampled_state.show_message(self._waiting_estimate)
         elif video is None:
-            self._proposal.setText(
-                "Every video has ground truth on every frame: its values are exact, and "
-                "there is nothing to estimate."
-            )
+            self._sampled_state.show_message(NOTHING_TO_ESTIMATE)
         else:
             self._proposal.setText(_proposal_text(video, self._estimate.methods))
+            self._sampled_state.show_content()
+        self.plot.show_trace(methods, video)  # last: a plot about to be hidden waits
 
     def _on_go_clicked(self) -> None:
         proposal = self.proposal()
@@ -249,32 +284,44 @@ class AnnotateDock(QDockWidget):
     # --- results ------------------------------------------------------------------------
 
     def show_result(self, result: RankingResult) -> None:
-        """List a ranking and say what it left out."""
+        """List a ranking and say what it left out; with no frame listed, say why in the
+        table's place."""
         if result.all_annotated:
-            self._status.setText(
+            summary = (
                 f"All {result.considered:,} frames already have ground truth: nothing is left "
                 "to annotate. Tick “Include annotated frames” to rank them anyway."
             )
         elif result.annotated and not result.options.include_annotated:
-            self._status.setText(
+            summary = (
                 f"{result.annotated:,} of {result.considered:,} frames already have ground "
                 "truth and are left out."
             )
         else:
-            self._status.setText(f"{len(result.frames):,} frames ranked by {result.criterion}.")
+            summary = f"{len(result.frames):,} frames ranked by {result.criterion}."
         self.show_ranking(result.frames)
+        if result.frames:
+            self._status.setText(summary)
+            self._status.setVisible(True)
+        else:
+            self._status.setVisible(False)
+            self._ranked_state.show_message(summary)
 
     def show_ranking(self, frames: Sequence[RankedFrame]) -> None:
         """List the ranked frames, in the order given."""
+        if frames:
+            self._ranked_state.show_content()
+        else:
+            self._ranked_state.show_message(NO_RANKED_FRAME)
         self._table.setRowCount(len(frames))
-        for row, entry in enumerate(frames):
-            self._table.setItem(row, 0, text_item(str(entry.rank)))
-            self._table.setItem(row, _VIDEO_COLUMN, text_item(entry.video))
-            self._table.setItem(row, _FRAME_COLUMN, text_item(str(entry.frame)))
-            self._table.setItem(row, 3, number_item(entry.score))
-            self._table.setItem(
-                row, 4, text_item(entry.criterion, describe(entry.criterion.split(":")[0]))
-            )
+        with filling(self._table):
+            for row, entry in enumerate(frames):
+                self._table.setItem(row, 0, text_item(str(entry.rank)))
+                self._table.setItem(row, _VIDEO_COLUMN, text_item(entry.video))
+                self._table.setItem(row, _FRAME_COLUMN, text_item(str(entry.frame)))
+                self._table.setItem(row, 3, number_item(entry.score))
+                self._table.setItem(
+                    row, 4, text_item(entry.criterion, describe(entry.criterion.split(":")[0]))
+                )
         self._mark_annotated()
 
     def set_annotated(self, frames: Collection[tuple[str, int]]) -> None:
@@ -305,6 +352,16 @@ class AnnotateDock(QDockWidget):
     def table(self) -> QTableWidget:
         """The table of rows shown."""
         return self._table
+
+    @property
+    def ranked_message(self) -> str | None:
+        """What the ranked tab says in place of its table, or ``None`` once it lists frames."""
+        return self._ranked_state.message()
+
+    @property
+    def sampled_message(self) -> str | None:
+        """What the sampled tab says in place of its plot, or ``None`` once it plots a video."""
+        return self._sampled_state.message()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Enter or Return on the table activates the current row."""

@@ -38,7 +38,7 @@ from referee.gui.annotation.keys import (
 )
 from referee.gui.annotation.label_map_item import LEVEL_RGBA
 from referee.gui.annotation.mask_painter import DEFAULT_RADIUS, MAX_RADIUS, Tool
-from referee.gui.widgets.tables import read_only_table
+from referee.gui.widgets.tables import filling, read_only_table
 
 
 def _swatch(rgba: tuple[int, int, int, int]) -> QIcon:
@@ -190,14 +190,15 @@ class AnnotationDock(QDockWidget):
         """Per detector: name, F1 now, change since the last save, rank (and its change)."""
         self.changes_note.setText(note)
         self.changes.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, text in enumerate(row):
-                item = QTableWidgetItem(text)
-                if c:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                self.changes.setItem(r, c, item)
+        with filling(self.changes):
+            for r, row in enumerate(rows):
+                for c, text in enumerate(row):
+                    item = QTableWidgetItem(text)
+                    if c:
+                        item.setTextAlignment(
+                            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                        )
+                    self.changes.setItem(r, c, item)
 
     @property
     def changes_table(self) -> QTableWidget:

@@ -31,7 +31,7 @@ from referee.core.annotation.propagation import TRACKERS
 from referee.core.model.annotations import ACTION_CLASSES
 from referee.gui.annotation.box_tool import PEN_STYLES, Style
 from referee.gui.annotation.keys import BOX_KEYS, CLASS_KEYS
-from referee.gui.widgets.tables import read_only_table
+from referee.gui.widgets.tables import filling, read_only_table
 
 #: What the dock edits: LIRIS actions or MOTChallenge tracks.
 ACTIONS, TRACKS = "actions", "tracks"
@@ -61,6 +61,27 @@ def _legend() -> QHBoxLayout:
         row.addSpacing(6)
     row.addStretch(1)
     return row
+
+
+def _cell(text: str, right: bool) -> QTableWidgetItem:
+    """A cell of the item list, right-aligned (numbers) or not."""
+    item = QTableWidgetItem(text)
+    if right:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
+#: Short button captions, so the dock fits a laptop's side panel (tool tips say it whole).
+BUTTON_TEXT = {
+    "keyframe": "Keyframe",
+    "end": "End",
+    "split": "Split",
+    "merge": "Merge two",
+    "delete_box": "Delete box",
+    "delete_keyframe": "Delete keyframe",
+    "delete_item": "Delete item",
+    "propagate": "Propagate",
+}
 
 
 class BoxesDock(QDockWidget):
@@ -99,6 +120,7 @@ class BoxesDock(QDockWidget):
         self.items = read_only_table(["#", "class", "frames", "keyframes"])
         self.items.setSelectionMode(QTableWidget.SelectionMode.ExtendedSelection)
         self.items.setToolTip("Select one to go to its first frame; select two to merge them")
+        self._rows: list[tuple[str, str, str, str]] = []  # as last shown
         self.empty_note = QLabel()
         self.empty_note.setWordWrap(True)
         self.buttons: dict[str, QPushButton] = {}
@@ -149,7 +171,8 @@ class BoxesDock(QDockWidget):
         return widget
 
     def _button(self, name: str, text: str, key: str) -> QPushButton:
-        button = QPushButton(f"{text} ({key})")
+        button = QPushButton(f"{BUTTON_TEXT.get(name, text)} ({key})")
+        button.setToolTip(f"{text} ({key})")
         button.clicked.connect(lambda: self.command.emit(name))
         self.buttons[name] = button
         return button
@@ -178,18 +201,21 @@ class BoxesDock(QDockWidget):
         return self.tracker_box.currentText().lower()
 
     def show_items(self, rows: Sequence[tuple[str, str, str, str]], selected: int | None) -> None:
-        """One row per item: number (or id), class, frame span, keyframes; ``selected`` row."""
+        """One row per item: number (or id), class, frame span, keyframes; ``selected`` row.
+
+        It is asked on every frame: the list is filled again only when its rows change."""
+        wanted = [] if selected is None else [selected]
+        if list(rows) == self._rows and self.selected_rows() == wanted:
+            return
         self.items.blockSignals(True)
         self.items.clearSelection()
-        self.items.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, text in enumerate(row):
-                item = QTableWidgetItem(text)
-                if c != 1:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                self.items.setItem(r, c, item)
+        if list(rows) != self._rows:
+            self._rows = list(rows)
+            self.items.setRowCount(len(rows))
+            with filling(self.items):
+                for r, row in enumerate(rows):
+                    for c, text in enumerate(row):
+                        self.items.setItem(r, c, _cell(text, right=c != 1))
         if selected is not None:
             self.items.selectRow(selected)
         self.items.blockSignals(False)

@@ -12,6 +12,7 @@ the intervals shrink; the Annotate next dock shows it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -20,8 +21,11 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from referee.core.estimation.estimators import MEASURES
 from referee.core.estimation.result import Estimate, EstimateResult, VideoEstimate
 from referee.core.exports.estimate import estimate_cell
-from referee.gui.widgets.palette import series_colour
-from referee.gui.widgets.tables import UNDEFINED_TEXT, read_only_table, text_item
+from referee.gui.widgets.deferred_draw import DeferredDraw
+from referee.gui.widgets.palette import detector_colours
+from referee.gui.widgets.plot_series import Items, SeriesItems
+from referee.gui.widgets.tables import UNDEFINED_TEXT, filling, read_only_table, text_item
+from referee.gui.widgets.theme import add_legend
 
 #: Column titles of the measures.
 TITLES = {"f1": "F1", "precision": "Precision", "recall": "Recall"}
@@ -71,7 +75,11 @@ class EstimatesPanel(QWidget):
             "Label the frames the Annotate next dock proposes and the intervals shrink."
         )
         self.table.setRowCount(0)
-        for video in videos:
+        with filling(self.table):
+            self._fill(result)
+
+    def _fill(self, result: EstimateResult) -> None:
+        for video in result.videos:
             for method in result.methods:
                 row = self.table.rowCount()
                 self.table.insertRow(row)
@@ -93,7 +101,11 @@ class EstimatesPanel(QWidget):
 
 
 class IntervalPlot(pg.PlotWidget):
-    """One video's F1 per detector after 0, 1, 2, … labelled draws, with 95% intervals."""
+    """One video's F1 per detector after 0, 1, 2, … labelled draws, with 95% intervals.
+
+    Each detector's line and band are made once and given new data after each draw;
+    the plot draws only while it can be seen (else when it is shown).
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,28 +115,53 @@ class IntervalPlot(pg.PlotWidget):
         self.setYRange(0, 1)
         self.showGrid(x=True, y=True, alpha=0.2)
         self.setMinimumHeight(160)
-        self._legend = self.addLegend(offset=(-10, -10))  # bottom right: F1 is rarely low
+        # Bottom right, as F1 is rarely low; in columns, so that it stays short.
+        add_legend(self, (-10, -10), columns=3)
+        self._detector_order: tuple[str, ...] = ()
+        self._trace: tuple[tuple[str, ...], VideoEstimate | None] = ((), None)
+        self._series = SeriesItems(self.getPlotItem(), self._make_series)
+        self._drawing = DeferredDraw(self, self._draw)
+
+    def set_detector_order(self, names: Sequence[str]) -> None:
+        """The project's detector list: each detector's colour is that of its position there
+        (from the next trace shown on)."""
+        self._detector_order = tuple(names)
 
     def show_trace(self, methods: tuple[str, ...], video: VideoEstimate | None) -> None:
         """Draw ``video``'s trace (nothing without one)."""
-        self.clear()
-        self._legend.clear()
+        self._trace = (methods, video)
+        self._drawing.request()
+
+    @staticmethod
+    def _make_series(method: str) -> Items:
+        """A detector's line (its legend row) and the band of its intervals."""
+        line = pg.PlotDataItem(name=method)
+        line.setObjectName(f"F1 trace: {method}")
+        lower, upper = pg.PlotDataItem(pen=pg.mkPen(None)), pg.PlotDataItem(pen=pg.mkPen(None))
+        return line, pg.FillBetweenItem(lower, upper)
+
+    def _draw(self) -> None:
+        methods, video = self._trace
         if video is None or not video.trace:
+            self._series.show(())
             return
+        self._series.show(methods)
         steps = np.arange(len(video.trace), dtype=np.float64)
-        for j, method in enumerate(methods):
-            colour = series_colour(j)
+        colours = detector_colours(methods, self._detector_order)
+        for method in methods:
+            colour = colours[method]
+            line, band = self._series[method]
             values = np.array([t[method].estimate for t in video.trace])
             low = np.array([t[method].low for t in video.trace])
             high = np.array([t[method].high for t in video.trace])
-            line = self.plot(steps, values, pen=pg.mkPen(colour, width=2), name=method)
-            line.setObjectName(f"F1 trace: {method}")
+            line.setData(steps, values, pen=pg.mkPen(colour, width=2))
             known = ~(np.isnan(low) | np.isnan(high))
+            band.setVisible(bool(known.sum() >= 2))
             if known.sum() >= 2:
-                lower = pg.PlotDataItem(steps[known], low[known], pen=pg.mkPen(None))
-                upper = pg.PlotDataItem(steps[known], high[known], pen=pg.mkPen(None))
-                band = pg.FillBetweenItem(lower, upper, brush=pg.mkBrush(*colour, 50))
-                self.addItem(band)
+                lower, upper = band.curves
+                lower.setData(steps[known], low[known])
+                upper.setData(steps[known], high[known])
+                band.setBrush(pg.mkBrush(*colour, 50))
         last = max(1, len(video.trace) - 1)
         self.getAxis("bottom").setTickSpacing(max(1, math.ceil(last / 8)), 1)  # whole draws
         self.setXRange(0, last)

@@ -1,53 +1,59 @@
-"""The Indicators dock: per-video counts and indicators, and both summaries
+"""The Indicators dock: per-video indicators and counts, and both summaries
 (docs/measures.md §2).
 
-One row per (detector, video) with its confusion counts and every indicator
-of the registry, then per detector the blended summary under the chosen
-weight scheme and, beneath it, the CDnet procedure. Cells where the two
-summaries differ are highlighted: the dock shows both kinds of numbers and
-never mixes them. Beneath, for partly annotated videos, the estimates over
-every frame with their intervals (docs/measures.md §12).
+One row per (detector, video), then per detector the blended summary under the
+chosen weight scheme and, beneath it, the CDnet procedure. Detector and Video stay
+in view when the table scrolls sideways; F1, precision and recall come first, the
+other indicators next and the raw counts last; a header click sorts, the Columns
+menu hides columns. A summary cell is highlighted where ranking the detectors by
+that indicator gives this detector another rank under the two procedures: there
+the choice of procedure changes a decision. Beneath, for partly annotated videos,
+the estimates over every frame with their intervals (docs/measures.md §12).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import (
-    QBrush,
-    QColor,
-    QFont,
-    QGuiApplication,
-    QKeyEvent,
-    QKeySequence,
-)
+from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDockWidget,
     QHBoxLayout,
     QLabel,
-    QListWidget,
     QListWidgetItem,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
 
 from referee.core.estimation.result import EstimateResult
-from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.text_files import format_csv
-from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluate_all
-from referee.core.measures.summarize import MethodResult
 from referee.core.workflow.options import SCHEMES
 from referee.core.workflow.results import PixelResult
 from referee.gui.docks.estimates import EstimatesPanel
-from referee.gui.widgets.palette import OKABE_ITO
-from referee.gui.widgets.tables import UNDEFINED_TEXT, filled_item
+from referee.gui.docks.indicator_model import (
+    EXPORT_ROLE,
+    RANK_CHANGE_RGBA,
+    SWATCH_SIZE,
+    IndicatorFilterModel,
+    IndicatorTableModel,
+)
+from referee.gui.docks.indicator_rows import (
+    COLUMNS,
+    FROZEN_COLUMNS,
+    TableRow,
+    build_rows,
+    widest_texts,
+)
+from referee.gui.widgets.check_list import CheckList
+from referee.gui.widgets.column_chooser import ColumnChooser
+from referee.gui.widgets.empty_state import EmptyState
+from referee.gui.widgets.frozen_table import FrozenColumnsTable
+from referee.gui.widgets.popup_button import popup_button
 
 #: Weight schemes offered; ``custom`` needs a table of weights the dock does not hold.
 OFFERED_SCHEMES: tuple[str, ...] = SCHEMES
@@ -57,106 +63,74 @@ SCHEME_TIPS: dict[str, str] = {
     "category": "every category weighs the same, split evenly over its videos (CDnet-like)",
     "pixels": "weights proportional to evaluated pixels (pooling raw counts)",
 }
-COUNT_COLUMNS: tuple[str, ...] = ("TP", "FP", "FN", "TN", "Shadow errors")
-COUNT_TIPS: tuple[str, ...] = (
-    "true positives: detected pixels on motion ground truth",
-    "false positives: detected pixels on static or shadow ground truth",
-    "false negatives: missed pixels on motion ground truth",
-    "true negatives: undetected pixels on static or shadow ground truth",
-    "detected pixels on hard-shadow ground truth (also counted in FP)",
+RANK_CHANGE_LEGEND = "the two procedures rank this detector differently by this indicator"
+RANK_CHANGE_TIP = (
+    "A summary cell is highlighted when ranking all the detectors by that indicator puts "
+    "this detector at another rank in the summarized row than in the CDnet-procedure row "
+    "(mean per category, then mean of categories): there the choice of procedure changes "
+    "the order of the detectors. Values that differ without changing a rank (or by less "
+    "than 1e-9) are not highlighted; a highlighted cell's tooltip gives both ranks."
 )
-CDNET_ROW = "CDnet procedure"
-DIFFERENCE_TOLERANCE = 1e-9
-DIFFERS_TIP = "differs from the CDnet procedure"
-#: Background of summary cells where the blended summary and the CDnet procedure differ.
-DIFFERS_RGBA: tuple[int, int, int, int] = (*OKABE_ITO["yellow"], 150)
-_EXPORT_ROLE = Qt.ItemDataRole.UserRole
-_VIDEO_KEY_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-def format_count(count: int) -> str:
-    """A pixel count with thousands separators."""
-    return f"{count:,}"
-
-
-def format_ratio(value: float) -> str:
-    """A ratio (or PWC percentage) with 4 decimals."""
-    return f"{value:.4f}"
-
-
-def procedures_differ(a: IndicatorValue, b: IndicatorValue) -> bool:
-    """Whether two summaries of one indicator differ (by more than 1e-9, or in definedness)."""
-    if a.defined != b.defined:
-        return True
-    return a.defined and abs(a.value - b.value) > DIFFERENCE_TOLERANCE
-
-
-def _text_item(text: str, export: str, tooltip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-    item.setData(_EXPORT_ROLE, export)
-    if tooltip:
-        item.setToolTip(tooltip)
-    return item
-
-
-def _count_item(count: int | None) -> QTableWidgetItem:
-    if count is None:
-        return _text_item("", "")
-    item = _text_item(format_count(count), str(count))
-    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    return item
-
-
-def _value_item(value: IndicatorValue) -> QTableWidgetItem:
-    if not value.defined:
-        item = _text_item(UNDEFINED_TEXT, "", value.reason or "undefined")
-        item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-        return item
-    item = _text_item(format_ratio(value.value), repr(value.value))
-    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    return item
+NO_RESULT_TEXT = (
+    "Open a project with ground truth (File › Open, Ctrl+O) to see each detector's F1, "
+    "precision and recall, per video and summarized over the videos."
+)
+NO_DETECTOR_TEXT = "No detector is checked: choose some under Detectors to see their rows."
+DETECTORS_TEXT = "Detectors"
+#: Tallest the drop-down list of detectors gets before it scrolls, in pixels.
+DETECTOR_LIST_HEIGHT = 400
+#: Room around a cell's text (margins, the sort arrow of a header), in pixels.
+CELL_PADDING = 14
+HEADER_PADDING = 28
 
 
 class IndicatorsDock(QDockWidget):
-    """Counts and indicators per (detector, video), with both summaries per detector.
+    """Indicators and counts per (detector, video), with both summaries per detector.
 
     Signals
     -------
-    video_selected(category, video)
-        A video row was clicked.
+    row_selected(detector, category, video)
+        A row was selected (click or keyboard); ``category`` and ``video`` are ``""``
+        for a summary row.
     scheme_changed(scheme)
         The weight scheme of the blended summary changed.
     """
 
-    video_selected = Signal(str, str)
+    row_selected = Signal(str, str, str)
     scheme_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Indicators", parent)
         self.setObjectName("IndicatorsDock")
         self._pixels: PixelResult | None = None
+        self.table_model = IndicatorTableModel(self)
+        self.shown_rows = IndicatorFilterModel(self.table_model, self)
         self.detector_list = self._make_detector_list()
+        self.detector_button = popup_button(
+            DETECTORS_TEXT, self.detector_list, "Choose the detectors shown in the table"
+        )
         self.scheme_combo = self._make_scheme_combo()
         self.copy_button = QPushButton("Copy as CSV")
         self.copy_button.setToolTip(
-            "Copy the table (header and rows) to the clipboard as CSV "
-            "(Ctrl+C); full-precision values, undefined values empty"
+            "Copy the table as shown (shown columns, rows in their order) to the clipboard "
+            "as CSV (Ctrl+C); full-precision values, undefined values empty"
         )
         self.copy_button.clicked.connect(self._on_copy)
         self.table = self._make_table()
-        self.table.installEventFilter(self)
+        self.columns = ColumnChooser(self.table, FROZEN_COLUMNS)
+        self.columns.attach(self.table.horizontalHeader())
+        self.columns.attach(self.table.frozen.horizontalHeader())
+        self.table_area = EmptyState(self.table, NO_RESULT_TEXT)
         self.estimates = EstimatesPanel()
         self.setWidget(self._assemble())
         self.setMinimumSize(360, 200)
+        self._show_table_or_message()
 
     # --- construction ------------------------------------------------------------------
 
-    def _make_detector_list(self) -> QListWidget:
-        detectors = QListWidget()
-        detectors.setToolTip("Detectors shown in the table (check to show)")
-        detectors.setMinimumWidth(90)
-        detectors.setMaximumWidth(220)
+    def _make_detector_list(self) -> CheckList:
+        detectors = CheckList("Detectors shown in the table (check to show)")
+        detectors.setMaximumHeight(DETECTOR_LIST_HEIGHT)
         detectors.itemChanged.connect(self._on_detector_toggled)
         return detectors
 
@@ -171,49 +145,24 @@ class IndicatorsDock(QDockWidget):
         combo.currentTextChanged.connect(self._on_scheme_changed)
         return combo
 
-    def _make_table(self) -> QTableWidget:
-        table = QTableWidget()
-        headers = [
-            "Detector",
-            "Video",
-            *COUNT_COLUMNS,
-            *(indicator.symbol for indicator in INDICATORS.values()),
-        ]
-        tips = [
-            "detector (method)",
-            "category/video, or the summary procedure",
-            *COUNT_TIPS,
-            *(f"{i.name}: {i.formula}" for i in INDICATORS.values()),
-        ]
-        table.setColumnCount(len(headers))
-        for column, (header, tip) in enumerate(zip(headers, tips)):
-            item = QTableWidgetItem(header)
-            item.setToolTip(tip)
-            table.setHorizontalHeaderItem(column, item)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.verticalHeader().setVisible(False)
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
-        table.setAlternatingRowColors(True)
+    def _make_table(self) -> FrozenColumnsTable:
+        table = FrozenColumnsTable(FROZEN_COLUMNS)
+        table.setModel(self.shown_rows)
         table.setMinimumSize(240, 120)
-        table.cellClicked.connect(self._on_cell_clicked)
+        table.row_chosen.connect(self._on_row_chosen)
+        table.installEventFilter(self)
         return table
 
     def _assemble(self) -> QWidget:
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Weights:"))
         bar.addWidget(self.scheme_combo)
-        bar.addSpacing(12)
-        bar.addWidget(self._legend())
         bar.addStretch(1)
+        bar.addWidget(self.detector_button)
+        bar.addWidget(self.columns.button())
         bar.addWidget(self.copy_button)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.detector_list)
-        splitter.addWidget(self.table)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([120, 600])
         column = QSplitter(Qt.Orientation.Vertical)
-        column.addWidget(splitter)
+        column.addWidget(self.table_area)
         column.addWidget(self.estimates)
         column.setStretchFactor(0, 2)
         column.setStretchFactor(1, 1)
@@ -221,20 +170,18 @@ class IndicatorsDock(QDockWidget):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        layout.addWidget(self._legend())
         layout.addWidget(column, 1)
         return body
 
     def _legend(self) -> QLabel:
-        r, g, b, a = DIFFERS_RGBA
+        r, g, b, a = RANK_CHANGE_RGBA
         legend = QLabel(
             f'<span style="background-color: rgba({r},{g},{b},{a}); color: black;">'
-            f"&nbsp;&nbsp;0.1234&nbsp;&nbsp;</span>&nbsp;{DIFFERS_TIP} "
-            f"(by more than 1e-9)"
+            f"&nbsp;&nbsp;0.1234&nbsp;&nbsp;</span>&nbsp;{RANK_CHANGE_LEGEND}"
         )
-        legend.setToolTip(
-            "Summary cells are highlighted where the blended summary and the "
-            "CDnet procedure (mean per category, then mean of categories) differ"
-        )
+        legend.setWordWrap(True)
+        legend.setToolTip(RANK_CHANGE_TIP)
         return legend
 
     # --- public API --------------------------------------------------------------------
@@ -242,34 +189,30 @@ class IndicatorsDock(QDockWidget):
     def show_pixels(self, result: PixelResult) -> None:
         """Show every detector's per-video evaluations and its summaries (computed by the
         session); detectors shown before stay as they were, new ones start checked."""
-        hidden = {
-            self.detector_list.item(i).text()
-            for i in range(self.detector_list.count())
-            if self.detector_list.item(i).checkState() != Qt.CheckState.Checked
-        }
+        hidden = set(self._names()) - set(self.selected_detectors())
+        selected = self._selected_row()
         self._pixels = result
         self.scheme_combo.blockSignals(True)
         self.scheme_combo.setCurrentText(result.options.weights)
         self.scheme_combo.blockSignals(False)
-        self.detector_list.blockSignals(True)
-        self.detector_list.clear()
-        for name in result.methods:
-            item = QListWidgetItem(name)
-            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
-            shown = Qt.CheckState.Unchecked if name in hidden else Qt.CheckState.Checked
-            item.setCheckState(shown)
-            self.detector_list.addItem(item)
-        self.detector_list.blockSignals(False)
-        self._fit_detector_list()
-        self._rebuild()
+        rows = build_rows(result)
+        self.table_model.set_rows(rows)
+        self._list_detectors(list(result.methods), hidden)
+        self.shown_rows.set_shown_detectors(self.selected_detectors())
+        self._fit_columns(rows)
+        if selected is not None:
+            self._reselect(selected)
+        self._show_table_or_message()
+
+    def set_detector_order(self, names: Sequence[str]) -> None:
+        """The project's detector list, which gives each detector its colour."""
+        self.table_model.set_detector_order(names)
+        for index, name in enumerate(self._names()):
+            self.detector_list.item(index).setIcon(self.table_model.swatch(name))
 
     def show_estimate(self, result: EstimateResult | None) -> None:
         """Show the partly annotated videos' estimates over every frame, with intervals."""
         self.estimates.show_estimate(result)
-
-    def _fit_detector_list(self) -> None:
-        width = self.detector_list.sizeHintForColumn(0) + 2 * self.detector_list.frameWidth() + 8
-        self.detector_list.setMinimumWidth(min(max(90, width), 220))
 
     def scheme(self) -> str:
         """The weight scheme selected for the blended summary."""
@@ -282,8 +225,7 @@ class IndicatorsDock(QDockWidget):
 
     def selected_detectors(self) -> list[str]:
         """Checked detectors, in the order they were given."""
-        items = (self.detector_list.item(i) for i in range(self.detector_list.count()))
-        return [item.text() for item in items if item.checkState() == Qt.CheckState.Checked]
+        return list(self.detector_list.checked_names())
 
     def set_detector_checked(self, name: str, checked: bool) -> None:
         """Show or hide one detector's rows."""
@@ -291,87 +233,82 @@ class IndicatorsDock(QDockWidget):
             item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
 
     def table_csv(self) -> str:
-        """The table as CSV: header, then rows; counts as integers, ratios at full precision."""
-        columns = range(self.table.columnCount())
+        """The table as shown, as CSV: the header of the shown columns, then the rows in
+        their order; counts as integers, ratios at full precision, undefined values empty."""
+        columns = [c for c in range(len(COLUMNS)) if not self.table.isColumnHidden(c)]
         rows = [
-            [filled_item(self.table, row, c).data(_EXPORT_ROLE) for c in columns]
-            for row in range(self.table.rowCount())
+            [self.shown_rows.index(row, c).data(EXPORT_ROLE) for c in columns]
+            for row in range(self.shown_rows.rowCount())
         ]
-        return format_csv([[self._header(c) for c in columns], *rows])  # formulas neutralized
+        return format_csv([[COLUMNS[c].header for c in columns], *rows])  # formulas neutralized
 
-    def _header(self, column: int) -> str:
-        item = self.table.horizontalHeaderItem(column)
-        return item.text() if item is not None else ""
+    def is_highlighted(self, row: int, column: int) -> bool:
+        """Whether the cell at view ``row`` and ``column`` (of :data:`COLUMNS`) is marked: the
+        two procedures rank its detector differently by that column's indicator."""
+        return column in self.shown_rows.table_row(row).rank_changes
 
     # --- table contents ----------------------------------------------------------------
 
-    def _rebuild(self) -> None:
-        self.table.setRowCount(0)
-        if self._pixels is None:
-            return
-        for name in self.selected_detectors():
-            for evaluation in self._pixels.evaluations.get(name, ()):
-                self._add_video_row(name, evaluation)
-            self._add_summary_rows(name, self._pixels.methods[name])
-        self.table.resizeColumnsToContents()
+    def _names(self) -> list[str]:
+        return [self.detector_list.item(i).text() for i in range(self.detector_list.count())]
 
-    def _append_row(self, items: Sequence[QTableWidgetItem]) -> int:
-        row = self.table.rowCount()
-        self.table.insertRow(row)
-        for column, item in enumerate(items):
-            self.table.setItem(row, column, item)
-        return row
+    def _list_detectors(self, names: list[str], hidden: set[str]) -> None:
+        """List ``names`` with their colours, checked unless ``hidden``; fit the list."""
+        listed = self.detector_list
+        listed.blockSignals(True)
+        listed.set_names(names)
+        for index, name in enumerate(names):
+            item = listed.item(index)
+            item.setIcon(self.table_model.swatch(name))
+            if name in hidden:
+                item.setCheckState(Qt.CheckState.Unchecked)
+        listed.blockSignals(False)
+        frame = 2 * listed.frameWidth()
+        rows = frame + sum(listed.sizeHintForRow(i) for i in range(listed.count()))
+        scroll = listed.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        listed.setFixedSize(
+            listed.sizeHintForColumn(0) + frame + scroll + 8, min(rows, DETECTOR_LIST_HEIGHT)
+        )
+        self._label_detector_button()
 
-    def _add_video_row(self, detector: str, evaluation: VideoEvaluation) -> None:
-        cm = evaluation.total
-        label = evaluation.confusion.label
-        values = evaluate_all(cm)
-        items = [
-            _text_item(detector, detector),
-            _text_item(label, label),
-            *(_count_item(int(n)) for n in (cm.tp, cm.fp, cm.fn, cm.tn)),
-            _count_item(evaluation.shadow_errors),
-            *(_value_item(values[key]) for key in INDICATORS),
-        ]
-        for item in items[:2]:
-            item.setData(_VIDEO_KEY_ROLE, evaluation.key)
-        self._append_row(items)
+    def _label_detector_button(self) -> None:
+        shown, listed = len(self.selected_detectors()), self.detector_list.count()
+        suffix = f" {shown}/{listed}" if shown < listed else ""
+        self.detector_button.setText(DETECTORS_TEXT + suffix)
 
-    def _add_summary_rows(self, detector: str, method: MethodResult) -> None:
-        blended, title = method.summary.values, f"summarized ({method.summary.scheme})"
-        cdnet = method.cdnet.indicators_overall
-        rows = [
-            self._summary_row(detector, title, blended),
-            self._summary_row(detector, CDNET_ROW, cdnet),
-        ]
-        for column, key in enumerate(INDICATORS, start=2 + len(COUNT_COLUMNS)):
-            if procedures_differ(blended[key], cdnet[key]):
-                for row in rows:
-                    self._mark_differs(filled_item(self.table, row, column))
-
-    def _summary_row(self, detector: str, title: str, values: Mapping[str, IndicatorValue]) -> int:
-        items = [
-            _text_item(detector, detector),
-            _text_item(title, title),
-            *(_count_item(None) for _ in COUNT_COLUMNS),
-            *(_value_item(values[key]) for key in INDICATORS),
-        ]
+    def _fit_columns(self, rows: list[TableRow]) -> None:
+        """Size each column to its widest text, measured on a few candidates only."""
         bold = QFont(self.table.font())
         bold.setBold(True)
-        for item in items:
-            item.setFont(bold)
-        return self._append_row(items)
+        cells, headers = QFontMetrics(bold), self.table.horizontalHeader().fontMetrics()
+        widths = []
+        for column, spec in enumerate(COLUMNS):
+            texts = widest_texts(rows, column)
+            width = max((cells.horizontalAdvance(t) for t in texts), default=0) + CELL_PADDING
+            if column == 0:
+                width += SWATCH_SIZE + 6
+            widths.append(max(width, headers.horizontalAdvance(spec.header) + HEADER_PADDING))
+        self.table.set_frozen_widths(widths[:FROZEN_COLUMNS])
+        for column, width in enumerate(widths[FROZEN_COLUMNS:], start=FROZEN_COLUMNS):
+            self.table.setColumnWidth(column, width)
 
-    @staticmethod
-    def _mark_differs(item: QTableWidgetItem) -> None:
-        item.setBackground(QBrush(QColor(*DIFFERS_RGBA)))
-        item.setForeground(QBrush(QColor("black")))
-        reason = item.toolTip()
-        item.setToolTip(f"{DIFFERS_TIP}; {reason}" if reason else DIFFERS_TIP)
+    def _show_table_or_message(self) -> None:
+        self.detector_button.setEnabled(self._pixels is not None)
+        if self._pixels is None:
+            self.table_area.show_message(NO_RESULT_TEXT)
+        elif not self.selected_detectors():
+            self.table_area.show_message(NO_DETECTOR_TEXT)
+        else:
+            self.table_area.show_content()
 
-    def is_highlighted(self, row: int, column: int) -> bool:
-        """Whether a cell is marked as differing from the CDnet procedure."""
-        return filled_item(self.table, row, column).toolTip().startswith(DIFFERS_TIP)
+    def _selected_row(self) -> tuple[str, str, str, str] | None:
+        current = self.table.currentIndex()
+        return self.shown_rows.table_row(current.row()).identity if current.isValid() else None
+
+    def _reselect(self, identity: tuple[str, str, str, str]) -> None:
+        row = self.shown_rows.view_row(identity)
+        if row >= 0:
+            self.table.select_row(row)
 
     # --- slots -------------------------------------------------------------------------
 
@@ -391,15 +328,16 @@ class IndicatorsDock(QDockWidget):
         return super().eventFilter(watched, event)
 
     def _on_detector_toggled(self, _item: QListWidgetItem) -> None:
-        self._rebuild()
+        self.shown_rows.set_shown_detectors(self.selected_detectors())
+        self._label_detector_button()
+        self._show_table_or_message()
 
     def _on_scheme_changed(self, scheme: str) -> None:
         self.scheme_changed.emit(scheme)
 
-    def _on_cell_clicked(self, row: int, _column: int) -> None:
-        key = filled_item(self.table, row, 0).data(_VIDEO_KEY_ROLE)
-        if key is not None:
-            self.video_selected.emit(*key)
+    def _on_row_chosen(self, row: int) -> None:
+        chosen = self.shown_rows.table_row(row)
+        self.row_selected.emit(chosen.detector, chosen.category, chosen.video)
 
     def _on_copy(self) -> None:
         QGuiApplication.clipboard().setText(self.table_csv())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
@@ -14,7 +14,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from referee.gui.widgets.empty_state import EmptyState
 from referee.gui.worker import Job, JobRunner, progress_text
+
+#: What the Jobs dock says while no job runs.
+NO_JOB = (
+    "No job running. Evaluations, rankings, reports and other long computations are "
+    "listed here while they run, each with its progress and a Cancel button."
+)
 
 
 def _bind_progress(bar: QProgressBar, job: Job) -> None:
@@ -57,12 +64,15 @@ class JobsDock(QDockWidget):
         body = QWidget()
         self._rows = QVBoxLayout(body)
         self._rows.setContentsMargins(2, 2, 2, 2)
-        self._idle = QLabel("No job running.")
-        self._idle.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._rows.addWidget(self._idle)
         self._rows.addStretch(1)
-        self.setWidget(body)
+        self._state = EmptyState(body, NO_JOB)
+        self.setWidget(self._state)
         runner.job_started.connect(self._on_job_started)
+
+    @property
+    def empty_message(self) -> str | None:
+        """What the dock says in place of the job list, or ``None`` while jobs are listed."""
+        return self._state.message()
 
     def rows(self) -> list[_JobRow]:
         """The rows of the jobs still shown."""
@@ -77,13 +87,14 @@ class JobsDock(QDockWidget):
     def _on_job_started(self, job: Job) -> None:
         row = _JobRow(job)
         self._rows.insertWidget(self._rows.count() - 1, row)
-        self._idle.hide()
+        self._state.show_content()
         job.ended.connect(lambda: self._on_job_ended(row))
 
     def _on_job_ended(self, row: _JobRow) -> None:
         row.deleteLater()
         self._rows.removeWidget(row)
-        self._idle.setVisible(not self.rows())
+        if not self.rows():
+            self._state.show_message(NO_JOB)
 
 
 class JobsStatusWidget(QWidget):
@@ -105,19 +116,28 @@ class JobsStatusWidget(QWidget):
         self.cancel_button.clicked.connect(self._on_cancel)
         for widget in (self.label, self.bar, self.cancel_button):
             layout.addWidget(widget)
+        self._refresh_pending = False
         runner.job_started.connect(self._on_job_started)
         self._refresh()
 
     def _on_job_started(self, job: Job) -> None:
-        job.ended.connect(self._refresh)
-        job.progress.connect(self._refresh)
-        self._refresh()
+        job.ended.connect(self._schedule_refresh)
+        job.progress.connect(self._schedule_refresh)
+        self._schedule_refresh()
+
+    def _schedule_refresh(self) -> None:
+        """Refresh once the events at hand are handled: the jobs a project starts
+        together, and their progress, then cost one relayout of the status bar."""
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            QTimer.singleShot(0, self, self._refresh)
 
     def _on_cancel(self) -> None:
         if self._job is not None:
             self._job.cancel()
 
     def _refresh(self) -> None:
+        self._refresh_pending = False
         jobs = self._runner.jobs
         self.setVisible(bool(jobs))
         if not jobs:

@@ -4,16 +4,22 @@ Every plotted number comes from ``referee.core``; undefined values (NaN) are
 left out, never drawn at 0. Plot items carry an ``objectName`` saying what
 they are (``"video points: <detector>"``, ``"summary point: <detector>"``,
 ``"iso-F 0.5"``, ``"frame F: <detector>"``, ``"LIRIS F <key>: <detector>"``).
+
+Drawing is incremental: the fixed items (chance line, iso-F lines, the LIRIS
+panels) are made once, each detector's items when it first appears, and a new
+result gives them new data. The dock draws only while it can be seen; a result
+that arrives while it is tabbed behind another dock is drawn when it is shown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtWidgets import QDockWidget, QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QTabWidget, QVBoxLayout, QWidget
 
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
@@ -22,13 +28,17 @@ from referee.core.measures.curves import ISO_F_LEVELS, iso_f1_curve
 from referee.core.measures.indicators import evaluate_all
 from referee.core.measures.summarize import Summary
 from referee.core.workflow.results import PixelResult
-from referee.gui.widgets.palette import OKABE_ITO, series_colour
+from referee.gui.widgets.deferred_draw import DeferredDraw
+from referee.gui.widgets.palette import OKABE_ITO, detector_colours
+from referee.gui.widgets.plot_series import Items, SeriesItems
+from referee.gui.widgets.theme import add_legend
 
 FAINT_RGBA = (*OKABE_ITO["grey"], 120)
 CURRENT_FRAME_RGB = OKABE_ITO["vermillion"]
-LEGEND_BRUSH_RGBA = (255, 255, 255, 210)
 VIDEO_POINT_SIZE = 9
 SUMMARY_POINT_SIZE = 18
+#: A per-frame F curve marks its points while it has at most this many (more hide the line).
+MAX_MARKED_FRAMES = 200
 
 
 def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -37,25 +47,14 @@ def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndar
     return xs[keep], ys[keep]
 
 
-def _add_legend(plot: pg.PlotItem | pg.PlotWidget, offset: tuple[int, int]) -> pg.LegendItem:
-    """A legend with an opaque-ish background; negative offsets anchor right / bottom."""
-    return plot.addLegend(
-        offset=offset,
-        labelTextColor="k",
-        brush=pg.mkBrush(*LEGEND_BRUSH_RGBA),
-        pen=pg.mkPen(FAINT_RGBA),
-    )
-
-
 def _space_plot(x_label: str, y_label: str, legend_offset: tuple[int, int]) -> pg.PlotWidget:
     plot = pg.PlotWidget()
-    plot.setBackground("w")
     plot.setLabel("bottom", x_label)
     plot.setLabel("left", y_label)
     plot.setXRange(0, 1, padding=0.02)
     plot.setYRange(0, 1, padding=0.02)
     plot.showGrid(x=True, y=True, alpha=0.2)
-    _add_legend(plot, legend_offset)
+    add_legend(plot, legend_offset)
     plot.setMinimumSize(200, 160)
     return plot
 
@@ -80,7 +79,11 @@ class PlotsDock(QDockWidget):
         super().__init__("Plots", parent)
         self.setObjectName("PlotsDock")
         self._pixels: PixelResult | None = None
+        self._detector_order: tuple[str, ...] = ()
+        self._frame_f: tuple[str, Mapping[str, tuple[np.ndarray, np.ndarray]]] | None = None
+        self._actions: Mapping[str, ActionEvaluation] = {}
         self._frames = np.zeros(0)
+        self._frame_title: str | None = None
         self.roc_plot = _space_plot(
             "false positive rate (FPR)",
             "true positive rate (TPR, recall)",
@@ -91,30 +94,41 @@ class PlotsDock(QDockWidget):
         self.current_frame_line = pg.InfiniteLine(
             angle=90, movable=False, pen=pg.mkPen(CURRENT_FRAME_RGB, width=2)
         )
+        self.frame_plot.addItem(self.current_frame_line, ignoreBounds=True)
+        self._current_frame_sample = pg.PlotDataItem(pen=self.current_frame_line.pen)
         self.liris_view = pg.GraphicsLayoutWidget()
-        self.liris_view.setBackground("w")
-        self.note_label = QLabel()
-        self.note_label.setWordWrap(True)
-        self.note_label.setVisible(False)
-        self._liris_plots: list[pg.PlotItem] = []
+        self._liris_plots = [self._make_liris_plot(k, key) for k, key in enumerate(THRESHOLD_KEYS)]
         self.tabs = self._make_tabs()
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.note_label)
         self.setWidget(body)
         self.setMinimumSize(320, 240)
-        self._draw_spaces()
+        self._add_chance_line()
+        self._add_iso_f_lines()
+        self._summary_samples = [self._summary_sample() for _ in range(2)]
+        self._summary_scheme: str | None = None
+        self._space_series = [
+            SeriesItems(plot.getPlotItem(), partial(self._make_space_items, plot))
+            for plot in (self.roc_plot, self.pr_plot)
+        ]
+        self._frame_series = SeriesItems(self.frame_plot.getPlotItem(), self._make_frame_curve)
+        self._liris_series = [
+            SeriesItems(plot, partial(self._make_liris_curve, key))
+            for key, plot in zip(THRESHOLD_KEYS, self._liris_plots)
+        ]
+        self._spaces_drawing = DeferredDraw(self, self._draw_spaces)
+        self._frame_f_drawing = DeferredDraw(self, self._draw_frame_f)
+        self._actions_drawing = DeferredDraw(self, self._draw_actions)
 
     def _make_frame_plot(self) -> pg.PlotWidget:
         plot = pg.PlotWidget()
-        plot.setBackground("w")
         plot.setLabel("bottom", "frame")
         plot.setLabel("left", "F1 of the frame")
         plot.setYRange(0, 1, padding=0.02)
         plot.showGrid(x=True, y=True, alpha=0.2)
-        _add_legend(plot, (-10, -10)).setColumnCount(3)
+        add_legend(plot, (-10, -10), columns=3)
         plot.setMinimumSize(200, 160)
         plot.setToolTip(
             "Per-frame F1 = 2tp/(2tp+fp+fn); frames where it is undefined "
@@ -145,29 +159,29 @@ class PlotsDock(QDockWidget):
             tabs.setTabToolTip(index, tip)
         return tabs
 
+    def set_detector_order(self, names: Sequence[str]) -> None:
+        """The project's detector list: each detector's colour is that of its position there
+        (from the next result shown on)."""
+        self._detector_order = tuple(names)
+
+    def clear(self) -> None:
+        """Drop the results shown (another project was opened): the plots empty."""
+        self._pixels, self._frame_f, self._actions = None, None, {}
+        self._frames = np.zeros(0)
+        for drawing in (self._spaces_drawing, self._frame_f_drawing, self._actions_drawing):
+            drawing.request()
+
+    def _colours(self, names: Sequence[str]) -> dict[str, tuple[int, int, int]]:
+        return detector_colours(names, self._detector_order)
+
     # --- ROC and PR spaces -------------------------------------------------------------
 
     def show_pixels(self, result: PixelResult) -> None:
         """Show every detector's videos and its summarized point in the ROC and PR spaces."""
         self._pixels = result
-        self._draw_spaces()
+        self._spaces_drawing.request()
 
-    def _draw_spaces(self) -> None:
-        for plot in (self.roc_plot, self.pr_plot):
-            plot.clear()
-        self._draw_chance_line()
-        self._draw_iso_f_lines()
-        notes: list[str] = []
-        result = self._pixels
-        if result is not None:
-            for index, (name, method) in enumerate(result.methods.items()):
-                colour = series_colour(index)
-                self._draw_video_points(name, result.evaluations.get(name, []), colour)
-                self._draw_summary_point(name, method.summary, colour)
-            self._add_summary_legend(result.scheme)
-        self._set_note(notes)
-
-    def _draw_chance_line(self) -> None:
+    def _add_chance_line(self) -> None:
         chance = pg.PlotDataItem(
             [0, 1],
             [0, 1],
@@ -176,7 +190,7 @@ class PlotsDock(QDockWidget):
         )
         self.roc_plot.addItem(_named(chance, "chance line"))
 
-    def _draw_iso_f_lines(self) -> None:
+    def _add_iso_f_lines(self) -> None:
         pen = pg.mkPen(FAINT_RGBA, width=1, style=Qt.PenStyle.DashLine)
         for f in ISO_F_LEVELS:
             recall, precision = iso_f1_curve(f)
@@ -187,7 +201,55 @@ class PlotsDock(QDockWidget):
             label.setPos(f, f)  # where P = R = F
             self.pr_plot.addItem(label)
 
-    def _draw_video_points(
+    def _make_space_items(self, plot: pg.PlotWidget, name: str) -> Items:
+        """A detector's video points (its legend row) and summary star in one space."""
+        points = pg.ScatterPlotItem(
+            size=VIDEO_POINT_SIZE,
+            pen=pg.mkPen("k"),
+            name=name,
+            hoverable=True,
+            tip=self._point_tip,
+        )
+        star = pg.ScatterPlotItem(
+            symbol="star",
+            size=SUMMARY_POINT_SIZE,
+            pen=pg.mkPen("k", width=1.2),
+            hoverable=True,
+            tip=self._point_tip,
+        )
+        return _named(points, f"video points: {name}"), _named(star, f"summary point: {name}")
+
+    @staticmethod
+    def _summary_sample() -> pg.ScatterPlotItem:
+        """The legend's sample of a summary star (no plot item)."""
+        return pg.ScatterPlotItem(
+            [], [], symbol="star", size=SUMMARY_POINT_SIZE, brush=pg.mkBrush("w"), pen=pg.mkPen("k")
+        )
+
+    def _draw_spaces(self) -> None:
+        result = self._pixels
+        names = list(result.methods) if result is not None else []
+        changed = [series.show(names) for series in self._space_series]
+        scheme = result.scheme if result is not None else None
+        if any(changed) or scheme != self._summary_scheme:
+            self._show_summary_legend(scheme)
+        if result is None:
+            return
+        colours = self._colours(names)
+        for name, method in result.methods.items():
+            self._set_video_points(name, result.evaluations.get(name, []), colours[name])
+            self._set_summary_point(name, method.summary, colours[name])
+
+    def _show_summary_legend(self, scheme: str | None) -> None:
+        """The summary star's legend row, last; none without a result."""
+        self._summary_scheme = scheme
+        for plot, sample in zip((self.roc_plot, self.pr_plot), self._summary_samples):
+            legend = plot.getPlotItem().legend
+            legend.removeItem(sample)
+            if scheme is not None:
+                legend.addItem(sample, f"summarized ({scheme} weights)")
+
+    def _set_video_points(
         self, name: str, evaluations: Sequence[VideoEvaluation], colour: tuple[int, int, int]
     ) -> None:
         values = [evaluate_all(e.total, ("fpr", "recall", "precision")) for e in evaluations]
@@ -195,53 +257,21 @@ class PlotsDock(QDockWidget):
         fpr, tpr, ppv = (
             np.array([v[k].value for v in values]) for k in ("fpr", "recall", "precision")
         )
-        for plot, x, y in ((self.roc_plot, fpr, tpr), (self.pr_plot, tpr, ppv)):
+        for series, x, y in zip(self._space_series, (fpr, tpr), (tpr, ppv)):
+            points = series[name][0]
             keep = np.isfinite(x) & np.isfinite(y)
-            points = pg.ScatterPlotItem(
-                x[keep],
-                y[keep],
-                data=[lab for lab, k in zip(labels, keep) if k],
-                size=VIDEO_POINT_SIZE,
-                brush=pg.mkBrush(*colour, 200),
-                pen=pg.mkPen("k"),
-                name=name,
-                hoverable=True,
-                tip=self._point_tip,
-            )
-            plot.addItem(_named(points, f"video points: {name}"))
+            points.setData(x[keep], y[keep], data=[lab for lab, k in zip(labels, keep) if k])
+            points.setBrush(pg.mkBrush(*colour, 200))
 
-    def _draw_summary_point(
-        self, name: str, summary: Summary, colour: tuple[int, int, int]
-    ) -> None:
-        """Draw the blended summary's point."""
+    def _set_summary_point(self, name: str, summary: Summary, colour: tuple[int, int, int]) -> None:
+        """Place the blended summary's star."""
         fpr, tpr, ppv = (summary.values[k].value for k in ("fpr", "recall", "precision"))
         label = f"{name} — summarized ({summary.scheme})"
-        for plot, x, y in ((self.roc_plot, fpr, tpr), (self.pr_plot, tpr, ppv)):
+        for series, x, y in zip(self._space_series, (fpr, tpr), (tpr, ppv)):
+            star = series[name][1]
             xs, ys = _finite([x], [y])
-            point = pg.ScatterPlotItem(
-                xs,
-                ys,
-                data=[label] * len(xs),
-                symbol="star",
-                size=SUMMARY_POINT_SIZE,
-                brush=pg.mkBrush(*colour),
-                pen=pg.mkPen("k", width=1.2),
-                hoverable=True,
-                tip=self._point_tip,
-            )
-            plot.addItem(_named(point, f"summary point: {name}"))
-
-    def _add_summary_legend(self, scheme: str) -> None:
-        for plot in (self.roc_plot, self.pr_plot):
-            sample = pg.ScatterPlotItem(
-                [],
-                [],
-                symbol="star",
-                size=SUMMARY_POINT_SIZE,
-                brush=pg.mkBrush("w"),
-                pen=pg.mkPen("k"),
-            )
-            plot.getPlotItem().legend.addItem(sample, f"summarized ({scheme} weights)")
+            star.setData(xs, ys, data=[label] * len(xs))
+            star.setBrush(pg.mkBrush(*colour))
 
     @staticmethod
     def _point_tip(x: float, y: float, data: str) -> str:
@@ -251,30 +281,37 @@ class PlotsDock(QDockWidget):
 
     def show_frame_f(self, video: str, series: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
         """Show per-frame F1 of one video: detector → (frame numbers, F1 with NaN gaps)."""
-        plot = self.frame_plot
-        plot.clear()
-        plot.setTitle(f"Per-frame F1 — {video}", color="k")
-        all_frames = []
-        for index, (name, (frames, f)) in enumerate(series.items()):
-            curve = pg.PlotDataItem(
-                np.asarray(frames, dtype=float),
+        self._frame_f = (video, series)
+        frames = [np.asarray(frames) for frames, _ in series.values()]
+        self._frames = np.unique(np.concatenate(frames)) if frames else np.zeros(0)
+        self._frame_f_drawing.request()
+
+    def _make_frame_curve(self, name: str) -> Items:
+        curve = pg.PlotDataItem(connect="finite", name=name, symbolSize=4, symbolPen=None)
+        return (_named(curve, f"frame F: {name}"),)
+
+    def _draw_frame_f(self) -> None:
+        video, series = self._frame_f if self._frame_f is not None else ("", {})
+        plot = self.frame_plot.getPlotItem()
+        if self._frame_series.show(list(series)):
+            plot.legend.removeItem(self._current_frame_sample)
+            if series:
+                plot.legend.addItem(self._current_frame_sample, "current frame")
+        title = f"Per-frame F1 — {video}" if self._frame_f is not None else None
+        if title != self._frame_title:  # a new title lays the plot out again
+            self._frame_title = title
+            plot.setTitle(title)
+        colours = self._colours(list(series))
+        for name, (frames, f) in series.items():
+            (curve,) = self._frame_series[name]
+            x = np.asarray(frames, dtype=float)
+            curve.setData(
+                x,
                 np.asarray(f, dtype=float),
-                connect="finite",
-                name=name,
-                pen=pg.mkPen(series_colour(index), width=1.5),
-                symbol="o",
-                symbolSize=4,
-                symbolBrush=pg.mkBrush(series_colour(index)),
-                symbolPen=None,
+                pen=pg.mkPen(colours[name], width=1.5),
+                symbol="o" if len(x) <= MAX_MARKED_FRAMES else None,
+                symbolBrush=pg.mkBrush(colours[name]),
             )
-            plot.addItem(_named(curve, f"frame F: {name}"))
-            all_frames.append(np.asarray(frames))
-        if series:
-            plot.getPlotItem().legend.addItem(
-                pg.PlotDataItem(pen=self.current_frame_line.pen), "current frame"
-            )
-        self._frames = np.unique(np.concatenate(all_frames)) if all_frames else np.zeros(0)
-        plot.addItem(self.current_frame_line, ignoreBounds=True)
 
     def set_current_frame(self, frame: int) -> None:
         """Move the vertical line of the per-frame F plot to ``frame``."""
@@ -297,25 +334,8 @@ class PlotsDock(QDockWidget):
 
     def show_actions(self, evaluations: Mapping[str, ActionEvaluation]) -> None:
         """Show F against each quality threshold (docs/measures.md §4), one panel per criterion."""
-        if not self._liris_plots:
-            self._liris_plots = [
-                self._make_liris_plot(k, key) for k, key in enumerate(THRESHOLD_KEYS)
-            ]
-        for k, (key, plot) in enumerate(zip(THRESHOLD_KEYS, self._liris_plots)):
-            plot.clear()
-            for index, (name, evaluation) in enumerate(evaluations.items()):
-                curves = evaluation.overall.curves
-                item = pg.PlotDataItem(
-                    curves.grid,
-                    curves.f[k],
-                    connect="finite",
-                    name=name,
-                    pen=pg.mkPen(series_colour(index), width=2),
-                    symbol="o",
-                    symbolSize=5,
-                    symbolBrush=pg.mkBrush(series_colour(index)),
-                )
-                plot.addItem(_named(item, f"LIRIS F {key}: {name}"))
+        self._actions = evaluations
+        self._actions_drawing.request()
 
     def _make_liris_plot(self, k: int, key: str) -> pg.PlotItem:
         """One empty panel of the LIRIS curves (made once: making plots is slow)."""
@@ -326,14 +346,28 @@ class PlotsDock(QDockWidget):
         plot.setYRange(0, 1, padding=0.02)
         plot.showGrid(x=True, y=True, alpha=0.2)
         if key == "tp":  # its curves stay high until the last grid values
-            _add_legend(plot, (10, -10)).setColumnCount(2)
+            add_legend(plot, (10, -10), columns=2)
         return plot
 
-    # --- notes -------------------------------------------------------------------------
+    @staticmethod
+    def _make_liris_curve(key: str, name: str) -> Items:
+        curve = pg.PlotDataItem(connect="finite", name=name, symbol="o", symbolSize=5)
+        return (_named(curve, f"LIRIS F {key}: {name}"),)
 
-    def _set_note(self, notes: Sequence[str]) -> None:
-        self.note_label.setText("\n".join(notes))
-        self.note_label.setVisible(bool(notes))
+    def _draw_actions(self) -> None:
+        evaluations = self._actions
+        colours = self._colours(list(evaluations))
+        for k, series in enumerate(self._liris_series):
+            series.show(list(evaluations))
+            for name, evaluation in evaluations.items():
+                (curve,) = series[name]
+                curves = evaluation.overall.curves
+                curve.setData(
+                    curves.grid,
+                    curves.f[k],
+                    pen=pg.mkPen(colours[name], width=2),
+                    symbolBrush=pg.mkBrush(colours[name]),
+                )
 
 
 __all__ = ["PlotsDock"]

@@ -32,14 +32,59 @@ from referee.core.exports.pseudo import TABLE_COLUMNS
 from referee.core.measures.indicators import INDICATORS
 from referee.core.pseudo.committee import COMMITTEE, CONSENSUS, CommitteeOptions
 from referee.core.pseudo.dataset import PseudoResult
-from referee.core.pseudo.truth import Correlation, TruthComparison
+from referee.core.pseudo.truth import (
+    MAX_TRUTH_ERROR,
+    MIN_TRUTH_CORRELATION,
+    Correlation,
+    TruthAgreement,
+    TruthComparison,
+    truth_agreement,
+)
 from referee.gui.widgets.check_list import CheckList
-from referee.gui.widgets.tables import number_item, read_only_table, text_item
+from referee.gui.widgets.empty_state import EmptyState, needs_two_detectors, no_project
+from referee.gui.widgets.tables import filling, number_item, read_only_table, text_item
+from referee.gui.widgets.warning_line import WarningLine
 
 #: Colour map of the consensus heatmap (the CLI's too).
 HEATMAP_COLORMAP = "viridis"
 
 _CORRELATION_HEADERS = ("indicator", "Pearson", "Spearman", "detectors")
+
+#: What the dock says before a result, with two or more detectors to vote.
+NO_RESULT = (
+    "No result yet: the checked detectors are judged against their consensus once their "
+    "masks are evaluated. To change the voters or the consensus, or to leave out a detector "
+    "whose masks cannot be read (the Data dock says which), set them above and press Run."
+)
+#: What the heatmap says before a frame is shown.
+NO_HEATMAP = (
+    "The consensus map of the frame shown in the viewer appears here once two or more "
+    "detectors with masks are loaded."
+)
+
+
+def disagreement_text(agreement: TruthAgreement) -> str:
+    """The warning that the consensus disagrees with the ground truth, with the numbers that
+    say so ("" when it agrees)."""
+    if not agreement.disagrees:
+        return ""
+    reasons = []
+    if agreement.low_correlation:
+        reasons.append(
+            f"correlate at {agreement.correlation.value:.3f} over the detectors "
+            f"(below {MIN_TRUTH_CORRELATION:g})"
+        )
+    if agreement.large_error:
+        reasons.append(
+            f"differ by {agreement.mean_absolute_error.value:.3f} on average "
+            f"(more than {MAX_TRUTH_ERROR:g})"
+        )
+    return (
+        "The consensus disagrees with the ground truth here: pseudo and true F1 "
+        + " and ".join(reasons)
+        + ". Trust the estimates from labelled frames instead "
+        "(Indicators › estimates, Annotate next › Sampled)."
+    )
 
 
 @dataclass(frozen=True)
@@ -105,8 +150,10 @@ class PseudoDock(QDockWidget):
         self._run = QPushButton("Run")
         self._run.setToolTip("Pseudo-evaluate the checked detectors")
         self._run.clicked.connect(self._on_run_clicked)
-        self._caption = QLabel("No result yet: check detectors and press Run.")
+        self._caption = QLabel()
         self._caption.setWordWrap(True)
+        self._caption.setVisible(False)
+        self._warning = WarningLine()
         self._values = read_only_table(["detector"])
         self._values.setToolTip(
             "Pseudo indicators summarized over videos; 'true' columns "
@@ -132,22 +179,36 @@ class PseudoDock(QDockWidget):
         committee = QHBoxLayout()
         committee.addWidget(self._detectors, 1)
         committee.addLayout(options)
+        values = QSplitter(Qt.Orientation.Vertical)
+        values.addWidget(self._values)
+        values.addWidget(self._correlations)
+        self._result_state = EmptyState(
+            values, no_project("judge its detectors by their consensus, without ground truth")
+        )
+        self._heatmap_state = EmptyState(self._heatmap, NO_HEATMAP)
         tables = QSplitter(Qt.Orientation.Vertical)
-        tables.addWidget(self._values)
-        tables.addWidget(self._correlations)
-        tables.addWidget(self._heatmap)
+        tables.addWidget(self._result_state)
+        tables.addWidget(self._heatmap_state)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.addLayout(committee)
         layout.addWidget(self._caption)
+        layout.addWidget(self._warning)
         layout.addWidget(tables, 1)
         return body
 
     # --- inputs -------------------------------------------------------------------------
 
     def set_detectors(self, names: Sequence[str]) -> None:
-        """List the detectors that may vote, all checked."""
+        """List the detectors that may vote, all checked (a project was opened: the result
+        shown so far is dropped, and the dock says what comes next)."""
         self._detectors.set_names(names)
+        self._caption.setVisible(False)
+        self._warning.set_text("")
+        self._result_state.show_message(
+            NO_RESULT if len(names) >= 2 else needs_two_detectors("Pseudo ground truth", len(names))
+        )
+        self._heatmap_state.show_message(NO_HEATMAP)
 
     def request(self) -> PseudoRequest:
         """The request the Run button sends: checked detectors and committee options."""
@@ -169,32 +230,39 @@ class PseudoDock(QDockWidget):
     # --- results ------------------------------------------------------------------------
 
     def show_result(self, result: PseudoResult, truth: TruthComparison | None = None) -> None:
-        """Show each detector's summarized pseudo values, and the true ones when given."""
+        """Show each detector's summarized pseudo values, and the true ones when given,
+        with a warning when the consensus disagrees with them."""
         self._caption.setText(
             result.options.describe(result.methods) + f"; videos weighted '{result.scheme}'"
         )
-        headers = ["detector"]
-        for key, title in TABLE_COLUMNS:
-            headers.append(title)
-            if truth is not None:
-                headers.append(true_header(key))
-        self._values.setColumnCount(len(headers))
-        self._values.setHorizontalHeaderLabels(headers)
-        self._values.setRowCount(len(result.methods))
-        for row, method in enumerate(result.methods):
-            self._values.setItem(row, 0, text_item(method))
-            pseudo = result.summaries[method].values
-            column = 1
-            for key, _ in TABLE_COLUMNS:
-                self._values.setItem(
-                    row, column, number_item(pseudo[key].value, pseudo[key].reason)
-                )
-                column += 1
+        self._caption.setVisible(True)
+        self._warning.set_text(
+            "" if truth is None else disagreement_text(truth_agreement(result, truth))
+        )
+        self._result_state.show_content()
+        with filling(self._values), filling(self._correlations):
+            headers = ["detector"]
+            for key, title in TABLE_COLUMNS:
+                headers.append(title)
                 if truth is not None:
-                    true = truth.true_summary[method][key]
-                    self._values.setItem(row, column, number_item(true.value, true.reason))
+                    headers.append(true_header(key))
+            self._values.setColumnCount(len(headers))
+            self._values.setHorizontalHeaderLabels(headers)
+            self._values.setRowCount(len(result.methods))
+            for row, method in enumerate(result.methods):
+                self._values.setItem(row, 0, text_item(method))
+                pseudo = result.summaries[method].values
+                column = 1
+                for key, _ in TABLE_COLUMNS:
+                    self._values.setItem(
+                        row, column, number_item(pseudo[key].value, pseudo[key].reason)
+                    )
                     column += 1
-        self._show_correlations(truth)
+                    if truth is not None:
+                        true = truth.true_summary[method][key]
+                        self._values.setItem(row, column, number_item(true.value, true.reason))
+                        column += 1
+            self._show_correlations(truth)
 
     def _show_correlations(self, truth: TruthComparison | None) -> None:
         self._correlations.setVisible(truth is not None)
@@ -214,6 +282,22 @@ class PseudoDock(QDockWidget):
     def show_heatmap(self, consensus: np.ndarray, frame: int) -> None:
         """Show the consensus ``P`` (0..1, NaN outside the ROI) of ``frame``."""
         self._heatmap.show_consensus(consensus, frame)
+        self._heatmap_state.show_content()
+
+    @property
+    def empty_message(self) -> str | None:
+        """What the dock says in place of its tables, or ``None`` once they show a result."""
+        return self._result_state.message()
+
+    @property
+    def heatmap_message(self) -> str | None:
+        """What the dock says in place of the heatmap, or ``None`` once it shows a frame."""
+        return self._heatmap_state.message()
+
+    @property
+    def warning(self) -> WarningLine:
+        """The line that warns when the consensus disagrees with the ground truth."""
+        return self._warning
 
     @property
     def values_table(self) -> QTableWidget:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -35,8 +36,10 @@ from referee.core.significance.sweep import AUTO_TEST, DiscriminativeResult
 from referee.core.significance.wording import direction_text, sentence, verdict_text
 from referee.core.workflow.options import SignificanceOptions
 from referee.gui.widgets.check_list import CheckList
-from referee.gui.widgets.palette import OKABE_ITO, series_colour
-from referee.gui.widgets.tables import number_item, read_only_table, text_item
+from referee.gui.widgets.empty_state import EmptyState
+from referee.gui.widgets.palette import OKABE_ITO
+from referee.gui.widgets.tables import filling, number_item, read_only_table, text_item
+from referee.gui.widgets.theme import add_legend
 
 #: Case kinds the window can build, with what a case's score is (core's builders).
 CASE_KIND_MEASURES: dict[str, str] = {
@@ -47,7 +50,7 @@ CASE_KIND_MEASURES: dict[str, str] = {
 }
 
 _HEADERS = ("t", "normalized t", "t / max d", "cases left", "removed %", "statistic", "p")
-_P_RGB = series_colour(0)
+#: The α line; the p-value curve is drawn in the text colour (it is no detector's).
 _ALPHA_RGB = OKABE_ITO["vermillion"]
 
 
@@ -71,6 +74,13 @@ def kind_label(kind: str) -> str:
     """``frames (per-frame F1)`` for a known kind, else the kind itself."""
     measure = CASE_KIND_MEASURES.get(kind)
     return f"{kind} ({measure})" if measure else kind
+
+
+#: What the dock says in place of its plot and table before a test has run.
+NO_RESULT = (
+    "No test yet: choose two or more detectors, the cases and the test above, then press "
+    "Run to see the p-value against the threshold and the verdict in words."
+)
 
 
 class SignificanceDock(QDockWidget):
@@ -114,16 +124,9 @@ class SignificanceDock(QDockWidget):
         self._plot.setLabel("left", "p (log scale)")
         self._plot.getAxis("bottom").enableAutoSIPrefix(False)
         self._plot.setLogMode(x=False, y=True)
-        self._plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(0, 0, 0, 170))
-        self._curve = self._plot.plot(
-            [],
-            [],
-            pen=pg.mkPen(_P_RGB, width=2),
-            symbol="o",
-            symbolSize=6,
-            symbolBrush=_P_RGB,
-            name="p-value",
-        )
+        add_legend(self._plot, (-10, 10))
+        self._curve = self._plot.plot([], [], symbol="o", symbolSize=6, name="p-value")
+        self._colour_p_curve()
         self._alpha_line = pg.InfiniteLine(
             pos=math.log10(SignificanceOptions.alpha),
             angle=0,
@@ -133,7 +136,7 @@ class SignificanceDock(QDockWidget):
         self._plot.getPlotItem().legend.addItem(
             pg.PlotDataItem(pen=self._alpha_line.pen), f"α = {SignificanceOptions.alpha:g}"
         )
-        self._verdict = QLabel("No result yet.")
+        self._verdict = QLabel()
         self._verdict.setWordWrap(True)
         self._verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._table = read_only_table(_HEADERS)
@@ -158,12 +161,25 @@ class SignificanceDock(QDockWidget):
         results = QSplitter(Qt.Orientation.Vertical)
         results.addWidget(self._plot)
         results.addWidget(self._table)
+        self._results_state = EmptyState(results, NO_RESULT)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.addLayout(top)
         layout.addWidget(self._verdict)
-        layout.addWidget(results, 1)
+        layout.addWidget(self._results_state, 1)
         return body
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Follow a change of theme: the p-value curve is drawn in the text colour."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._colour_p_curve()
+
+    def _colour_p_curve(self) -> None:
+        colour = self.palette().color(QPalette.ColorRole.Text)
+        self._curve.setPen(pg.mkPen(colour, width=2))
+        self._curve.setSymbolPen(pg.mkPen(colour))
+        self._curve.setSymbolBrush(pg.mkBrush(colour))
 
     # --- inputs -------------------------------------------------------------------------
 
@@ -189,8 +205,14 @@ class SignificanceDock(QDockWidget):
 
     # --- results ------------------------------------------------------------------------
 
+    @property
+    def empty_message(self) -> str | None:
+        """What the dock says in place of its plot and table, or ``None`` once a test ran."""
+        return self._results_state.message()
+
     def show_result(self, result: DiscriminativeResult) -> None:
         """Plot p against the normalized threshold, list the sweep, state the verdict."""
+        self._results_state.show_content()
         rows = result.rows
         x = np.array([row.normalized for row in rows], dtype=float)
         p = np.array([row.p.value for row in rows], dtype=float)
@@ -218,6 +240,10 @@ class SignificanceDock(QDockWidget):
 
     def _show_rows(self, result: DiscriminativeResult) -> None:
         self._table.setRowCount(len(result.rows))
+        with filling(self._table):
+            self._fill_rows(result)
+
+    def _fill_rows(self, result: DiscriminativeResult) -> None:
         for r, row in enumerate(result.rows):
             values = (row.threshold, row.normalized, row.fraction_of_max)
             for column, value in enumerate(values):

@@ -1,12 +1,17 @@
 """Boxes to draw for the LIRIS action evaluation on one frame (docs/measures.md §4).
 
 Maps a core :class:`~referee.core.actions.ActionEvaluation` (its matching
-and its pair table) to :class:`~referee.gui.palette.BoxDrawing` objects; it
-computes no metric. Each assigned pair shares one colour; vetoed pairs are
-dashed; misses and false alarms are marked.
+and its pair table) to :class:`~referee.gui.widgets.palette.BoxDrawing`
+objects; it computes no metric. Ground-truth boxes are drawn in the ground-truth
+yellow and detections in their detector's colour, so that no box takes a colour
+of the pixel comparison; the line and a short marker tell what a box is: solid
+and "matched" for an accepted pair, dashed and "vetoed" for a vetoed one,
+dotted and "miss" or "false alarm" for an action left alone.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.action_matching import VideoMatching
@@ -19,10 +24,17 @@ from referee.core.measures.action_scores import (
     PairRow,
 )
 from referee.core.model.annotations import ACTION_CLASSES, Action
-from referee.gui.widgets.palette import OKABE_ITO, BoxDrawing, series_colour
+from referee.gui.widgets.palette import (
+    GROUND_TRUTH_RGB,
+    LINE_SAMPLE_RGB,
+    OKABE_ITO,
+    BoxDrawing,
+    BoxLine,
+    LegendEntry,
+)
 
-#: Colour of each outcome in tables and legends (TP green, FP vermillion, FN sky blue
-#: as in the pixel comparison; a vetoed pair orange).
+#: Colour of each outcome in tables (TP green, FP vermillion, FN sky blue as in the
+#: pixel comparison; a vetoed pair orange). Boxes do not use them: see :data:`OUTCOME_LINES`.
 OUTCOME_RGB: dict[str, tuple[int, int, int]] = {
     ACCEPTED: OKABE_ITO["bluish green"],
     VETOED: OKABE_ITO["orange"],
@@ -30,12 +42,25 @@ OUTCOME_RGB: dict[str, tuple[int, int, int]] = {
     FALSE_ALARM: OKABE_ITO["vermillion"],
 }
 
+#: Line of a box of each outcome, and what the legend says it means.
+OUTCOME_LINES: dict[str, BoxLine] = {
+    ACCEPTED: BoxLine.SOLID,
+    VETOED: BoxLine.DASHED,
+    MISS: BoxLine.DOTTED,
+    FALSE_ALARM: BoxLine.DOTTED,
+}
+LINE_MEANINGS: dict[BoxLine, str] = {
+    BoxLine.SOLID: "matched pair",
+    BoxLine.DASHED: "vetoed pair",
+    BoxLine.DOTTED: "miss or false alarm",
+}
+
 _RATIO_NAMES = ("spatial recall", "spatial precision", "temporal recall", "temporal precision")
 
 
 def class_name(action_class: int | None) -> str:
-    """Short LIRIS code of a class (``EN``); "—" for ``None``."""
-    return "—" if action_class is None else ACTION_CLASSES[action_class][0]
+    """Name of a LIRIS class ("enter/leave room"); "—" for ``None``."""
+    return "—" if action_class is None else ACTION_CLASSES[action_class][1]
 
 
 def video_matching(evaluation: ActionEvaluation, video: str) -> VideoMatching:
@@ -104,6 +129,14 @@ def _same_row(a: PairRow, b: PairRow | None) -> bool:
     )
 
 
+def _marker(row: PairRow, side: str) -> str:
+    """What the box is, short: "matched det 5", "vetoed GT 2", "miss", "false alarm"."""
+    if row.outcome in (MISS, FALSE_ALARM):
+        return row.outcome
+    partner = f"det {row.det_number}" if side == "GT" else f"GT {row.gt_number}"
+    return f"{'matched' if row.outcome == ACCEPTED else 'vetoed'} {partner}"
+
+
 def _drawing(
     action: Action,
     frame: int,
@@ -120,49 +153,62 @@ def _drawing(
         f"{'ground truth' if side == 'GT' else 'detection'} action {action.number}, "
         f"class {action.action_class} {code} ({name})\n{pair_tooltip(row)}"
     )
-    marker = row.outcome if row.outcome in (MISS, FALSE_ALARM) else None
     x, y, width, height = box
     return BoxDrawing(
         float(x),
         float(y),
         float(width),
         float(height),
-        label=f"{side} {class_name(action.action_class)}",
+        label=f"{side} {action.number} {name}",
         colour=colour,
-        dashed=row.outcome == VETOED,
+        line=OUTCOME_LINES[row.outcome],
         tooltip=tooltip,
-        marker=marker,
+        marker=_marker(row, side),
         highlighted=highlighted,
     )
 
 
 def boxes_for_frame(
-    evaluation: ActionEvaluation, video: str, frame: int, selected: PairRow | None = None
+    evaluation: ActionEvaluation,
+    video: str,
+    frame: int,
+    selected: PairRow | None = None,
+    *,
+    detector_rgb: tuple[int, int, int],
 ) -> list[BoxDrawing]:
     """Ground-truth and detected boxes present on ``frame`` of ``video``.
 
-    Assigned pairs (accepted or vetoed) take ``series_colour`` of their
-    position among the video's assigned pairs, both boxes alike; vetoed ones
-    are dashed. Misses and false alarms take :data:`OUTCOME_RGB` and a marker.
-    The boxes of ``selected`` are highlighted.
+    Ground-truth boxes take :data:`GROUND_TRUTH_RGB`, detections
+    ``detector_rgb`` (their detector's :func:`detector_colour`); the line
+    follows :data:`OUTCOME_LINES`. The boxes of ``selected`` are highlighted.
     """
     video_matching(evaluation, video)
     drawings: list[BoxDrawing] = []
-    pair_index = 0
     for row in evaluation.pairs:
         if row.video != video:
             continue
-        if row.outcome in (ACCEPTED, VETOED):
-            colour = series_colour(pair_index)
-            pair_index += 1
-        else:
-            colour = OUTCOME_RGB[row.outcome]
         gt, det = row_actions(evaluation, row)
         highlighted = _same_row(row, selected)
-        for action, side in ((gt, "GT"), (det, "det")):
+        for action, side, colour in ((gt, "GT", GROUND_TRUTH_RGB), (det, "det", detector_rgb)):
             drawing = (
                 None if action is None else _drawing(action, frame, side, row, colour, highlighted)
             )
             if drawing is not None:
                 drawings.append(drawing)
     return drawings
+
+
+def box_legend(
+    drawings: Sequence[BoxDrawing], detector_rgb: tuple[int, int, int]
+) -> list[LegendEntry]:
+    """The legend of ``drawings``: the two colours, then the meaning of each line drawn."""
+    lines = {drawing.line for drawing in drawings}
+    return [
+        LegendEntry("ground truth", GROUND_TRUTH_RGB),
+        LegendEntry("detection", detector_rgb),
+        *(
+            LegendEntry(text, LINE_SAMPLE_RGB, line)
+            for line, text in LINE_MEANINGS.items()
+            if line in lines
+        ),
+    ]

@@ -1,4 +1,4 @@
-"""One video frame with overlay layers and boxes, and a grid of linked frame views.
+"""One video frame with overlay layers and boxes, zoomable and pannable.
 
 The views only draw the arrays they are given: the main window reads frames and
 asks ``referee.core`` for comparison codes, consensus and disagreement images.
@@ -11,12 +11,26 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QPainter
-from PySide6.QtWidgets import QGraphicsRectItem, QGridLayout, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QGraphicsRectItem,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from referee.core.measures.pixel import COMPARISON_LABELS
-from referee.gui.widgets.palette import COMPARISON_RGBA, DETECTOR_RGB, GROUND_TRUTH_RGB, BoxDrawing
+from referee.gui.viewer.box_overlay import BoxOverlay
+from referee.gui.viewer.zoom import ZoomViewBox
+from referee.gui.widgets.palette import (
+    COMPARISON_RGBA,
+    GROUND_TRUTH_RGB,
+    BoxDrawing,
+    LegendEntry,
+    detector_colour,
+)
 
 COMPARISON = "comparison"
 GROUND_TRUTH = "ground truth"
@@ -41,7 +55,7 @@ LAYER_TITLES: dict[str, str] = {
 
 #: Opacity a layer starts with, 0..1.
 DEFAULT_OPACITY: dict[str, float] = {
-    COMPARISON: 1.0,
+    COMPARISON: 0.7,  # the object shows through its colour
     GROUND_TRUTH: 1.0,
     DETECTOR: 1.0,
     CONSENSUS: 0.6,
@@ -59,14 +73,13 @@ LAYER_SHORT_TITLES: dict[str, str] = {
 
 #: Name of the pyqtgraph colour map of each continuous layer (perceptually uniform).
 COLORMAP_NAMES: dict[str, str] = {CONSENSUS: "viridis", DISAGREEMENT: "inferno"}
+#: Entries in the lookup table of a continuous layer; its first, for 0, is transparent.
+COLORMAP_ENTRIES = 256
 
 #: Alpha (0..255) of a fully set mask pixel, so that the frame shows through.
 MASK_ALPHA = 150
 
-_MASK_RGB = {GROUND_TRUTH: GROUND_TRUTH_RGB, DETECTOR: DETECTOR_RGB}
 _COMPARISON_LUT = np.array(COMPARISON_RGBA, dtype=np.uint8)
-_BOX_WIDTH = 2
-_HIGHLIGHTED_BOX_WIDTH = 4
 
 
 def layer_legend(name: str) -> tuple[tuple[tuple[int, int, int, int], str], ...]:
@@ -75,14 +88,19 @@ def layer_legend(name: str) -> tuple[tuple[tuple[int, int, int, int], str], ...]
         return tuple(
             (rgba, label) for rgba, label in zip(COMPARISON_RGBA, COMPARISON_LABELS) if rgba[3] > 0
         )
-    if name in _MASK_RGB:
-        return (((*_MASK_RGB[name], MASK_ALPHA), LAYER_TITLES[name]),)
+    if name == GROUND_TRUTH:
+        return (((*GROUND_TRUTH_RGB, MASK_ALPHA), LAYER_TITLES[name]),)
+    if name == DETECTOR:  # until the viewer says which detectors it shows
+        return (((*detector_colour(0), MASK_ALPHA), "colour of the detector shown"),)
     return ()
 
 
 def colormap(name: str) -> pg.ColorMap:
-    """The colour map of the continuous layer ``name`` (CONSENSUS or DISAGREEMENT)."""
-    return pg.colormap.get(COLORMAP_NAMES[name])
+    """The colour map of the continuous layer ``name`` (CONSENSUS or DISAGREEMENT), with 0
+    transparent: where no detector sees motion (or all agree) the frame is left untouched."""
+    table = pg.colormap.get(COLORMAP_NAMES[name]).getLookupTable(nPts=COLORMAP_ENTRIES, alpha=True)
+    table[0, 3] = 0
+    return pg.ColorMap(np.linspace(0.0, 1.0, COLORMAP_ENTRIES), table)
 
 
 def comparison_rgba(codes: np.ndarray) -> np.ndarray:
@@ -113,32 +131,49 @@ class FrameView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._title = self._make_title()
         self._graphics = pg.GraphicsLayoutWidget()
-        self._title = self._graphics.addLabel("", row=0, col=0, colspan=2)
-        self._view_box = pg.ViewBox(lockAspect=True, invertY=True, enableMenu=False)
-        self._graphics.addItem(self._view_box, row=1, col=0)
+        self._view_box = ZoomViewBox()
+        self._graphics.addItem(self._view_box, row=0, col=0)
         self._frame_item = pg.ImageItem(axisOrder="row-major")
         self._view_box.addItem(self._frame_item)
-        self._layer_items = {name: self._make_layer_item(z) for z, name in enumerate(_STACKING, 1)}
+        self._layer_items = {
+            name: self._make_layer_item(name, z) for z, name in enumerate(_STACKING, 1)
+        }
         self._colour_bars = {name: self._make_colour_bar(name) for name in COLORMAP_NAMES}
         self._has_data = dict.fromkeys(LAYERS, False)
-        self._box_items: list[pg.GraphicsObject] = []
+        self._boxes = BoxOverlay(self._view_box, len(LAYERS) + 2)
         self._image_size: tuple[int, int] | None = None
+        self._detector_rgb = detector_colour(0)
         self._hovered: tuple[int, int] | None = None
         self._graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._graphics)
+        layout.setSpacing(2)
+        layout.addWidget(self._title)
+        layout.addWidget(self._graphics, 1)
 
-    def _make_layer_item(self, z: int) -> pg.ImageItem:
+    @staticmethod
+    def _make_title() -> QLabel:
+        """The caption above the frame, in the palette's text colour (legible in both themes)."""
+        title = QLabel()
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        font = title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        title.setFont(font)
+        return title
+
+    def _make_layer_item(self, name: str, z: int) -> pg.ImageItem:
         item = pg.ImageItem(axisOrder="row-major")
         item.setZValue(z)
+        item.setOpacity(DEFAULT_OPACITY[name])
         self._view_box.addItem(item)
         return item
 
     def _make_colour_bar(self, name: str) -> pg.ColorBarItem:
         item = self._layer_items[name]
-        item.setOpacity(DEFAULT_OPACITY[name])
         bar = pg.ColorBarItem(
             values=(0.0, 1.0),
             colorMap=colormap(name),
@@ -150,7 +185,22 @@ class FrameView(QWidget):
         bar.getAxis("right").setLabel(LAYER_SHORT_TITLES[name])
         bar.setImageItem(item)
         bar.setVisible(False)
+        self._colour_bar_pens(bar)
         return bar
+
+    def _colour_bar_pens(self, bar: pg.ColorBarItem) -> None:
+        """Draw the colour bar's axis and title in the palette's text colour."""
+        colour = self.palette().color(QPalette.ColorRole.Text)
+        axis = bar.getAxis("right")
+        axis.setPen(colour)
+        axis.setTextPen(colour)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Follow the theme: colour bars not on screen now are redrawn with it too."""
+        if event.type() == QEvent.Type.PaletteChange:
+            for bar in self._colour_bars.values():
+                self._colour_bar_pens(bar)
+        super().changeEvent(event)
 
     @property
     def image_size(self) -> tuple[int, int] | None:
@@ -158,21 +208,29 @@ class FrameView(QWidget):
         return self._image_size
 
     @property
-    def view_box(self) -> pg.ViewBox:
-        """The view box holding the image, for linking zoom and pan with other views."""
+    def view_box(self) -> ZoomViewBox:
+        """The view box holding the image: its zoom, and the items drawn over the frame."""
         return self._view_box
 
     def set_title(self, text: str) -> None:
         """Show ``text`` (typically the detector's name) above the frame."""
-        self._title.setText(text, size="11pt", bold=True, color="#e0e0e0")
+        self._title.setText(text)
+
+    def title(self) -> str:
+        """The caption above the frame."""
+        return self._title.text()
 
     def show_frame(self, image: np.ndarray) -> None:
-        """Draw the base frame: ``uint8`` grey (H×W) or RGB (H×W×3)."""
+        """Draw the base frame: ``uint8`` grey (H×W) or RGB (H×W×3); a frame of a new size
+        is fitted to the view."""
         self._frame_item.setImage(np.asarray(image), autoLevels=False, levels=(0, 255))
-        size = (image.shape[1], image.shape[0])
-        if size != self._image_size:
-            self._image_size = size
-            self._view_box.autoRange(padding=0)
+        self._image_size = (image.shape[1], image.shape[0])
+        self._view_box.set_image_size(*self._image_size)
+
+    def set_detector_colour(self, rgb: tuple[int, int, int]) -> None:
+        """The colour of the detector mask layer (the shown detector's), from the next
+        :meth:`set_layer`."""
+        self._detector_rgb = rgb
 
     def set_layer(self, name: str, data: np.ndarray | None) -> None:
         """Give layer ``name`` its image, or clear it with ``None``.
@@ -187,8 +245,9 @@ class FrameView(QWidget):
             item.clear()
         elif name == COMPARISON:
             item.setImage(comparison_rgba(data), autoLevels=False, levels=(0, 255))
-        elif name in _MASK_RGB:
-            item.setImage(mask_rgba(data, _MASK_RGB[name]), autoLevels=False, levels=(0, 255))
+        elif name in (GROUND_TRUTH, DETECTOR):
+            rgb = GROUND_TRUTH_RGB if name == GROUND_TRUTH else self._detector_rgb
+            item.setImage(mask_rgba(data, rgb), autoLevels=False, levels=(0, 255))
         else:
             item.setImage(np.asarray(data, dtype=np.float32), autoLevels=False, levels=(0.0, 1.0))
         self._update_colour_bar(name)
@@ -216,51 +275,19 @@ class FrameView(QWidget):
         bar = self._colour_bars[name]
         show = self._has_data[name] and self.layer_visible(name)
         if show and not bar.isVisible():
-            self._graphics.addItem(bar, row=1, col=1 + list(COLORMAP_NAMES).index(name))
+            self._graphics.addItem(bar, row=0, col=1 + list(COLORMAP_NAMES).index(name))
             bar.setVisible(True)
         elif not show and bar.isVisible():
             self._graphics.removeItem(bar)
             bar.setVisible(False)
 
-    def set_boxes(self, boxes: Sequence[BoxDrawing]) -> None:
-        """Replace the boxes drawn over the frame."""
-        for item in self._box_items:
-            self._view_box.removeItem(item)
-        self._box_items = []
-        for box in boxes:
-            self._box_items.extend(self._make_box_items(box))
-        for item in self._box_items:
-            self._view_box.addItem(item)
+    def set_boxes(self, boxes: Sequence[BoxDrawing], legend: Sequence[LegendEntry] = ()) -> None:
+        """Replace the boxes drawn over the frame, with the legend of what they mean."""
+        self._boxes.show(boxes, legend, self._image_size)
 
     def box_items(self) -> list[QGraphicsRectItem]:
         """The rectangle items of the current boxes, in the order given to :meth:`set_boxes`."""
-        return [item for item in self._box_items if isinstance(item, QGraphicsRectItem)]
-
-    @staticmethod
-    def _make_box_items(box: BoxDrawing) -> tuple[QGraphicsRectItem, pg.TextItem]:
-        width = _HIGHLIGHTED_BOX_WIDTH if box.highlighted else _BOX_WIDTH
-        pen = pg.mkPen(
-            box.colour,
-            width=width,
-            style=Qt.PenStyle.DashLine if box.dashed else Qt.PenStyle.SolidLine,
-        )
-        pen.setCosmetic(True)
-        rect = QGraphicsRectItem(box.x, box.y, box.width, box.height)
-        rect.setPen(pen)
-        rect.setZValue(len(LAYERS) + 2)
-        text = box.label if box.marker is None else f"{box.label} · {box.marker}"
-        label = pg.TextItem(
-            text,
-            color=(255, 255, 255),
-            fill=pg.mkBrush(0, 0, 0, 190),
-            border=pg.mkPen(box.colour),
-            anchor=(0, 1),
-        )
-        label.setPos(box.x, box.y)
-        label.setZValue(len(LAYERS) + 3)
-        for item in (rect, label):
-            item.setToolTip(box.tooltip)
-        return rect, label
+        return self._boxes.rect_items()
 
     def _on_mouse_moved(self, scene_pos: QPointF) -> None:
         if self._image_size is None or not self._view_box.sceneBoundingRect().contains(scene_pos):
@@ -291,36 +318,3 @@ class FrameView(QWidget):
         stride = image.bytesPerLine()
         buffer = np.frombuffer(image.constBits(), dtype=np.uint8, count=stride * height)
         return buffer.reshape(height, stride)[:, : width * 3].reshape(height, width, 3).copy()
-
-
-class FrameGrid(QWidget):
-    """One, two (side by side) or four (2×2) frame views with synchronized zoom and pan."""
-
-    COUNTS = (1, 2, 4)
-
-    def __init__(self, count: int = 1, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._views = [FrameView() for _ in range(max(self.COUNTS))]
-        layout = QGridLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        for index, view in enumerate(self._views):
-            layout.addWidget(view, index // 2, index % 2)
-            if index:
-                view.view_box.setXLink(self._views[0].view_box)
-                view.view_box.setYLink(self._views[0].view_box)
-        self._count = 0
-        self.set_count(count)
-
-    @property
-    def views(self) -> list[FrameView]:
-        """The views currently shown, in reading order."""
-        return self._views[: self._count]
-
-    def set_count(self, count: int) -> None:
-        """Show ``count`` views: 1 (1×1), 2 (1×2) or 4 (2×2)."""
-        if count not in self.COUNTS:
-            raise ValueError(f"a frame grid shows 1, 2 or 4 views, not {count}")
-        self._count = count
-        for index, view in enumerate(self._views):
-            view.setVisible(index < count)

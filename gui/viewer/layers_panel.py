@@ -25,6 +25,7 @@ from referee.gui.viewer.frame_view import (
     GROUND_TRUTH,
     LAYER_TITLES,
     LAYERS,
+    MASK_ALPHA,
     colormap,
     layer_legend,
 )
@@ -39,7 +40,10 @@ MNEMONIC_TITLES: dict[str, str] = {
 }
 
 _SWATCH_SIZE = 12
-_GRADIENT_WIDTH = 96
+_GRADIENT_WIDTH = 64
+#: Side of the squares of the checkerboard that stands for "transparent".
+_CHECKER = 4
+_CHECKER_GREYS = (QColor(255, 255, 255), QColor(170, 170, 170))
 
 
 def _swatch_pixmap(rgba: tuple[int, int, int, int]) -> QPixmap:
@@ -54,13 +58,20 @@ def _swatch_pixmap(rgba: tuple[int, int, int, int]) -> QPixmap:
 
 
 def _gradient_pixmap(layer: str) -> QPixmap:
-    """The colour map of a continuous layer from 0 (left) to 1 (right)."""
+    """The colour map of a continuous layer: a checkerboard square for 0 (transparent, on
+    the left), then the colours from just above 0 to 1 (right)."""
     colours = colormap(layer).getLookupTable(nPts=_GRADIENT_WIDTH, alpha=False)
-    pixmap = QPixmap(_GRADIENT_WIDTH, _SWATCH_SIZE)
+    pixmap = QPixmap(_SWATCH_SIZE + _GRADIENT_WIDTH, _SWATCH_SIZE)
     painter = QPainter(pixmap)
-    for x, (red, green, blue) in enumerate(colours):
+    for row in range(0, _SWATCH_SIZE, _CHECKER):
+        for column in range(0, _SWATCH_SIZE, _CHECKER):
+            grey = _CHECKER_GREYS[(row + column) // _CHECKER % 2]
+            painter.fillRect(column, row, _CHECKER, _CHECKER, grey)
+    for x, (red, green, blue) in enumerate(colours, _SWATCH_SIZE):
         painter.setPen(QColor(int(red), int(green), int(blue)))
         painter.drawLine(x, 0, x, _SWATCH_SIZE - 1)
+    painter.setPen(QColor(90, 90, 90))
+    painter.drawRect(0, 0, _SWATCH_SIZE - 1, _SWATCH_SIZE - 1)
     painter.end()
     return pixmap
 
@@ -80,32 +91,50 @@ class LegendWidget(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        layout = QGridLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setHorizontalSpacing(6)
-        layout.setVerticalSpacing(2)
+        self._layout = QGridLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setHorizontalSpacing(6)
+        self._layout.setVerticalSpacing(2)
+        self._layout.setColumnStretch(3, 1)
+        self.set_entries(entries)
+
+    def set_entries(self, entries: Sequence[tuple[tuple[int, int, int, int], str]]) -> None:
+        """Show these ``(rgba, name)`` swatches instead of the present ones."""
+        while self._layout.count():
+            item = self._layout.takeAt(0)
+            widget = None if item is None else item.widget()
+            if widget is not None:
+                widget.deleteLater()
+        self._names = [name for _, name in entries]
         for index, (rgba, name) in enumerate(entries):
             swatch = QLabel()
             swatch.setPixmap(_swatch_pixmap(rgba))
             row, column = divmod(index, 2)
-            layout.addWidget(swatch, row, 2 * column)
-            layout.addWidget(QLabel(name), row, 2 * column + 1)
-        layout.setColumnStretch(3, 1)
+            self._layout.addWidget(swatch, row, 2 * column)
+            self._layout.addWidget(QLabel(name), row, 2 * column + 1)
+
+    def names(self) -> list[str]:
+        """The names shown, in order."""
+        return list(self._names)
 
 
 class ColorMapLegendWidget(QWidget):
-    """The colour map of a continuous layer, labelled with its ends 0 and 1."""
+    """The colour map of a continuous layer, labelled with its ends 0 (transparent) and 1."""
 
     def __init__(self, layer: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         gradient = QLabel()
         gradient.setPixmap(_gradient_pixmap(layer))
-        gradient.setToolTip(f"{LAYER_TITLES[layer]}: colour from 0 (left) to 1 (right)")
+        gradient.setToolTip(
+            f"{LAYER_TITLES[layer]}: 0 is transparent (the chequered square), "
+            "then the colour goes from just above 0 (left) to 1 (right)"
+        )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(QLabel("0"))
         layout.addWidget(gradient)
         layout.addWidget(QLabel("1"))
+        layout.addWidget(QLabel("(0: transparent)"))
         layout.addStretch(1)
 
 
@@ -127,6 +156,7 @@ class LayersPanel(QWidget):
         super().__init__(parent)
         self._checkboxes: dict[str, QCheckBox] = {}
         self._sliders: dict[str, QSlider] = {}
+        self._detector_legend = LegendWidget(layer_legend(DETECTOR))
         layout = QVBoxLayout(self)
         for name in LAYERS:
             layout.addWidget(self._make_layer_section(name))
@@ -143,7 +173,10 @@ class LayersPanel(QWidget):
         layout.addWidget(checkbox)
         layout.addLayout(self._make_opacity_row(name))
         legend = layer_legend(name)
-        layout.addWidget(LegendWidget(legend) if legend else ColorMapLegendWidget(name))
+        if name == DETECTOR:
+            layout.addWidget(self._detector_legend)
+        else:
+            layout.addWidget(LegendWidget(legend) if legend else ColorMapLegendWidget(name))
         self._checkboxes[name] = checkbox
         return section
 
@@ -164,6 +197,16 @@ class LayersPanel(QWidget):
         row.addWidget(value)
         self._sliders[name] = slider
         return row
+
+    def show_detector_colours(self, detectors: Sequence[tuple[str, tuple[int, int, int]]]) -> None:
+        """The detector mask layer's legend: each ``(name, rgb)`` of the detectors shown
+        (the viewer's ``detector_colours_changed``); a general swatch when there is none."""
+        entries = [((*rgb, MASK_ALPHA), name) for name, rgb in detectors]
+        self._detector_legend.set_entries(entries or layer_legend(DETECTOR))
+
+    def detector_legend(self) -> list[str]:
+        """The names in the detector mask layer's legend."""
+        return self._detector_legend.names()
 
     def set_checked(self, name: str, checked: bool) -> None:
         """Switch layer ``name`` on or off; emits :attr:`visibility_changed` if it changed."""

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -24,7 +24,8 @@ from referee.core.measures.action_scores import PairRow
 from referee.core.measures.pixel import COMPARISON_LABELS, GT_LEVEL_NAMES
 from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayerReader, FrameLayers
 from referee.gui.session import ProjectSession
-from referee.gui.viewer.action_boxes import boxes_for_frame
+from referee.gui.viewer.action_boxes import box_legend, boxes_for_frame
+from referee.gui.viewer.frame_grid import FrameGrid
 from referee.gui.viewer.frame_loader import FrameLoader
 from referee.gui.viewer.frame_view import (
     COMPARISON,
@@ -33,16 +34,23 @@ from referee.gui.viewer.frame_view import (
     DISAGREEMENT,
     GROUND_TRUTH,
     LAYERS,
-    FrameGrid,
     FrameView,
 )
+from referee.gui.viewer.message_page import MessagePage
 from referee.gui.viewer.timeline import TimelineWidget
+from referee.gui.viewer.zoom_bar import ZoomBar
+from referee.gui.widgets.palette import detector_colours
 
 VIEW_COUNTS = (1, 2, 4)
 #: Layers shown when the application starts: the comparison alone reads best.
 DEFAULT_VISIBLE = (COMPARISON,)
 #: What the viewer says before anything is open.
-WELCOME = "Open a project, a CDnet dataset folder or a video\n(File › Open, or drop it here)."
+WELCOME = (
+    "No project is open.\n\nOpen a project, a CDnet dataset folder or a video "
+    "with File › Open (Ctrl+O), or drop it here."
+)
+#: Characters a video or detector box shows at least (longer names are cut short).
+_BOX_CHARACTERS = {"video": 12, "detector": 8}
 
 
 class ViewerPanel(QWidget):
@@ -51,14 +59,17 @@ class ViewerPanel(QWidget):
     ``status_message(str)`` reports what the user should know in passing (a
     detector's mask missing on one frame); ``problem(str)`` what keeps a video,
     a detector or a frame from being shown (the message names the file);
-    ``pixel_info(str)`` describes the pixel under the mouse. Without a frame to
-    show, the viewer shows a sentence instead (:meth:`show_message`).
+    ``pixel_info(str)`` describes the pixel under the mouse;
+    ``detector_colours_changed(list)`` gives the ``(name, rgb)`` of the detectors shown,
+    whose masks are drawn in these colours. Without a frame to show, the viewer shows a
+    sentence instead (:meth:`show_message`), with a progress bar (:meth:`show_progress`).
     """
 
     status_message = Signal(str)
     problem = Signal(str)
     pixel_info = Signal(str)
     frame_shown = Signal(int)
+    detector_colours_changed = Signal(list)
 
     def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -68,36 +79,33 @@ class ViewerPanel(QWidget):
         self.timeline = TimelineWidget()
         self.video_box = QComboBox()
         self.video_box.setToolTip("Video shown (Page Up / Page Down)")
-        self.video_box.setMinimumContentsLength(16)
+        self._shrink_to_fit(self.video_box, _BOX_CHARACTERS["video"])
         self.detector_box = QComboBox()
         self.detector_box.setToolTip(
             "Detector compared with the ground truth in the first view; "
             "further views show the next detectors"
         )
-        self.detector_box.setMinimumContentsLength(12)
+        self._shrink_to_fit(self.detector_box, _BOX_CHARACTERS["detector"])
         self.views_box = QComboBox()
         self.views_box.addItems([f"{n} view{'s' if n > 1 else ''}" for n in VIEW_COUNTS])
         self.views_box.setToolTip(
             "Side by side: 1, 2 or 4 detectors, same frame, zoom and pan (Ctrl+1, Ctrl+2, Ctrl+4)"
         )
+        self.zoom_bar = ZoomBar(self.grid)
+        self.views_box.setAccessibleName("Layout")  # its entries say what it is: "2 views"
         bar = QHBoxLayout()
-        for label, box in (
-            ("Video", self.video_box),
-            ("Detector", self.detector_box),
-            ("Layout", self.views_box),
+        for text, box, stretch in (
+            ("Video", self.video_box, 3),
+            ("Detector", self.detector_box, 2),
         ):
-            bar.addWidget(QLabel(label))
-            bar.addWidget(box)
+            label = QLabel(text)
+            label.setBuddy(box)
+            bar.addWidget(label)
+            bar.addWidget(box, stretch)
+        bar.addWidget(self.views_box)
         bar.addStretch(1)
-        self.message = QLabel()
-        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message.setWordWrap(True)
-        self.message.setMargin(24)
-        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-        font = self.message.font()
-        font.setPointSizeF(font.pointSizeF() * 1.4)
-        self.message.setFont(font)
-        self.message.setEnabled(False)  # drawn in the palette's quieter, disabled colour
+        bar.addWidget(self.zoom_bar)
+        self.message = MessagePage()
         self._stack = QStackedWidget()
         self._stack.addWidget(self.message)
         self._stack.addWidget(self.grid)
@@ -113,6 +121,7 @@ class ViewerPanel(QWidget):
         self.layers: FrameLayers | None = None
         self._waiting = False  # for the frame last asked for
         self.selected_pair: PairRow | None = None
+        self._detector_colours: list[tuple[str, tuple[int, int, int]]] = []
         self.evaluation_boxes = True  # off while boxes are edited: they would cover them
         self._cache_timer = QTimer(self)
         self._cache_timer.timeout.connect(self._on_cache_tick)
@@ -130,6 +139,14 @@ class ViewerPanel(QWidget):
         session.actions_changed.connect(self._redraw)
         self._connect_views()
 
+    @staticmethod
+    def _shrink_to_fit(box: QComboBox, characters: int) -> None:
+        """Let ``box`` narrow to ``characters`` characters on a small screen and share the
+        bar's spare width on a large one (its list always shows whole names)."""
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box.setMinimumContentsLength(characters)
+        box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
     # --- what is shown ----------------------------------------------------------------------
 
     @property
@@ -145,8 +162,14 @@ class ViewerPanel(QWidget):
         ordered = names[start:] + names[:start]
         return ordered[: len(self.grid.views)]
 
+    def show_detector(self, name: str) -> None:
+        """Show ``name`` in the first view (the others follow it in the project's order)."""
+        index = self.detector_box.findText(name)
+        if index >= 0:
+            self.detector_box.setCurrentIndex(index)
+
     def set_view_count(self, count: int) -> None:
-        """Show 1, 2 or 4 detectors side by side."""
+        """Show 1, 2 or 4 detectors side by side, fitted to their views."""
         self.grid.set_count(count)
         self.views_box.blockSignals(True)
         self.views_box.setCurrentIndex(VIEW_COUNTS.index(count))
@@ -231,13 +254,44 @@ class ViewerPanel(QWidget):
     def show_message(self, text: str) -> None:
         """Show ``text`` in place of the frames until the next frame arrives (the timeline
         stays while there are frames to move to)."""
-        self.message.setText(text)
+        self.message.show_text(text)
+        self._show_message_page()
+
+    def show_progress(self, text: str, done: int, total: int) -> None:
+        """:meth:`show_message` with a progress bar under ``text``: ``done`` of ``total``
+        steps (a busy bar while ``total`` is 0), as a job's ``progress`` signal gives them."""
+        self.message.show_progress(text, done, total)
+        self._show_message_page()
+
+    def _show_message_page(self) -> None:
         self._stack.setCurrentWidget(self.message)
         self.timeline.setVisible(self.loader.has_source)
 
     def message_shown(self) -> str | None:
         """The sentence shown in place of the frames, if any."""
         return self.message.text() if self._stack.currentWidget() is self.message else None
+
+    # --- zoom -------------------------------------------------------------------------------
+
+    def fit_to_window(self) -> None:
+        """Show the whole frame in every view (View › Fit to window)."""
+        self.grid.fit_to_window()
+
+    def zoom_actual_size(self) -> None:
+        """Show one pixel of the frame on one pixel of the screen (View › Actual size)."""
+        self.grid.zoom_actual_size()
+
+    def zoom_in(self) -> None:
+        """Zoom in one step, up to 3200 % (View › Zoom in)."""
+        self.grid.zoom_in()
+
+    def zoom_out(self) -> None:
+        """Zoom out one step, down to a quarter of the fit (View › Zoom out)."""
+        self.grid.zoom_out()
+
+    def zoom_percent(self) -> float:
+        """The zoom shown, in percent (100: one frame pixel per screen pixel)."""
+        return self.grid.zoom_percent()
 
     def settled(self) -> bool:
         """Whether the viewer waits for nothing: the frame asked for was shown or failed,
@@ -266,6 +320,7 @@ class ViewerPanel(QWidget):
 
     def _on_video_chosen(self, index: int) -> None:
         self.layers = None
+        self.grid.fit_to_window()
         if not 0 <= index < self.video_box.count():
             self.loader.set_source(None)
             self.show_message("This project has no video to show.")
@@ -302,7 +357,11 @@ class ViewerPanel(QWidget):
                 detectors[name] = CdnetResultSource.for_video(root, video, len(session.videos) == 1)
             except RefereeError as error:
                 self.problem.emit(str(error))
-        reader = FrameLayerReader(inputs, inputs.frame_count, video, detectors)
+        # The consensus layer is the share of detectors that see motion, without the trivial
+        # voters of docs/measures.md §7: 0 where none does, drawn transparent.
+        reader = FrameLayerReader(
+            inputs, inputs.frame_count, video, detectors, include_trivial=False
+        )
         return reader, inputs.frame_count, 25.0, video.first
 
     def _on_detectors_chosen(self, _index: int) -> None:
@@ -321,7 +380,8 @@ class ViewerPanel(QWidget):
             self.timeline.set_marks([])
         else:
             frames, f = evaluation.frame_f1()
-            self.timeline.set_strip(frames, f, f"F1 of {shown[0]}")
+            colour = self._report_detector_colours()[shown[0]]
+            self.timeline.set_strip(frames, f, f"F1 of {shown[0]}", colour)
             self.timeline.set_marks(evaluation.heavy_frames("fp"))
         self._redraw()
 
@@ -352,22 +412,40 @@ class ViewerPanel(QWidget):
         label = self.current_video_label() or ""
         stem = self.current_video_name() or label
         names: list[str | None] = [*self.detectors_shown()] or [None]
+        colours = self._report_detector_colours()
         for view, name in zip(self.grid.views, names):
             view.show_frame(layers.image)
             view.set_title(name or label)
+            if name in colours:
+                view.set_detector_colour(colours[name])
             view.set_layer(COMPARISON, None if name is None else layers.comparisons.get(name))
             view.set_layer(GROUND_TRUTH, gt_motion)
             view.set_layer(DETECTOR, None if name is None else layers.masks.get(name))
             view.set_layer(CONSENSUS, layers.consensus)
             view.set_layer(DISAGREEMENT, layers.disagreement)
             evaluation = self.session.actions.get(name) if name else None
+            rgb = colours.get(name) if name else None
             boxes = []
-            if evaluation is not None:
+            if evaluation is not None and rgb is not None:
                 try:
-                    boxes = boxes_for_frame(evaluation, stem, layers.frame, self.selected_pair)
+                    boxes = boxes_for_frame(
+                        evaluation, stem, layers.frame, self.selected_pair, detector_rgb=rgb
+                    )
                 except RefereeError:  # a video the actions file does not cover
                     boxes = []
-            view.set_boxes(boxes if self.evaluation_boxes else [])
+            shown = boxes if self.evaluation_boxes else []
+            view.set_boxes(shown, box_legend(shown, rgb) if rgb is not None else [])
+
+    def _report_detector_colours(self) -> dict[str, tuple[int, int, int]]:
+        """Colour of each detector shown (from its place in the project's list); emits
+        :attr:`detector_colours_changed` when they change."""
+        project = self.session.project
+        order = [] if project is None else [d.name for d in project.detectors]
+        shown = list(detector_colours(self.detectors_shown(), order).items())
+        if shown != self._detector_colours:
+            self._detector_colours = shown
+            self.detector_colours_changed.emit(shown)
+        return dict(shown)
 
     def _connect_views(self) -> None:
         for view in self.grid.views:
@@ -399,7 +477,7 @@ def describe_pixel(layers: FrameLayers | None, x: int, y: int) -> str:
         meaning = f" — {COMPARISON_LABELS[int(code[y, x])]}" if code is not None else ""
         lines.append(f"{name}: {int(mask[y, x])}{meaning}")
     if layers.consensus is not None:
-        lines.append(f"consensus P: {float(layers.consensus[y, x]):.3f}")
+        lines.append(f"consensus (share of detectors): {float(layers.consensus[y, x]):.3f}")
     if layers.disagreement is not None:
         lines.append(f"disagreement H(P): {float(layers.disagreement[y, x]):.3f} bit")
     return "\n".join(lines)

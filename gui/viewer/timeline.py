@@ -12,12 +12,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QSlider,
     QSpinBox,
     QStyle,
+    QStyleOptionGraphicsItem,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -27,14 +30,55 @@ from referee.core.model.videos import frame_runs
 from referee.gui.widgets.palette import OKABE_ITO
 
 STRIP_HEIGHT = 100
-_CACHED_BAR_HEIGHT = 8
-_MARKS_ROW_HEIGHT = 10
+#: The smallest font size of the strip's captions, in points.
+CAPTION_POINT_SIZE = 9.0
+_CACHED_BAR_HEIGHT = 12
+_MARKS_ROW_HEIGHT = 14
 _AXIS_WIDTH = 44
+_CAPTION_PADDING = 4
 _CACHED_TOOLTIP = (
     "Cached frames: decoded and kept in memory, so showing them is instant. "
     "Frames outside the green runs are decoded when you go to them."
 )
 _MARK_TOOLTIP = "frames flagged as problems (e.g. many false positives, high disagreement)"
+
+
+def caption_font() -> QFont:
+    """The application's font, at least :data:`CAPTION_POINT_SIZE` points: small, legible."""
+    font = QFont(QApplication.font())
+    font.setPointSizeF(max(font.pointSizeF(), CAPTION_POINT_SIZE))
+    return font
+
+
+class RowLabel(pg.GraphicsWidget):
+    """The name of a row of the strip, right-aligned in the caption font and the palette's
+    text colour (legible in both themes)."""
+
+    def __init__(self, text: str, tooltip: str, height: int) -> None:
+        super().__init__()
+        self.text = text
+        self.text_font = caption_font()
+        self.setToolTip(tooltip)
+        self.setFixedHeight(height)
+        self.setPreferredWidth(
+            QFontMetrics(self.text_font).horizontalAdvance(text) + 2 * _CAPTION_PADDING
+        )
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem | None = None,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Draw the text right-aligned, its letters centred on the row's height."""
+        metrics = QFontMetrics(self.text_font)
+        ink = metrics.tightBoundingRect(self.text)
+        rect = self.rect()
+        baseline = (rect.height() + ink.height()) / 2 - (ink.bottom() + 1)
+        left = rect.width() - _CAPTION_PADDING - metrics.horizontalAdvance(self.text)
+        painter.setFont(self.text_font)
+        painter.setPen(QApplication.palette().color(QPalette.ColorRole.Text))
+        painter.drawText(QPointF(left, baseline), self.text)
 
 
 class TimelineWidget(QWidget):
@@ -131,58 +175,56 @@ class TimelineWidget(QWidget):
         strip.setFixedHeight(STRIP_HEIGHT)
         strip.ci.setContentsMargins(0, 2, 4, 0)
         strip.ci.setSpacing(0)
-        self._value_axis = pg.AxisItem("left")
-        self._value_axis.setWidth(_AXIS_WIDTH)
         self._strip_view = self._make_strip_view_box()
+        self._marks_view = self._make_strip_view_box()
+        self._cached_view = self._make_strip_view_box()
+        self._marks_view.setToolTip(f"Marked frames: {_MARK_TOOLTIP}")
+        self._cached_view.setToolTip(_CACHED_TOOLTIP)
+        self.row_labels = (
+            RowLabel("marks", self._marks_view.toolTip(), _MARKS_ROW_HEIGHT),
+            RowLabel("cached", _CACHED_TOOLTIP, _CACHED_BAR_HEIGHT),
+        )
+        self._value_axis = pg.AxisItem("left")
+        # The row names and the value axis share the left column: as wide as the widest.
+        self._value_axis.setWidth(
+            max(_AXIS_WIDTH, *(label.preferredWidth() for label in self.row_labels))
+        )
         self._value_axis.linkToView(self._strip_view)
-        self._curve = pg.PlotDataItem(pen=pg.mkPen(OKABE_ITO["sky blue"], width=1.5))
+        self._curve = pg.PlotDataItem()
         self._strip_view.addItem(self._curve)
-        self._strip_label = pg.LabelItem("", size="8pt", color=OKABE_ITO["sky blue"])
+        self._strip_label = pg.LabelItem("", size=f"{caption_font().pointSizeF():g}pt")
         self._strip_label.setParentItem(self._strip_view)
         self._strip_label.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
         self._cursor = pg.InfiniteLine(
             angle=90, movable=False, pen=pg.mkPen(OKABE_ITO["orange"], width=2)
         )
         self._strip_view.addItem(self._cursor, ignoreBounds=True)
-        self._marks_view = self._make_strip_view_box()
         self._marks_view.setFixedHeight(_MARKS_ROW_HEIGHT)
         self._marks_view.setXLink(self._strip_view)
         self._marks_view.setYRange(0, 1, padding=0)
-        self._marks_view.setToolTip(f"Marked frames: {_MARK_TOOLTIP}")
         self._mark_points = pg.ScatterPlotItem(
             symbol="t", size=8, pen=None, brush=OKABE_ITO["vermillion"]
         )
         self._marks_view.addItem(self._mark_points)
-        self._cached_view = self._make_strip_view_box()
         self._cached_view.setFixedHeight(_CACHED_BAR_HEIGHT)
         self._cached_view.setXLink(self._strip_view)
         self._cached_view.setYRange(0, 1, padding=0)
         self._cached_view.setBackgroundColor((60, 60, 60))
-        self._cached_view.setToolTip(_CACHED_TOOLTIP)
         self._cached_bars = pg.BarGraphItem(
-            x0=[], width=[], y0=0, height=1, brush=OKABE_ITO["bluish green"], pen=None
+            x0=[], width=[], y0=0, height=1, brush=OKABE_ITO["grey"], pen=None
         )
         self._cached_view.addItem(self._cached_bars)
         frame_axis = pg.AxisItem("bottom")
         frame_axis.linkToView(self._strip_view)
         strip.addItem(self._value_axis, row=0, col=0)
         strip.addItem(self._strip_view, row=0, col=1)
-        strip.addItem(
-            self._row_label("marks", self._marks_view.toolTip(), _MARKS_ROW_HEIGHT), row=1, col=0
-        )
+        strip.addItem(self.row_labels[0], row=1, col=0)
         strip.addItem(self._marks_view, row=1, col=1)
-        strip.addItem(self._row_label("cached", _CACHED_TOOLTIP, _CACHED_BAR_HEIGHT), row=2, col=0)
+        strip.addItem(self.row_labels[1], row=2, col=0)
         strip.addItem(self._cached_view, row=2, col=1)
         strip.addItem(frame_axis, row=3, col=1)
         strip.scene().sigMouseClicked.connect(self._on_strip_clicked)
         return strip
-
-    @staticmethod
-    def _row_label(text: str, tooltip: str, height: int) -> pg.LabelItem:
-        label = pg.LabelItem(text, size="7pt", justify="right")
-        label.setFixedHeight(height)
-        label.setToolTip(tooltip)
-        return label
 
     @staticmethod
     def _make_strip_view_box() -> pg.ViewBox:
@@ -304,11 +346,14 @@ class TimelineWidget(QWidget):
         frames: Sequence[int] | np.ndarray,
         values: Sequence[float] | np.ndarray,
         label: str,
+        colour: tuple[int, int, int] = OKABE_ITO["blue"],
     ) -> None:
-        """Plot one value per frame under the controls (e.g. F-measure); ``label`` names it."""
+        """Plot one value per frame under the controls (e.g. a detector's F1, in its
+        ``colour``); ``label`` names it."""
         points = np.asarray(values, dtype=float)
         self._curve.setData(np.asarray(frames, dtype=float), points)
-        self._strip_label.setText(label)
+        self._curve.setPen(pg.mkPen(colour, width=1.5))
+        self._strip_label.setText(label, color=colour)
         finite = points[np.isfinite(points)]
         low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         self._value_axis.setTicks([[(value, f"{value:.3g}") for value in {low, high}]])

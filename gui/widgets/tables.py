@@ -1,12 +1,14 @@
-"""Read-only table cells shared by the docks: numbers with "—" for undefined values, text."""
+"""Read-only table cells shared by the docks: numbers with "—" for undefined values, text;
+and :func:`filling`, which fills a table without measuring its columns after every cell."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QHeaderView, QTableView, QTableWidget, QTableWidgetItem, QTreeView
 
 #: What a cell shows for an undefined value (its tooltip says why).
 UNDEFINED_TEXT = "—"
@@ -58,3 +60,25 @@ def read_only_table(headers: Sequence[str]) -> QTableWidget:
     table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     return table
+
+
+@contextmanager
+def filling(view: QTableView | QTreeView) -> Iterator[None]:
+    """Fill a table or tree in the block; columns sized to their contents are measured
+    once, after it.
+
+    A column in ``ResizeToContents`` mode measures every cell of the column again after
+    each item is set: filling n cells costs n² measurements. In the block such columns
+    are ``Interactive``; they are ``ResizeToContents`` again after it.
+    """
+    header = view.header() if isinstance(view, QTreeView) else view.horizontalHeader()
+    fitted = QHeaderView.ResizeMode.ResizeToContents
+    columns = [c for c in range(header.count()) if header.sectionResizeMode(c) == fitted]
+    for column in columns:
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+    try:
+        yield
+    finally:
+        for column in columns:
+            if column < header.count():
+                header.setSectionResizeMode(column, fitted)

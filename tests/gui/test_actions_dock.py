@@ -8,8 +8,13 @@ from referee.core.demo.dataset import TRACKED_METHODS
 from referee.core.formats.liris_xml import read_liris
 from referee.core.measures.action_scores import evaluate_actions, pair_table
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
-from referee.gui.docks.actions import ActionsDock
-from referee.gui.viewer.action_boxes import OUTCOME_RGB, boxes_for_frame
+from referee.gui.docks.actions import (
+    MATCHING_ACTIONS,
+    NO_ACTION_TRUTH,
+    NO_DETECTED_ACTIONS,
+    ActionsDock,
+)
+from referee.gui.viewer.action_boxes import OUTCOME_RGB
 
 SQUARE = (10, 10, 20, 20)
 
@@ -91,28 +96,20 @@ def test_selecting_a_vetoed_row_goes_to_the_first_common_frame(qtbot, crafted) -
     assert signal.args[:2] == ["v", 1]
 
 
-def test_pair_boxes_share_a_colour_and_vetoes_are_dashed(crafted) -> None:
-    at_5 = {d.label: d for d in boxes_for_frame(crafted, "v", 5)}
-    assert set(at_5) == {"GT EN", "GT ET", "GT UB", "det ET", "det UB"}
-    accepted_gt, accepted_det = at_5["GT UB"], at_5["det UB"]
-    assert accepted_gt.colour == accepted_det.colour
-    assert not accepted_gt.dashed and accepted_gt.marker is None
-    assert (accepted_gt.x, accepted_gt.y, accepted_gt.width, accepted_gt.height) == (50, 50, 10, 10)
-    assert at_5["GT ET"].marker == "miss"
-    assert at_5["det ET"].marker == "false alarm"
-    at_19 = {d.label: d for d in boxes_for_frame(crafted, "v", 19)}
-    vetoed_gt, vetoed_det = at_19["GT EN"], at_19["det EN"]
-    assert vetoed_gt.dashed and vetoed_det.dashed
-    assert vetoed_gt.colour == vetoed_det.colour != accepted_gt.colour
-    assert "temporal recall" in vetoed_gt.tooltip
-    # 2 common frames / 20 GT frames; / 7 detected frames.
-    assert "temporal recall 0.100, temporal precision 0.286" in vetoed_gt.tooltip
-    assert boxes_for_frame(crafted, "v", 40) == []
-
-
-def test_selected_pair_is_highlighted(crafted) -> None:
-    vetoed = _row_of(crafted, "vetoed")
-    drawings = boxes_for_frame(crafted, "v", 5, selected=vetoed)
-    assert {d.label for d in drawings if d.highlighted} == {"GT EN"}
-    drawings = boxes_for_frame(crafted, "v", 19, selected=vetoed)
-    assert {d.label for d in drawings if d.highlighted} == {"GT EN", "det EN"}
+def test_the_dock_says_why_it_has_no_pair_until_evaluations_arrive(qtbot, demo_evaluations) -> None:
+    dock = ActionsDock()
+    qtbot.addWidget(dock)
+    assert dock.empty_message is not None and dock.empty_message.startswith("No project is open")
+    dock.set_project_actions(has_groundtruth=False, detectors=0)
+    assert dock.empty_message == NO_ACTION_TRUTH
+    assert dock.empty_message.startswith("No action ground truth in this project")
+    dock.set_project_actions(has_groundtruth=True, detectors=0)
+    assert dock.empty_message == NO_DETECTED_ACTIONS
+    dock.set_project_actions(has_groundtruth=True, detectors=len(demo_evaluations))
+    assert dock.empty_message == MATCHING_ACTIONS
+    assert not dock.table.isVisibleTo(dock)
+    dock.show_evaluations(demo_evaluations)
+    assert dock.empty_message is None and dock.table.isVisibleTo(dock)
+    assert dock.table.rowCount() > 0
+    dock.set_project_actions(has_groundtruth=False, detectors=0)  # another project
+    assert dock.empty_message == NO_ACTION_TRUTH and dock.table.rowCount() == 0

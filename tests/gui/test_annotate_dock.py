@@ -11,7 +11,8 @@ from referee.core.frames.results import result_sources
 from referee.core.ranking.order import DEFAULT_GAP, rank_frames
 from referee.core.ranking.scores import mask_scores
 from referee.core.workflow.options import RankingOptions
-from referee.gui.docks.annotate import AnnotateDock
+from referee.core.workflow.results import RankingResult
+from referee.gui.docks.annotate import NO_ESTIMATE, NO_RANKING, AnnotateDock
 
 METHODS = ("mog2", "knn", "cnt")
 
@@ -86,3 +87,46 @@ def test_update_sends_the_request(qtbot, dock) -> None:
     with qtbot.waitSignal(dock.run_requested) as signal:
         qtbot.mouseClick(update, Qt.MouseButton.LeftButton)
     assert signal.args == [RankingOptions("pairwise-dice", ("mog2", "knn"))]
+
+
+def test_each_tab_says_why_it_is_empty_until_results_arrive(qtbot, ranking) -> None:
+    dock = AnnotateDock()
+    qtbot.addWidget(dock)
+    assert dock.ranked_message is not None and dock.ranked_message.startswith("No project")
+    dock.set_detectors(["mog2"])
+    assert dock.ranked_message == (
+        "Ranking frames needs at least two detectors with masks, and this project has only "
+        "one. Add detectors in the Data dock (Add detector…), or open a dataset with a "
+        "results folder beside it."
+    )
+    assert dock.sampled_message is not None
+    assert dock.sampled_message.startswith("Proposing frames to label needs at least two")
+    dock.set_detectors(list(METHODS))
+    assert dock.ranked_message == NO_RANKING
+    assert dock.sampled_message == NO_ESTIMATE
+    dock.tabs.setCurrentIndex(1)  # the Ranked tab
+    assert not dock.table.isVisibleTo(dock)
+    dock.show_ranking(ranking)
+    assert dock.ranked_message is None and dock.table.isVisibleTo(dock)
+    dock.set_detectors(list(METHODS))  # another project: its ranking is still to come
+    assert dock.ranked_message == NO_RANKING and dock.table.rowCount() == 0
+
+
+def test_a_ranking_without_frames_says_why_in_the_tables_place(qtbot) -> None:
+    dock = AnnotateDock()
+    qtbot.addWidget(dock)
+    dock.set_detectors(list(METHODS))
+    result = RankingResult(
+        options=RankingOptions(),
+        criterion="vote-entropy",
+        methods=METHODS,
+        scores=[],
+        frames=[],
+        considered=40,
+        annotated=40,
+    )
+    dock.show_result(result)
+    assert dock.ranked_message == (
+        "All 40 frames already have ground truth: nothing is left to annotate. "
+        "Tick “Include annotated frames” to rank them anyway."
+    )

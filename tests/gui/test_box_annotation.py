@@ -1,7 +1,9 @@
-"""Annotating boxes in the window: draw, move, resize, interpolate, edit, propagate, undo, save."""
+"""Boxes: annotating them in the window (draw, move, resize, interpolate, edit, propagate,
+undo, save) and how the boxes of an action evaluation are drawn, labelled and explained."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +15,24 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from referee.core.formats.liris_xml import parse_liris_bytes
 from referee.core.formats.mot_csv import parse_mot_csv
 from referee.core.formats.project_json import read_project
+from referee.core.measures.action_scores import evaluate_actions
+from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.gui.annotation.mask_painter import Tool
 from referee.gui.app import dispose
 from referee.gui.docks.boxes import TRACKS
 from referee.gui.main_window import MainWindow
+from referee.gui.viewer.action_boxes import box_legend, boxes_for_frame
+from referee.gui.viewer.box_overlay import BoxOverlay, label_positions
+from referee.gui.viewer.frame_view import FrameView
+from referee.gui.widgets.palette import (
+    COMPARISON_RGBA,
+    DETECTOR_PALETTE,
+    GROUND_TRUTH_RGB,
+    LINE_SAMPLE_RGB,
+    BoxDrawing,
+    BoxLine,
+    LegendEntry,
+)
 
 STREET, STREET_NAME = "baseline/street", "baseline_street"
 
@@ -96,6 +112,11 @@ def test_draw_move_resize_interpolate_undo_redo_and_save(qtbot, window, demo_cop
     _go(qtbot, window, 25)
     styles = _pen_styles(window)
     assert Qt.PenStyle.DashLine in styles
+    # Ground truth is drawn in its yellow, and a legend over the frame says what the lines are.
+    outlines = boxes.tool.overlay.rect_items()
+    assert {item.pen().color().getRgb()[:3] for item in outlines} == {GROUND_TRUTH_RGB}
+    assert boxes.tool.overlay.legend.isVisible()
+    assert "ground truth, interpolated" in boxes.tool.overlay.legend_texts()
     # The list shows the class by name, the span and the keyframe count.
     rows = boxes.dock.items
     row = next(r for r in range(rows.rowCount()) if rows.item(r, 0).text() == str(number))
@@ -206,6 +227,7 @@ def test_tracks_propagate_accept_and_save_as_mot(qtbot, window, demo_copy) -> No
     # Drafts are drawn dotted; accepting on frame 25 takes frames 21–25 only.
     _go(qtbot, window, 25)
     assert Qt.PenStyle.DotLine in _pen_styles(window)
+    assert "tracker draft" in boxes.tool.overlay.legend_texts()
     boxes.run("accept")
     (track,) = boxes.items()
     assert (track.first, track.last) == (20, 25)
@@ -274,6 +296,7 @@ def test_the_mouse_draws_a_box_and_navigation_mode_leaves_it_alone(qtbot, window
 
     window.annotation.set_tool(Tool.NONE)
     assert boxes.tool.rect_items() == []  # editable boxes are drawn with the Box tool only
+    assert not boxes.tool.overlay.legend.isVisible()
     drag()
     assert set(_actions(window)) == before  # navigating: the drag pans, nothing is drawn
     evaluation_boxes = len(view.box_items())
@@ -284,3 +307,195 @@ def test_the_mouse_draws_a_box_and_navigation_mode_leaves_it_alone(qtbot, window
     (number,) = set(_actions(window)) - before
     x, y, w, h = _actions(window)[number].box_at(70)
     assert abs(x - 100) <= 1 and abs(y - 20) <= 1 and abs(w - 30) <= 1 and abs(h - 30) <= 1
+
+
+# --- what the boxes of an action evaluation look like ------------------------------------------
+
+SQUARE = (10, 10, 20, 20)
+DETECTOR_RGB = DETECTOR_PALETTE[3]
+
+
+def _action(number: int, action_class: int, first: int, last: int, box) -> Action:
+    return Action.from_boxes(number, action_class, dict.fromkeys(range(first, last + 1), box))
+
+
+@pytest.fixture(scope="module")
+def crafted():
+    """One video: GT 1 and det 11 vetoed on temporal recall (frames 19 and 20 of GT's
+    20 in common: 2/20 = 0.1, not > ε = 0.1), GT 3 and det 13 accepted (the same box),
+    GT 2 a miss, det 12 a false alarm."""
+    gt = (
+        _action(1, 4, 1, 20, SQUARE),
+        _action(2, 5, 1, 10, (100, 10, 10, 10)),
+        _action(3, 7, 1, 10, (50, 50, 10, 10)),
+    )
+    det = (
+        _action(11, 4, 19, 25, SQUARE),
+        _action(12, 5, 1, 5, (60, 80, 10, 10)),
+        _action(13, 7, 1, 10, (50, 50, 10, 10)),
+    )
+    return evaluate_actions(
+        AnnotationSet.from_videos([VideoAnnotation("v", gt)]),
+        AnnotationSet.from_videos([VideoAnnotation("v", det)]),
+    )
+
+
+def test_pair_boxes_take_the_truth_and_detector_colours_and_say_what_they_are(crafted) -> None:
+    drawings = boxes_for_frame(crafted, "v", 5, detector_rgb=DETECTOR_RGB)
+    seen = {d.text: (d.colour, d.line) for d in drawings}
+    yellow, solid, dashed, dotted = GROUND_TRUTH_RGB, BoxLine.SOLID, BoxLine.DASHED, BoxLine.DOTTED
+    assert seen == {
+        "GT 1 enter/leave room · vetoed det 11": (yellow, dashed),
+        "GT 2 try to enter · miss": (yellow, dotted),
+        "GT 3 leave baggage unattended · matched det 13": (yellow, solid),
+        "det 12 try to enter · false alarm": (DETECTOR_RGB, dotted),
+        "det 13 leave baggage unattended · matched GT 3": (DETECTOR_RGB, solid),
+    }
+    overlay_colours = {rgba[:3] for rgba in COMPARISON_RGBA}
+    assert not {d.colour for d in drawings} & overlay_colours
+    matched = next(d for d in drawings if d.label.startswith("det 13"))
+    assert (matched.x, matched.y, matched.width, matched.height) == (50, 50, 10, 10)
+    assert "temporal recall 0.100" in next(
+        d.tooltip for d in drawings if d.label.startswith("GT 1")
+    )
+    assert boxes_for_frame(crafted, "v", 40, detector_rgb=DETECTOR_RGB) == []
+
+
+def test_the_box_legend_names_the_colours_and_the_lines_drawn(crafted) -> None:
+    at_5 = boxes_for_frame(crafted, "v", 5, detector_rgb=DETECTOR_RGB)
+    grey = LINE_SAMPLE_RGB
+    assert box_legend(at_5, DETECTOR_RGB) == [
+        LegendEntry("ground truth", GROUND_TRUTH_RGB),
+        LegendEntry("detection", DETECTOR_RGB),
+        LegendEntry("matched pair", grey, BoxLine.SOLID),
+        LegendEntry("vetoed pair", grey, BoxLine.DASHED),
+        LegendEntry("miss or false alarm", grey, BoxLine.DOTTED),
+    ]
+    at_19 = boxes_for_frame(crafted, "v", 19, detector_rgb=DETECTOR_RGB)  # GT 1 and det 11
+    assert [e.text for e in box_legend(at_19, DETECTOR_RGB)][2:] == ["vetoed pair"]
+
+
+def test_the_selected_pair_is_highlighted(crafted) -> None:
+    vetoed = next(r for r in crafted.pairs if r.outcome == "vetoed")
+    at_5 = boxes_for_frame(crafted, "v", 5, selected=vetoed, detector_rgb=DETECTOR_RGB)
+    assert [d.label for d in at_5 if d.highlighted] == ["GT 1 enter/leave room"]
+    at_19 = boxes_for_frame(crafted, "v", 19, selected=vetoed, detector_rgb=DETECTOR_RGB)
+    assert {d.label for d in at_19 if d.highlighted} == {
+        "GT 1 enter/leave room",
+        "det 11 enter/leave room",
+    }
+
+
+# --- labels that do not overlap -------------------------------------------------------------------
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+def test_labels_of_overlapping_boxes_do_not_overlap() -> None:
+    boxes = [(10.0, 20.0, 30.0, 30.0), (12.0, 22.0, 30.0, 30.0), (11.0, 21.0, 30.0, 30.0)]
+    size = (40.0, 8.0)
+    corners = label_positions(boxes, [size] * 3, frame=(160, 120))
+    rects = [(x, y, *size) for x, y in corners]
+    assert corners[0] == (10.0, 12.0)  # the first label sits on its box
+    for a, b in itertools.combinations(rects, 2):
+        assert not _overlap(a, b), (a, b)
+    for x, y, w, h in rects:
+        assert x >= 0 and x + w <= 160 and y >= 0 and y + h <= 120
+
+
+def test_a_label_goes_below_a_box_at_the_top_of_the_frame() -> None:
+    assert label_positions([(10.0, 0.0, 30.0, 30.0)], [(40.0, 8.0)], frame=(160, 120)) == [
+        (10.0, 30.0)
+    ]
+
+
+def test_the_overlay_places_labels_apart_at_the_zoom_shown_and_explains_the_boxes(qtbot) -> None:
+    view = FrameView()
+    qtbot.addWidget(view)
+    view.resize(480, 360)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_frame(np.zeros((120, 160), dtype=np.uint8))
+    view.view_box.scaleBy((0.5, 0.5))  # zoomed in
+    overlay = BoxOverlay(view.view_box, 50)
+    drawings = [
+        BoxDrawing(20, 30, 40, 40, "GT 1 enter/leave room", GROUND_TRUTH_RGB, BoxLine.DOTTED),
+        BoxDrawing(24, 33, 40, 40, "det 4 enter/leave room", DETECTOR_RGB, marker="matched GT 3"),
+    ]
+    legend = box_legend(drawings, DETECTOR_RGB)
+    overlay.show(drawings, legend, (160, 120))
+    first, second = overlay.label_rects()
+    assert first[2] > 0 and first[3] > 0
+    assert first[:2] == pytest.approx((20, 30 - first[3]))  # right above its box
+    assert not _overlap(first, second)
+    assert overlay.legend.isVisible()
+    texts = ["ground truth", "detection", "matched pair", "miss or false alarm"]
+    assert overlay.legend_texts() == texts
+    assert [item.pen().style() for item in overlay.rect_items()] == [
+        Qt.PenStyle.DotLine,
+        Qt.PenStyle.SolidLine,
+    ]
+    assert [label.toPlainText() for label in overlay.label_items()] == [
+        "GT 1 enter/leave room",
+        "det 4 enter/leave room · matched GT 3",
+    ]
+    # Zoomed out, the labels (of a fixed size on screen) cover more image pixels: placed again.
+    view.view_box.scaleBy((2.0, 2.0))
+    first_zoomed, second_zoomed = overlay.label_rects()
+    assert first_zoomed[3] > 1.5 * first[3]
+    assert first_zoomed[:2] == pytest.approx((20, 30 - first_zoomed[3]))
+    assert not _overlap(first_zoomed, second_zoomed)
+    overlay.show([], legend)
+    assert not overlay.legend.isVisible()
+
+
+def test_the_overlay_reuses_its_items_from_frame_to_frame(qtbot) -> None:
+    view = FrameView()
+    qtbot.addWidget(view)
+    view.show_frame(np.zeros((120, 160, 3), dtype=np.uint8))
+    overlay = BoxOverlay(view.view_box, 10)
+    legend = [LegendEntry("ground truth", GROUND_TRUTH_RGB, BoxLine.DOTTED)]
+
+    def boxes(*texts: str) -> list[BoxDrawing]:
+        return [
+            BoxDrawing(10 + 30 * k, 40, 20, 20, text, GROUND_TRUTH_RGB, BoxLine.DOTTED)
+            for k, text in enumerate(texts)
+        ]
+
+    overlay.show(boxes("GT 1", "GT 2"), legend)
+    rects, labels = overlay.rect_items(), overlay.label_items()
+    rows = list(overlay.legend.items)
+    # The next frame has one box fewer, then one more: the same items, given new boxes.
+    overlay.show(boxes("GT 2"), legend)
+    assert overlay.rect_items() == rects[:1] and overlay.label_items() == labels[:1]
+    assert not rects[1].isVisible() and not labels[1].isVisible()
+    assert overlay.label_items()[0].toPlainText() == "GT 2"
+    assert overlay.legend.items == rows  # the same legend: its rows were not made again
+    overlay.show(boxes("GT 3", "GT 4", "GT 5"), legend)
+    assert overlay.rect_items()[:2] == rects and len(overlay.rect_items()) == 3
+    assert all(item.isVisible() for item in overlay.rect_items())
+    assert [r.rect().x() for r in overlay.rect_items()] == [10, 40, 70]
+    assert [label.toPlainText() for label in overlay.label_items()] == ["GT 3", "GT 4", "GT 5"]
+    detection = [LegendEntry("detection", LINE_SAMPLE_RGB, BoxLine.SOLID)]
+    overlay.show(boxes("GT 3"), detection)
+    assert overlay.legend_texts() == ["detection"]
+    rows = list(overlay.legend.items)
+    # A frame without boxes hides the legend; the next frame with the same entries shows
+    # the same rows again.
+    overlay.show([], [])
+    assert not overlay.legend.isVisible() and overlay.rect_items() == []
+    overlay.show(boxes("GT 3"), detection)
+    assert overlay.legend.isVisible() and overlay.legend.items == rows
+
+
+def test_the_boxes_list_is_filled_when_its_dock_is_shown(qtbot, window) -> None:
+    boxes = window.annotation.boxes
+    _go(qtbot, window, 70)
+    # The Boxes dock is tabbed behind another and the Box tool is not in use: no list yet.
+    assert boxes.dock.visibleRegion().isEmpty() and not boxes.tool.active
+    assert boxes.dock.items.rowCount() == 0
+    boxes.dock.raise_()
+    expected = len(_actions(window))
+    qtbot.waitUntil(lambda: boxes.dock.items.rowCount() == expected > 0)

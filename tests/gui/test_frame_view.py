@@ -1,4 +1,4 @@
-"""Frame view: overlay colours as rendered, colour bars, boxes, hover, linked grid, layers panel."""
+"""Frame view: overlay colours as rendered, colour bars, boxes, hover, title."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QLabel
 
 from referee.gui.viewer.frame_view import (
     COMPARISON,
@@ -14,11 +16,11 @@ from referee.gui.viewer.frame_view import (
     DISAGREEMENT,
     GROUND_TRUTH,
     LAYERS,
-    FrameGrid,
+    MASK_ALPHA,
     FrameView,
+    colormap,
 )
-from referee.gui.viewer.layers_panel import LayersPanel
-from referee.gui.widgets.palette import OKABE_ITO, BoxDrawing
+from referee.gui.widgets.palette import OKABE_ITO, BoxDrawing, BoxLine
 
 FRAME_RGB = (40, 80, 120)
 TP_CENTRE = (4, 5)  # (row, column) inside the true-positive block
@@ -116,14 +118,16 @@ def test_boxes_have_their_pen_style_width_and_tooltip(view) -> None:
                 6,
                 "person",
                 OKABE_ITO["orange"],
-                dashed=True,
+                line=BoxLine.DASHED,
                 tooltip="vetoed pair",
                 marker="false alarm",
             ),
             BoxDrawing(14, 9, 12, 8, "car", OKABE_ITO["blue"], highlighted=True),
+            BoxDrawing(1, 12, 5, 5, "car", OKABE_ITO["blue"], line=BoxLine.DOTTED),
         ]
     )
-    dashed, highlighted = view.box_items()
+    dashed, highlighted, dotted = view.box_items()
+    assert dotted.pen().style() == Qt.PenStyle.DotLine
     assert dashed.pen().style() == Qt.PenStyle.DashLine
     assert dashed.toolTip() == "vetoed pair"
     assert dashed.rect().width() == 10 and dashed.rect().height() == 6
@@ -150,26 +154,65 @@ def test_hovering_emits_image_coordinates(view, qtbot) -> None:
     assert signal.args == [12, 7]
 
 
-def test_grid_links_zoom_and_pan(qtbot) -> None:
-    grid = FrameGrid(2)
-    qtbot.addWidget(grid)
-    assert len(grid.views) == 2
-    first, second = (view.view_box for view in grid.views)
-    first.setRange(xRange=(3, 9), yRange=(2, 6), padding=0)
-    x_range, _ = second.viewRange()
-    assert x_range == pytest.approx(first.viewRange()[0])
-    grid.set_count(4)
-    assert len(grid.views) == 4
-    with pytest.raises(ValueError):
-        grid.set_count(3)
+def test_the_comparison_starts_at_70_percent_opacity(qtbot) -> None:
+    fresh = FrameView()
+    qtbot.addWidget(fresh)
+    fresh.resize(360, 260)
+    fresh.show()
+    qtbot.waitExposed(fresh)
+    fresh.show_frame(np.full((20, 30, 3), FRAME_RGB, dtype=np.uint8))
+    fresh.set_layer(COMPARISON, _codes())
+    # 70 % of the false-positive colour over 30 % of the frame.
+    expected = 0.7 * np.array(OKABE_ITO["vermillion"]) + 0.3 * np.array(FRAME_RGB)
+    _assert_colour(fresh.rendered_rgb()[FP_CENTRE], expected)
 
 
-def test_layers_panel_reports_switches_and_opacity(qtbot) -> None:
-    panel = LayersPanel()
-    qtbot.addWidget(panel)
-    with qtbot.waitSignal(panel.visibility_changed) as signal:
-        panel.set_checked(DETECTOR, False)
-    assert signal.args == [DETECTOR, False]
-    with qtbot.waitSignal(panel.opacity_changed) as signal:
-        panel.set_opacity(CONSENSUS, 0.25)
-    assert signal.args == [CONSENSUS, 0.25]
+@pytest.mark.parametrize("layer", [CONSENSUS, DISAGREEMENT])
+def test_heat_maps_leave_zero_transparent_and_colour_one(view, layer) -> None:
+    view.set_layer_visible(COMPARISON, False)
+    heat = np.zeros((20, 30), dtype=np.float32)
+    heat[:, 15:] = 1.0
+    view.set_layer(layer, heat)
+    view.set_layer_visible(layer, True)
+    view.set_layer_opacity(layer, 1.0)
+    rendered = view.rendered_rgb()
+    _assert_colour(rendered[10, 5], FRAME_RGB)  # 0: the frame, untinted
+    top = colormap(layer).getLookupTable(nPts=256, alpha=True)[-1]
+    assert top[3] == 255
+    _assert_colour(rendered[10, 25], top[:3])  # 1: the colour map's end, opaque
+    table = colormap(layer).getLookupTable(nPts=256, alpha=True)
+    assert table[0, 3] == 0 and (table[1:, 3] == 255).all()
+
+
+def test_detector_mask_is_drawn_in_the_detector_colour(view) -> None:
+    view.set_layer_visible(COMPARISON, False)
+    mask = np.zeros((20, 30), dtype=bool)
+    mask[TP_CENTRE] = True
+    colour = (170, 68, 153)
+    view.set_detector_colour(colour)
+    view.set_layer(DETECTOR, mask)
+    view.set_layer_visible(DETECTOR, True)
+    view.set_layer_opacity(DETECTOR, 1.0)
+    share = MASK_ALPHA / 255
+    expected = share * np.array(colour) + (1 - share) * np.array(FRAME_RGB)
+    _assert_colour(view.rendered_rgb()[TP_CENTRE], expected)
+
+
+def test_the_title_is_drawn_in_the_palette_text_colour(view, qtbot) -> None:
+    view.set_title("mog2")
+    title = next(label for label in view.findChildren(QLabel) if label.text() == "mog2")
+    assert view.title() == "mog2"
+    app = QApplication.instance()
+    original = app.palette()
+    dark = QPalette(original)
+    dark.setColor(QPalette.ColorRole.Window, QColor(45, 45, 48))
+    dark.setColor(QPalette.ColorRole.WindowText, QColor(230, 230, 230))
+    try:
+        for palette in (original, dark):
+            app.setPalette(palette)
+            expected = palette.color(QPalette.ColorRole.WindowText)
+            qtbot.waitUntil(
+                lambda colour=expected: title.palette().color(title.foregroundRole()) == colour
+            )
+    finally:
+        app.setPalette(original)

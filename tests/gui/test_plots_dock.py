@@ -1,4 +1,5 @@
-"""The Plots dock draws the demo's points, iso-F lines, per-frame F and LIRIS curves."""
+"""The Plots dock draws the demo's points, iso-F lines, per-frame F and LIRIS curves;
+it keeps its items from one result to the next and draws only while it can be seen."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
 from referee.core.evaluation.masks import VideoEvaluation, evaluate_method
 from referee.core.formats.cdnet import discover_videos
@@ -17,6 +19,7 @@ from referee.core.measures.curves import ISO_F_LEVELS
 from referee.core.workflow.options import PixelOptions
 from referee.core.workflow.pixels import summarize_evaluations
 from referee.gui.docks.plots import PlotsDock
+from referee.gui.widgets.palette import DETECTOR_PALETTE
 
 DETECTORS = ("mog2", "knn", "cnt")
 
@@ -33,11 +36,19 @@ def actions(demo) -> dict[str, ActionEvaluation]:
     return {name: evaluate_actions(gt, read_liris(demo.actions[name])) for name in DETECTORS}
 
 
-@pytest.fixture
-def dock(qtbot, evaluations) -> PlotsDock:
+def shown_dock(qtbot) -> PlotsDock:
+    """A Plots dock on screen (a dock draws only while it can be seen)."""
     widget = PlotsDock()
     qtbot.addWidget(widget)
     widget.resize(700, 450)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+@pytest.fixture
+def dock(qtbot, evaluations) -> PlotsDock:
+    widget = shown_dock(qtbot)
     widget.show_pixels(summarize_evaluations(evaluations))
     return widget
 
@@ -94,8 +105,7 @@ def test_iso_f_lines_satisfy_their_f(dock):
 def test_undefined_points_are_left_out(qtbot):
     no_positive = VideoEvaluation.from_per_frame("", "empty", np.array([[1, 0, 5, 0, 95, 0]]))
     some = VideoEvaluation.from_per_frame("", "some", np.array([[1, 3, 1, 1, 95, 0]]))
-    dock = PlotsDock()
-    qtbot.addWidget(dock)
+    dock = shown_dock(qtbot)
     dock.show_pixels(summarize_evaluations({"m": [no_positive, some]}))
     assert scatter_points(named(dock.roc_plot, "video points: ")) == {(round(1 / 96, 12), 0.75)}
     assert scatter_points(named(dock.pr_plot, "video points: ")) == {(0.75, 0.75)}
@@ -168,3 +178,138 @@ def test_dock_identity(dock):
         "Per-frame F",
         "LIRIS curves",
     ]
+
+
+def _rgb(colour) -> tuple[int, int, int]:
+    return colour.getRgb()[:3]
+
+
+def test_a_detector_has_its_project_colour_in_every_plot(dock, evaluations, actions):
+    # The project lists mog before cnt; the ROC plot has mog2, knn, cnt, the LIRIS curves
+    # only cnt and knn: cnt is the project's 4th detector in both.
+    dock.set_detector_order(("mog2", "knn", "mog", "cnt"))
+    dock.show_pixels(summarize_evaluations(evaluations))
+    cnt, knn = DETECTOR_PALETTE[3], DETECTOR_PALETTE[1]
+    (points,) = named(dock.roc_plot, "video points: cnt")
+    assert _rgb(points.opts["brush"].color()) == cnt
+    (star,) = named(dock.pr_plot, "summary point: knn")
+    assert _rgb(star.opts["brush"].color()) == knn
+    frames, f = evaluations["cnt"][0].frame_f1()
+    dock.show_frame_f("baseline/plaza", {"cnt": (frames, f)})
+    (curve,) = named(dock.frame_plot, "frame F: cnt")
+    assert _rgb(pg.mkPen(curve.opts["pen"]).color()) == cnt
+    dock.show_actions({"cnt": actions["cnt"], "knn": actions["knn"]})
+    liris = [i for plot in dock.liris_view.ci.items for i in getattr(plot, "items", [])]
+    (sr,) = [i for i in liris if i.objectName() == "LIRIS F sr: cnt"]
+    assert _rgb(pg.mkPen(sr.opts["pen"]).color()) == cnt
+
+
+def test_the_order_colours_the_next_result(dock, evaluations):
+    (before,) = named(dock.roc_plot, "video points: cnt")
+    assert _rgb(before.opts["brush"].color()) == DETECTOR_PALETTE[2]  # third in the plot
+    dock.set_detector_order(("cnt", "mog2", "knn"))
+    dock.show_pixels(summarize_evaluations(evaluations))
+    (after,) = named(dock.roc_plot, "video points: cnt")
+    assert _rgb(after.opts["brush"].color()) == DETECTOR_PALETTE[0]
+
+
+def test_clearing_empties_every_plot(dock, evaluations, actions):
+    frames, f = evaluations["cnt"][0].frame_f1()
+    dock.show_frame_f("baseline/plaza", {"cnt": (frames, f)})
+    dock.show_actions(actions)
+    dock.clear()
+    for plot in (dock.roc_plot, dock.pr_plot):
+        assert named(plot, "video points: ") == named(plot, "summary point: ") == []
+        rows = [label.text for _, label in plot.getPlotItem().legend.items]
+        assert not any(row.startswith("summarized") for row in rows)
+    assert named(dock.frame_plot, "frame F: ") == []
+    assert dock.frame_plot.getPlotItem().legend.items == []
+    liris = [i for plot in dock.liris_view.ci.items for i in getattr(plot, "items", [])]
+    assert not [i for i in liris if i.objectName().startswith("LIRIS F ")]
+    # The fixed items stay.
+    assert len(named(dock.pr_plot, "iso-F ")) == len(ISO_F_LEVELS)
+    assert len(named(dock.roc_plot, "chance line")) == 1
+
+
+def test_redrawing_keeps_one_legend_row_each(dock, evaluations):
+    dock.show_pixels(summarize_evaluations(evaluations))
+    dock.set_detector_order(("cnt",))
+    rows = [label.text for _, label in dock.roc_plot.getPlotItem().legend.items]
+    # The chance line, each detector, the summary star: once each.
+    assert len(rows) == len(set(rows)) == 1 + len(DETECTORS) + 1
+    assert {"chance (TPR = FPR)", *DETECTORS} < set(rows)
+
+
+def test_showing_another_video_keeps_one_current_frame_row(dock, evaluations):
+    for video in (0, 1):
+        frames, f = evaluations["cnt"][video].frame_f1()
+        dock.show_frame_f(f"video {video}", {"cnt": (frames, f)})
+    rows = [label.text for _, label in dock.frame_plot.getPlotItem().legend.items]
+    assert rows == ["cnt", "current frame"]
+
+
+def _space_items(dock: PlotsDock) -> list:
+    return [
+        item
+        for plot in (dock.roc_plot, dock.pr_plot)
+        for item in plot.getPlotItem().items
+        if item.objectName().startswith(("video points: ", "summary point: "))
+    ]
+
+
+def test_a_new_result_of_the_same_detectors_reuses_the_plot_items(dock, evaluations, actions):
+    first = _space_items(dock)
+    before = scatter_points(named(dock.roc_plot, "video points: knn"))
+    frames, f = evaluations["cnt"][0].frame_f1()
+    dock.show_frame_f("baseline/plaza", {"cnt": (frames, f)})
+    dock.show_actions(actions)
+    (curve,) = named(dock.frame_plot, "frame F: cnt")
+    liris = [i for p in dock.liris_view.ci.items for i in getattr(p, "items", [])]
+    # A second result: knn's first video left out, so that its points change.
+    fewer = dict(evaluations, knn=evaluations["knn"][1:])
+    dock.show_pixels(summarize_evaluations(fewer))
+    frames2, f2 = evaluations["cnt"][1].frame_f1()
+    dock.show_frame_f("baseline/street", {"cnt": (frames2, f2)})
+    dock.show_actions(dict(actions))
+    assert len(first) == 4 * len(DETECTORS)
+    assert all(a is b for a, b in zip(_space_items(dock), first, strict=True))
+    (same_curve,) = named(dock.frame_plot, "frame F: cnt")
+    assert same_curve is curve
+    np.testing.assert_array_equal(same_curve.xData, frames2)
+    assert [i for p in dock.liris_view.ci.items for i in getattr(p, "items", [])] == liris
+    # The reused items show the new data: knn lost the point of its first video.
+    after = scatter_points(named(dock.roc_plot, "video points: knn"))
+    assert len(after) == 2 and after < before
+
+
+def test_a_hidden_dock_draws_the_latest_result_when_shown(qtbot, evaluations):
+    widget = PlotsDock()
+    qtbot.addWidget(widget)
+    widget.resize(700, 450)
+    widget.show_pixels(summarize_evaluations({"knn": evaluations["knn"]}))
+    widget.show_pixels(summarize_evaluations(evaluations))
+    assert named(widget.roc_plot, "video points: ") == []  # not drawn while hidden
+    widget.show()
+    qtbot.waitExposed(widget)
+    items = named(widget.roc_plot, "video points: ")
+    assert {item.name() for item in items} == set(DETECTORS)  # the latest result
+
+
+def test_a_dock_behind_another_tab_draws_when_raised(qtbot, evaluations):
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    window.setCentralWidget(QLabel("frames"))
+    front, plots = QDockWidget("Front", window), PlotsDock(window)
+    front.setWidget(QLabel("in front"))
+    for widget in (front, plots):
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, widget)
+    window.tabifyDockWidget(front, plots)
+    window.resize(1200, 700)
+    window.show()
+    front.raise_()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: plots.visibleRegion().isEmpty())
+    plots.show_pixels(summarize_evaluations(evaluations))
+    assert plots.isVisible() and named(plots.roc_plot, "video points: ") == []
+    plots.raise_()
+    qtbot.waitUntil(lambda: len(named(plots.roc_plot, "video points: ")) == len(DETECTORS))

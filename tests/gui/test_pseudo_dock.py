@@ -13,7 +13,7 @@ from referee.core.formats.cdnet import discover_videos
 from referee.core.pseudo.committee import CommitteeOptions
 from referee.core.pseudo.dataset import pseudo_evaluate, summarize_pseudo
 from referee.core.pseudo.truth import compare_with_truth
-from referee.gui.docks.pseudo import PseudoDock, PseudoRequest
+from referee.gui.docks.pseudo import NO_HEATMAP, NO_RESULT, PseudoDock, PseudoRequest
 
 METHODS = ("mog2", "knn", "cnt")
 
@@ -130,3 +130,85 @@ def test_the_consensus_is_chosen_and_trivial_voters_belong_to_the_committee(qtbo
     dock._trivial.setChecked(False)
     request = dock.request()
     assert request.options.consensus == "committee" and not request.options.include_trivial
+
+
+# --- what the dock says before a result, and when the consensus disagrees with the truth ------
+
+
+def test_before_a_result_the_dock_says_why_it_is_empty(qtbot, evaluated) -> None:
+    result, truth, _ = evaluated
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    assert dock.empty_message is not None and dock.empty_message.startswith("No project is open")
+    dock.set_detectors(["mog2"])
+    assert dock.empty_message == (
+        "Pseudo ground truth needs at least two detectors with masks, and this project has "
+        "only one. Add detectors in the Data dock (Add detector…), or open a dataset with a "
+        "results folder beside it."
+    )
+    dock.set_detectors(list(METHODS))
+    assert dock.empty_message == NO_RESULT
+    assert not dock.values_table.isVisibleTo(dock)
+    dock.show_result(result, truth)
+    assert dock.empty_message is None
+    assert dock.values_table.isVisibleTo(dock)
+    dock.set_detectors(list(METHODS))  # another project: its result is still to come
+    assert dock.empty_message == NO_RESULT
+
+
+def test_the_heatmap_says_why_it_is_empty_until_a_frame_is_shown(qtbot) -> None:
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    assert dock.heatmap_message == NO_HEATMAP
+    dock.show_heatmap(np.zeros((2, 2)), 1)
+    assert dock.heatmap_message is None
+
+
+@pytest.fixture(scope="module")
+def committee_evaluated(demo):
+    """The demo's first video under the committee's mean vote, which ranks these three
+    detectors backwards (its all-ones member rewards detectors that mark many pixels)."""
+    videos = discover_videos(demo.dataset, require_groundtruth=False)[:1]
+    roots = {m: demo.results[m] for m in METHODS}
+    result = pseudo_evaluate(videos, roots, CommitteeOptions(consensus="committee"), entropy=False)
+    true = {m: evaluate_method(videos, root) for m, root in roots.items()}
+    return result, compare_with_truth(result, true), true
+
+
+def _pseudo_and_true_f1(result, true) -> tuple[list[float], list[float]]:
+    pseudo = [_f1(result.videos[0].totals[m]) for m in METHODS]
+    return pseudo, [_f1(true[m][0].total) for m in METHODS]
+
+
+def test_a_consensus_that_disagrees_with_the_truth_is_warned_about(
+    qtbot, committee_evaluated
+) -> None:
+    result, truth, true = committee_evaluated
+    pseudo, true_f1 = _pseudo_and_true_f1(result, true)
+    pearson = stats.pearsonr(pseudo, true_f1).statistic
+    error = sum(abs(p - t) for p, t in zip(pseudo, true_f1)) / len(METHODS)
+    assert pearson < 0 and error > 0.1  # the case: both rules fire
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    dock.set_detectors(list(METHODS))
+    dock.show_result(result, truth)
+    assert dock.warning.isVisibleTo(dock)
+    assert dock.warning.text() == (
+        "The consensus disagrees with the ground truth here: pseudo and true F1 correlate "
+        f"at {pearson:.3f} over the detectors (below 0.5) and differ by {error:.3f} on "
+        "average (more than 0.1). Trust the estimates from labelled frames instead "
+        "(Indicators › estimates, Annotate next › Sampled)."
+    )
+    dock.show_result(result)  # without the truth, nothing to compare with
+    assert not dock.warning.isVisibleTo(dock)
+
+
+def test_a_consensus_that_follows_the_truth_is_not_warned_about(qtbot, evaluated) -> None:
+    result, truth, true = evaluated
+    pseudo, true_f1 = _pseudo_and_true_f1(result, true)
+    assert stats.pearsonr(pseudo, true_f1).statistic > 0.5
+    assert sum(abs(p - t) for p, t in zip(pseudo, true_f1)) / len(METHODS) < 0.1
+    dock = PseudoDock()
+    qtbot.addWidget(dock)
+    dock.show_result(result, truth)
+    assert not dock.warning.isVisibleTo(dock) and dock.warning.text() == ""

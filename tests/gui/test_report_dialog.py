@@ -13,7 +13,7 @@ import lxml.html
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from referee.core.demo.project import demo_project
 from referee.core.model.project import Project
@@ -34,6 +34,7 @@ from referee.gui.report_dialog import (
     fitted_html,
     session_report_options,
 )
+from referee.gui.widgets.theme import apply_theme
 from referee.gui.worker import JobRunner
 
 #: The figure's colour (RGB), found nowhere else in the preview.
@@ -41,7 +42,8 @@ MAGENTA = (255, 0, 255)
 FIGURE_SIZE = (120, 80)  # width, height in pixels
 
 
-def _report() -> Report:
+def hand_built_report() -> Report:
+    """A one-section report with a table and a magenta figure of :data:`FIGURE_SIZE`."""
     width, height = FIGURE_SIZE
     image = np.zeros((height, width, 3), np.uint8)
     image[:] = MAGENTA[::-1]  # OpenCV writes BGR
@@ -71,7 +73,8 @@ def _report() -> Report:
     )
 
 
-def _build_returning(report: Report):
+def build_returning(report: Report):
+    """A stand-in for ``build_report`` that returns ``report`` at once."""
     return lambda project, options, progress=None, cancel=None: report
 
 
@@ -84,8 +87,8 @@ def project(tmp_path) -> Project:
 
 @pytest.fixture
 def dialog(qtbot, project) -> ReportDialog:
-    report = _report()
-    dialog = ReportDialog(JobRunner(), project, build=_build_returning(report))
+    report = hand_built_report()
+    dialog = ReportDialog(JobRunner(), project, build=build_returning(report))
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitUntil(
@@ -112,15 +115,19 @@ def _export(qtbot, dialog: ReportDialog, confirm=None) -> list[Path]:
     return blocker.args[0]
 
 
-def _magenta_pixels(dialog: ReportDialog) -> int:
+def _preview_rgb(dialog: ReportDialog) -> np.ndarray:
+    """Every other pixel of the preview as drawn, rows × columns × RGB."""
     image = dialog.preview.viewport().grab().toImage()
-    rgb = np.array(
+    return np.array(
         [
             [image.pixelColor(x, y).getRgb()[:3] for x in range(0, image.width(), 2)]
             for y in range(0, image.height(), 2)
         ]
     )
-    return int(np.all(rgb == MAGENTA, axis=2).sum()) * 4
+
+
+def _magenta_pixels(dialog: ReportDialog) -> int:
+    return int(np.all(_preview_rgb(dialog) == MAGENTA, axis=2).sum()) * 4
 
 
 def test_default_paths_sit_next_to_the_project_file(tmp_path) -> None:
@@ -158,13 +165,30 @@ def test_the_built_report_is_previewed_with_its_figure(qtbot, dialog) -> None:
     text = dialog.preview.toPlainText()
     assert "Hand-built report" in text
     assert "0.8125" in text and "1234" in text and "Per-video indicators" in text
-    assert dialog.preview.width() >= 800 and dialog.preview.height() >= 600
+    # The preview takes the room the options and buttons leave.
+    assert dialog.preview.height() >= dialog.height() / 2
+    assert dialog.preview.width() >= 0.9 * dialog.width()
     bar = dialog.preview.verticalScrollBar()
     bar.setValue(bar.maximum())  # the figure is the last block
     QApplication.processEvents()
     width, height = FIGURE_SIZE
     assert _magenta_pixels(dialog) >= 0.9 * width * height
-    dialog.grab().save("/tmp/report_dialog.png")
+
+
+def test_the_preview_is_a_white_page_with_dark_text_in_the_dark_theme(qtbot, project) -> None:
+    report = hand_built_report()
+    apply_theme(QWidget(), True)
+    try:
+        dialog = ReportDialog(JobRunner(), project, build=build_returning(report))
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitUntil(lambda: dialog.report is report, timeout=10000)
+        rgb = _preview_rgb(dialog).reshape(-1, 3)
+    finally:
+        apply_theme(QWidget(), False)
+    white = np.all(rgb == 255, axis=1).mean()
+    dark = (rgb.max(axis=1) < 80).mean()  # the title and the text, as on paper
+    assert white > 0.5 and dark > 0.001, (white, dark)
 
 
 def test_set_report_replaces_the_preview(qtbot, dialog) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QListWidget, QPushButton
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QComboBox, QListWidget, QPushButton
 from scipy import stats
 
 from referee.core.evaluation.masks import evaluate_method
@@ -14,6 +15,7 @@ from referee.core.significance.cases import frame_f1_cases
 from referee.core.significance.sweep import DEFAULT_ALPHA, compare_cases
 from referee.core.significance.wording import verdict_text
 from referee.gui.docks.significance import SignificanceDock, SignificanceRequest
+from referee.gui.widgets.theme import apply_theme
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +55,10 @@ def test_p_curve_alpha_line_and_table(dock, cases) -> None:
 
 
 def test_verdict_is_shown_in_words(dock, cases) -> None:
+    assert dock.empty_message is not None and dock.empty_message.startswith("No test yet")
     result = compare_cases(cases)
     dock.show_result(result)
+    assert dock.empty_message is None  # the plot and the table in its place
     assert verdict_text(result) in dock.verdict_text
     assert dock.verdict_text.startswith(("mog2 and knn differ", "no significant difference"))
 
@@ -96,3 +100,12 @@ def test_the_default_request_runs_through_the_session(qtbot, demo) -> None:
     dock.show_result(session.significance)
     assert dock.verdict_text.startswith(verdict_text(session.significance))
     runner.wait()
+
+
+def test_the_p_curve_is_drawn_in_the_text_colour_of_either_theme(dock) -> None:
+    # The p-value curve is no detector's: it takes the text colour, and follows the theme.
+    for dark in (True, False):
+        apply_theme(dock, dark=dark)
+        QApplication.processEvents()  # the palette reaches widgets by a posted event
+        text = QApplication.palette().color(QPalette.ColorRole.Text)
+        assert dock.p_curve.opts["pen"].color().getRgb() == text.getRgb()

@@ -1,10 +1,12 @@
-"""Timeline: stepping, frame box, marks, playback and clicks on the strip."""
+"""Timeline: stepping, frame box, marks, playback, clicks on the strip, legible captions."""
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QSpinBox
 
@@ -88,3 +90,26 @@ def test_clicking_the_strip_jumps_to_the_frame_under_the_mouse(timeline, qtbot) 
 def test_cached_frames_group_into_runs() -> None:
     assert frame_runs([7, 1, 2, 3, 9, 8, 20]) == [(1, 3), (7, 9), (20, 20)]
     assert frame_runs([]) == []
+
+
+def test_row_labels_are_drawn_at_a_legible_size(timeline) -> None:
+    for label in timeline.row_labels:
+        assert label.text_font.pointSizeF() >= 9
+        # Paint the label alone onto white, at its own size: the letters (all with an
+        # ascender: "marks" has k, "cached" has h and d) are at least 8 pixels tall,
+        # and nothing is cut off at the row's edges.
+        rect = label.rect()
+        image = QImage(int(rect.width()), int(rect.height()), QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        label.paint(painter)
+        painter.end()
+        pixels = np.frombuffer(image.constBits(), dtype=np.uint8).reshape(
+            image.height(), image.bytesPerLine()
+        )[:, : image.width() * 4]
+        ink_rows = np.nonzero((pixels.reshape(image.height(), -1, 4)[..., :3] < 128).any(2).any(1))[
+            0
+        ]
+        assert ink_rows.size, f"{label.text} is not drawn"
+        assert ink_rows[-1] - ink_rows[0] + 1 >= 8
+        assert ink_rows[0] > 0 and ink_rows[-1] < image.height() - 1

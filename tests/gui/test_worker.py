@@ -1,17 +1,19 @@
-"""The job runner: work off the GUI thread, progress, cancellation, newest wins, errors."""
+"""The job runner: work off the GUI thread at a lower priority, progress, cancellation,
+newest wins, errors."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QThreadPool, QTimer
 
 from referee.core.errors import InputFileError
 from referee.core.evaluation.masks import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.progress import check
-from referee.gui.worker import JobRunner
+from referee.gui.worker import JOB_NICENESS, JobRunner
 
 
 def _slow_count(n: int, progress, cancel) -> int:
@@ -108,3 +110,25 @@ def test_errors_arrive_as_messages(qtbot, tmp_path) -> None:
     qtbot.waitUntil(lambda: len(messages) == 2, timeout=5000)
     assert messages[0] == f"{tmp_path / 'x.png'}: is not an image"
     assert messages[1].startswith("Unexpected error in Computing: ZeroDivisionError")
+
+
+def _niceness(thread_id: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, thread_id)
+
+
+def test_jobs_run_below_the_gui_thread(qtbot) -> None:
+    # Linux: each thread has its own niceness; a job's is the process's plus JOB_NICENESS.
+    gui = _niceness(threading.get_native_id())
+    runner = JobRunner(QThreadPool())
+    seen: list[tuple[int, int]] = []
+
+    def report(progress, cancel) -> tuple[int, int]:
+        thread = threading.get_native_id()
+        return thread, _niceness(thread)
+
+    for count, kind in enumerate(("first", "second"), start=1):  # the second may reuse
+        runner.run(kind, kind, report, on_done=seen.append)  # the first's pool thread
+        qtbot.waitUntil(lambda count=count: len(seen) == count)
+    assert all(thread != threading.get_native_id() for thread, _ in seen)
+    assert [niceness for _, niceness in seen] == [min(gui + JOB_NICENESS, 19)] * 2
+    assert _niceness(threading.get_native_id()) == gui  # the GUI thread's is untouched

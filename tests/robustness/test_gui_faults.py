@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from referee.core.demo.dataset import DemoLayout
 from referee.core.demo.project import DEMO_PROJECT_NAME, default_demo_dir
-from referee.core.model.project import Project
+from referee.core.model.project import DetectorSource, Project
 from referee.gui import main_window
 from referee.gui.app import dispose, open_window, screenshot_ready
 from referee.gui.docks.jobs import JobsStatusWidget
@@ -132,6 +132,26 @@ def test_a_path_that_cannot_be_read_keeps_the_project_open(
     _close_dialogs(window)
 
 
+@pytest.mark.parametrize("case", ["text as a video", "corrupt video"])
+def test_a_video_that_does_not_decode_is_refused_and_the_project_stays(
+    qtbot, window: MainWindow, demo: DemoLayout, tmp_path: Path, case: str
+) -> None:
+    before = window.session.project
+    path, _ = BAD_INPUTS[case](demo, tmp_path)
+    assert not window.open(path)
+    line = (
+        f"{path}: not a video OpenCV can decode (no frame could be read): the file is "
+        "corrupt, truncated or not a video, or its codec is not supported"
+    )
+    assert [box.text() for box in _dialogs(window)] == [line]
+    assert window.statusBar().currentMessage() == line  # never "Opened …"
+    assert window.session.project is before
+    _settle(qtbot, window)
+    assert window.viewer.layers is not None  # the project open before still shows its frame
+    assert [box.text() for box in _dialogs(window)] == [line]
+    _close_dialogs(window)
+
+
 # --- the same problem from several jobs and frames: one dialog --------------------------------
 
 
@@ -139,16 +159,26 @@ def test_one_bad_mask_found_by_several_jobs_opens_one_dialog(
     qtbot, window: MainWindow, demo: DemoLayout, tmp_path: Path
 ) -> None:
     dataset, mask = with_corrupt_mask(demo, tmp_path)
+    masks = tmp_path / "results" / "mog2"
     reported: list[str] = []
     window.errors.reported.connect(reported.append)
     assert window.open(dataset)
     _settle(qtbot, window)
     window.session.run_pseudo()  # a second job that reads the same mask
     _settle(qtbot, window)
-    assert len(reported) >= 2 and len(set(reported)) == 1, reported
+    # The jobs' problem, each time, and the list of the sources that could not be read.
+    assert len(reported) >= 3 and len(set(reported)) == 2, reported
+    assert all(str(masks) in message for message in reported)
     dialogs = _dialogs(window)
     assert len(dialogs) == 1, [box.text() for box in dialogs]
-    assert str(mask) in dialogs[0].text()
+    relative = mask.relative_to(masks)
+    assert (
+        dialogs[0]
+        .text()
+        .startswith(
+            f"1 source could not be read:\n• mog2 masks ({masks}): {relative}: cannot decode"
+        )
+    )
     _close_dialogs(window)
 
 
@@ -160,9 +190,38 @@ def test_a_missing_masks_folder_seen_by_the_viewer_and_a_job_opens_one_dialog(
     window.errors.reported.connect(reported.append)
     window.open(path)
     _settle(qtbot, window)
-    assert len(reported) >= 2 and len(set(reported)) == 1, reported
-    assert len(_dialogs(window)) == 1
+    assert len(reported) >= 2 and all("ghost-masks" in message for message in reported)
+    assert [box.text() for box in _dialogs(window)] == [
+        f"1 source could not be read:\n• ghost masks ({tmp_path / 'ghost-masks'}): "
+        "masks folder does not exist"
+    ]
     assert window.viewer.layers is not None  # the video shows, without the broken detector
+    _close_dialogs(window)
+
+
+def test_the_sources_that_could_not_be_read_are_listed_in_one_dialog(
+    qtbot, window: MainWindow, demo: DemoLayout, tmp_path: Path
+) -> None:
+    dataset, mask = with_corrupt_mask(demo, tmp_path)
+    broken = tmp_path / "broken.xml"
+    broken.write_text("<tagset><video>", encoding="utf-8")
+    project = project_file(
+        tmp_path,
+        "broken",
+        dataset=dataset,
+        detectors=(
+            DetectorSource("mog2", masks=tmp_path / "results" / "mog2"),
+            DetectorSource("knn", masks=tmp_path / "results" / "knn", actions=broken),
+        ),
+    )
+    assert window.open(project)
+    _settle(qtbot, window)
+    [dialog] = _dialogs(window)
+    lines = dialog.text().splitlines()
+    assert lines[0] == "2 sources could not be read:"
+    assert lines[1].startswith(f"• mog2 masks ({tmp_path / 'results' / 'mog2'}): ")
+    assert mask.name in lines[1]
+    assert lines[2].startswith(f"• knn actions ({broken}): line 1: not well-formed XML")
     _close_dialogs(window)
 
 

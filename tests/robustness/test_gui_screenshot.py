@@ -9,6 +9,7 @@ Qt aborting (and test_gui_platform.py: without the xcb plugin's libraries).
 from __future__ import annotations
 
 import resource
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,6 +57,40 @@ def test_a_good_load_saves_the_picture(demo: DemoLayout, tmp_path: Path) -> None
     assert outcome.status == 0, outcome.stderr
     assert not outcome.stderr.strip(), outcome.stderr
     assert picture.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    """Width and height of a PNG: its first chunk, IHDR, starts at byte 8 with its length
+    (4 bytes) and type (4 bytes), then the width and the height, 4 big-endian bytes each."""
+    assert data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR", data[:16]
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_the_picture_of_the_demo_has_the_size_asked_for(demo: DemoLayout, tmp_path: Path) -> None:
+    # The offscreen platform does not fit a window to a screen: a window whose minimum
+    # size exceeds --size comes out larger than asked.
+    root = Path(shutil.copytree(demo.root, tmp_path / "demo"))  # the demo project is added
+    picture = tmp_path / "shot.png"
+    outcome = run_referee(
+        "gui",
+        "--screenshot",
+        picture,
+        "--size",
+        "1366x768",
+        "--demo-dir",
+        root,
+        env=_offscreen(tmp_path),
+    )
+    assert outcome.status == 0, outcome.stderr
+    assert _png_size(picture.read_bytes()) == (1366, 768)
+
+
+@pytest.mark.parametrize("size", ["12x", "1366x768x2", "100x100"])
+def test_a_bad_size_is_refused_in_one_line(demo: DemoLayout, tmp_path: Path, size: str) -> None:
+    picture = tmp_path / "shot.png"
+    outcome = _screenshot(one_video(demo, tmp_path), picture, tmp_path, "--size", size)
+    assert_refused(outcome, "--size", repr(size))
+    assert not picture.exists()
 
 
 @contextmanager

@@ -1,0 +1,113 @@
+"""What the main window connects: the Indicators table to the viewer, the zoom keys, the
+detector colours in the Layers dock, one colour per detector across docks, the demo's
+progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QMenu
+
+from referee.core.demo.project import demo_project
+from referee.gui.app import dispose
+from referee.gui.main_window import MainWindow
+from referee.gui.widgets.palette import DETECTOR_PALETTE
+
+#: The demo's detectors, in its project's order (``referee demo-data``).
+DEMO_ORDER = ("mog2", "knn", "mog", "cnt", "running-average")
+
+
+@pytest.fixture
+def window(qtbot, demo):
+    QApplication.instance().setOrganizationName("Referee-tests")
+    window = MainWindow(remember_layout=False)
+    window.show()
+    window.open_project(demo_project(demo))
+    qtbot.waitUntil(
+        lambda: (
+            not window.runner.jobs
+            and window.viewer.layers is not None
+            and bool(window.session.evaluations)
+        ),
+        timeout=120000,
+    )
+    yield window
+    window.close()
+    dispose(window)
+
+
+def test_the_demo_lists_its_detectors_in_the_order_the_colours_assume(window) -> None:
+    assert tuple(d.name for d in window.session.project.detectors) == DEMO_ORDER
+
+
+def test_choosing_a_row_shows_its_detector_on_its_video(window, qtbot) -> None:
+    dock = window.indicators_dock
+    dock.raise_()
+    table = dock.table
+    model = table.model()
+    rows = [(model.index(r, 0).data(), model.index(r, 1).data()) for r in range(model.rowCount())]
+    row = rows.index(("knn", "baseline/street"))
+    rect = table.frozen.visualRect(model.index(row, 1))
+    qtbot.mouseClick(table.frozen.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: window.viewer.current_video_label() == "baseline/street")
+    assert window.viewer.detectors_shown()[0] == "knn"
+    summary = rows.index(("cnt", "CDnet procedure"))
+    rect = table.frozen.visualRect(model.index(summary, 0))
+    qtbot.mouseClick(table.frozen.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: window.viewer.detectors_shown()[0] == "cnt")
+    assert window.viewer.current_video_label() == "baseline/street"  # a summary keeps the video
+
+
+def test_zoom_entries_of_the_view_menu_have_their_keys(window) -> None:
+    actions = {
+        a.text().replace("&", ""): a.shortcut()
+        for menu in window.menuBar().findChildren(QMenu)
+        for a in menu.actions()
+    }
+    assert actions["Fit to window"] == QKeySequence("Ctrl+0")
+    assert actions["Zoom in"] == QKeySequence("Ctrl++")
+    assert actions["Zoom out"] == QKeySequence("Ctrl+-")
+
+
+def test_zoom_in_then_fit_from_the_window(window, qtbot) -> None:
+    viewer = window.viewer
+    fitted = viewer.zoom_percent()
+    viewer.zoom_in()
+    assert viewer.zoom_percent() > fitted
+    viewer.fit_to_window()
+    assert viewer.zoom_percent() == pytest.approx(fitted)
+
+
+def test_the_layers_dock_names_the_shown_detector_in_its_colour(window, qtbot) -> None:
+    qtbot.waitUntil(lambda: window.layers_panel.detector_legend() == ["mog2"])
+    window.viewer.show_detector("cnt")
+    qtbot.waitUntil(lambda: window.layers_panel.detector_legend() == ["cnt"])
+
+
+def test_a_detector_has_its_project_colour_in_the_plots(window) -> None:
+    colours = window.plots_dock._colours(["cnt", "mog2"])
+    # The palette's own entries, by place in the project's list (cnt is fourth).
+    assert colours == {"cnt": DETECTOR_PALETTE[3], "mog2": DETECTOR_PALETTE[0]}
+
+
+def test_preparing_the_demo_shows_a_progress_bar(qtbot, tmp_path: Path) -> None:
+    window = MainWindow(remember_layout=False)
+    window.show()
+    try:
+        window.open_demo(tmp_path / "demo")
+        assert window.viewer.message_shown() == "Preparing the demo project…"
+        bar = window.viewer.message.progress_bar
+        assert bar.isVisible()
+        seen: list[tuple[int, int]] = []
+        bar.valueChanged.connect(lambda value: seen.append((value, bar.maximum())))
+        qtbot.waitUntil(lambda: window.session.project is not None, timeout=120000)
+        assert any(total > 0 and 0 < done <= total for done, total in seen)  # real progress
+        qtbot.waitUntil(lambda: window.viewer.message_shown() is None, timeout=60000)
+    finally:
+        window.runner.cancel_all()
+        window.runner.wait(30000)
+        window.close()
+        dispose(window)
