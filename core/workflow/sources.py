@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,43 +133,45 @@ def _first_input_problem(video: VideoSpec, dataset: Path) -> str | None:
 
 
 def _video_file_status(path: Path) -> SourceStatus:
-    def row(state: str, message: str) -> SourceStatus:
-        return SourceStatus("Videos", path.name, "video", path, state, message)
-
-    if not os.path.lexists(path):
-        return row(MISSING, "video file does not exist")
-    try:
+    def describe(path: Path) -> str:
         width, height = first_frame_size(path)
-    except InputFileError as error:
-        return row(ERROR, _reason(error, path))
-    return row(LOADED, f"{width}x{height} pixels")
+        return f"{width}x{height} pixels"
+
+    return _file_status("Videos", path.name, "video", path, "video file", describe)
 
 
 def _actions_status(group: str, path: Path) -> SourceStatus:
-    def row(state: str, message: str) -> SourceStatus:
-        return SourceStatus(group, "actions", "actions", path, state, message)
-
-    if not path.exists():
-        return row(MISSING, "actions file does not exist")
-    try:
+    def describe(path: Path) -> str:
         annotations = read_liris(path)
-    except RefereeError as error:
-        return row(ERROR, _reason(error, path))
-    actions = sum(len(video.actions) for video in annotations)
-    return row(LOADED, f"{_plural(actions, 'action')} in {_plural(len(annotations), 'video')}")
+        actions = sum(len(video.actions) for video in annotations)
+        return f"{_plural(actions, 'action')} in {_plural(len(annotations), 'video')}"
+
+    return _file_status(group, "actions", "actions", path, "actions file", describe)
 
 
 def _boxes_status(group: str, path: Path) -> SourceStatus:
-    def row(state: str, message: str) -> SourceStatus:
-        return SourceStatus(group, "boxes", "boxes", path, state, message)
-
-    if not path.exists():
-        return row(MISSING, "boxes file or folder does not exist")
-    try:
+    def describe(path: Path) -> str:
         sequences, format_name = read_boxes(path)
+        return f"{format_name} boxes of {_plural(len(sequences), 'video')}"
+
+    return _file_status(group, "boxes", "boxes", path, "boxes file or folder", describe)
+
+
+def _file_status(
+    group: str, name: str, kind: str, path: Path, what: str, describe: Callable[[Path], str]
+) -> SourceStatus:
+    """The row of one file: missing, or what ``describe`` (which reads it) says of it, or
+    why it cannot be read."""
+
+    def row(state: str, message: str) -> SourceStatus:
+        return SourceStatus(group, name, kind, path, state, message)
+
+    if not os.path.lexists(path):
+        return row(MISSING, f"{what} does not exist")
+    try:
+        return row(LOADED, describe(path))
     except RefereeError as error:
         return row(ERROR, _reason(error, path))
-    return row(LOADED, f"{format_name} boxes of {_plural(len(sequences), 'video')}")
 
 
 def _counts_status(group: str, root: Path, name: str) -> SourceStatus:
