@@ -318,21 +318,29 @@ def format_correlation_table(truth: TruthComparison) -> str:
     return text
 
 
-def format_disagreement(agreement: TruthAgreement) -> str | None:
-    """One warning line when the consensus disagrees with the ground truth (docs/measures.md
-    §7), with the numbers that say so; ``None`` when it agrees."""
-    if not agreement.disagrees:
-        return None
+def disagreement_reasons(agreement: TruthAgreement) -> list[str]:
+    """Why the consensus disagrees with the ground truth (docs/measures.md §7), one clause
+    per broken rule with its number; empty when it agrees."""
     reasons = []
     if agreement.low_correlation:
         reasons.append(
-            f"correlate at {agreement.correlation.value:.3f} (below {MIN_TRUTH_CORRELATION:g})"
+            f"correlate at {agreement.correlation.value:.3f} over the detectors "
+            f"(below {MIN_TRUTH_CORRELATION:g})"
         )
     if agreement.large_error:
         reasons.append(
             f"differ by {agreement.mean_absolute_error.value:.3f} on average "
             f"(more than {MAX_TRUTH_ERROR:g})"
         )
+    return reasons
+
+
+def format_disagreement(agreement: TruthAgreement) -> str | None:
+    """One warning line when the consensus disagrees with the ground truth (docs/measures.md
+    §7), with the numbers that say so; ``None`` when it agrees."""
+    reasons = disagreement_reasons(agreement)
+    if not reasons:
+        return None
     return (
         f"warning: the consensus disagrees with the ground truth: pseudo and true "
         f"{agreement.key.upper()} {' and '.join(reasons)}; estimate from a few labelled "

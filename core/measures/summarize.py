@@ -16,6 +16,7 @@ named after the video (docs/measures.md §10).
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -342,6 +343,45 @@ def rank_methods(values: Mapping[str, float], higher_is_better: bool) -> list[st
         return (0, -value if higher_is_better else value, method)
 
     return sorted(values, key=sort_key)
+
+
+#: Values of one indicator closer than this rank as tied (floating-point noise, not a decision).
+TIE_TOLERANCE = 1e-9
+
+
+def tied_ranks(values: Mapping[str, float], higher_is_better: bool) -> dict[str, int]:
+    """Each name's rank by its value: 1 + how many values are better by more than
+    :data:`TIE_TOLERANCE` (values that close share a rank); undefined (NaN) values rank
+    after every defined one."""
+    sign = -1.0 if higher_is_better else 1.0
+    defined = sorted(sign * v for v in values.values() if not math.isnan(v))
+    return {
+        name: len(defined) + 1
+        if math.isnan(v)
+        else bisect_left(defined, sign * v - TIE_TOLERANCE) + 1
+        for name, v in values.items()
+    }
+
+
+def procedure_rank_changes(
+    methods: Mapping[str, MethodResult], keys: Sequence[str]
+) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per method, the indicators of ``keys`` by which ranking every method (:func:`tied_ranks`)
+    puts it at another rank from the blended summary than from the CDnet procedure: where
+    the choice of procedure changes a decision. Each maps to (summarized rank, CDnet rank)."""
+    changes: dict[str, dict[str, tuple[int, int]]] = {name: {} for name in methods}
+    for key in keys:
+        better = INDICATORS[key].higher_is_better
+        summarized = tied_ranks(
+            {m: r.summary.values[key].value for m, r in methods.items()}, better
+        )
+        cdnet = tied_ranks(
+            {m: r.cdnet.indicators_overall[key].value for m, r in methods.items()}, better
+        )
+        for name, rank in summarized.items():
+            if cdnet[name] != rank:
+                changes[name][key] = (rank, cdnet[name])
+    return changes
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,12 @@ that is, where the choice of procedure changes a decision.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from referee.core.measures.indicators import INDICATORS, IndicatorValue
-from referee.core.measures.summarize import MethodResult
+from referee.core.measures.summarize import MethodResult, procedure_rank_changes
 from referee.core.model.videos import video_label
 from referee.core.workflow.results import PixelResult
 from referee.gui.widgets.tables import UNDEFINED_TEXT
@@ -42,8 +41,6 @@ SUMMARY_TIP = (
     "{scheme} weights (docs/measures.md §2)"
 )
 CDNET_TIP = "each video's indicator averaged per category, then over the categories (as CDnet)"
-#: Values of one indicator closer than this rank as tied (floating-point noise, not a decision).
-TIE_TOLERANCE = 1e-9
 #: How many leading columns (Detector, Video) stay in view and cannot be hidden.
 FROZEN_COLUMNS = 2
 
@@ -172,41 +169,21 @@ def sorted_rows(rows: Sequence[TableRow], column: int, descending: bool) -> list
     return [row for _, row in present] + missing
 
 
-def tied_ranks(values: Mapping[str, float], higher_is_better: bool) -> dict[str, int]:
-    """Each name's rank by its value: 1 + how many values are better by more than
-    :data:`TIE_TOLERANCE` (values that close share a rank); undefined (NaN) values rank
-    after every defined one."""
-    sign = -1.0 if higher_is_better else 1.0
-    defined = sorted(sign * v for v in values.values() if not math.isnan(v))
-    return {
-        name: len(defined) + 1
-        if math.isnan(v)
-        else bisect_left(defined, sign * v - TIE_TOLERANCE) + 1
-        for name, v in values.items()
-    }
-
-
 def rank_changes(methods: Mapping[str, MethodResult]) -> dict[str, dict[int, str]]:
-    """Per detector, the indicator columns where ranking every detector of the result by
-    the blended summary and by the CDnet procedure (:func:`tied_ranks`) puts it at
-    different ranks, each with a sentence giving both ranks."""
-    changes: dict[str, dict[int, str]] = {name: {} for name in methods}
+    """Per detector, the indicator columns where the two procedures rank it differently
+    (core's :func:`procedure_rank_changes`), each with a sentence giving both ranks."""
     count = len(methods)
-    for key, column in _INDICATOR_COLUMNS.items():
-        better = INDICATORS[key].higher_is_better
-        summarized = tied_ranks(
-            {m: r.summary.values[key].value for m, r in methods.items()}, better
-        )
-        cdnet = tied_ranks(
-            {m: r.cdnet.indicators_overall[key].value for m, r in methods.items()}, better
-        )
-        for name, rank in summarized.items():
-            if cdnet[name] != rank:
-                changes[name][column] = (
-                    f"{COLUMNS[column].header} ranks {name} {rank} of {count} when summarized "
-                    f"but {cdnet[name]} of {count} by the CDnet procedure"
-                )
-    return changes
+    changed = procedure_rank_changes(methods, list(_INDICATOR_COLUMNS))
+    return {
+        name: {
+            _INDICATOR_COLUMNS[key]: (
+                f"{COLUMNS[_INDICATOR_COLUMNS[key]].header} ranks {name} {summarized} of "
+                f"{count} when summarized but {cdnet} of {count} by the CDnet procedure"
+            )
+            for key, (summarized, cdnet) in keys.items()
+        }
+        for name, keys in changed.items()
+    }
 
 
 def build_rows(result: PixelResult) -> list[TableRow]:

@@ -28,13 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.exports.pseudo import TABLE_COLUMNS
+from referee.core.exports.pseudo import TABLE_COLUMNS, disagreement_reasons
 from referee.core.measures.indicators import INDICATORS
 from referee.core.pseudo.committee import COMMITTEE, CONSENSUS, CommitteeOptions
 from referee.core.pseudo.dataset import PseudoResult
 from referee.core.pseudo.truth import (
-    MAX_TRUTH_ERROR,
-    MIN_TRUTH_CORRELATION,
     Correlation,
     TruthAgreement,
     TruthComparison,
@@ -66,19 +64,9 @@ NO_HEATMAP = (
 def disagreement_text(agreement: TruthAgreement) -> str:
     """The warning that the consensus disagrees with the ground truth, with the numbers that
     say so ("" when it agrees)."""
-    if not agreement.disagrees:
+    reasons = disagreement_reasons(agreement)
+    if not reasons:
         return ""
-    reasons = []
-    if agreement.low_correlation:
-        reasons.append(
-            f"correlate at {agreement.correlation.value:.3f} over the detectors "
-            f"(below {MIN_TRUTH_CORRELATION:g})"
-        )
-    if agreement.large_error:
-        reasons.append(
-            f"differ by {agreement.mean_absolute_error.value:.3f} on average "
-            f"(more than {MAX_TRUTH_ERROR:g})"
-        )
     return (
         "The consensus disagrees with the ground truth here: pseudo and true F1 "
         + " and ".join(reasons)

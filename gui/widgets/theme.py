@@ -86,6 +86,14 @@ def indicator_border(palette: QPalette) -> QColor:
     )
 
 
+#: The primitives whose frame :class:`IndicatorStyle` draws again (every other one passes
+#: through with one membership test: this style runs for every primitive painted).
+_FRAMED_INDICATORS = (
+    QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+    QStyle.PrimitiveElement.PE_IndicatorRadioButton,
+)
+
+
 class IndicatorStyle(QProxyStyle):
     """Fusion, with check-box and radio-button frames drawn in :func:`indicator_border`.
 
@@ -104,15 +112,14 @@ class IndicatorStyle(QProxyStyle):
         widget: QWidget | None = None,
     ) -> None:
         super().drawPrimitive(element, option, painter, widget)
-        element_type = QStyle.PrimitiveElement
-        if element not in (element_type.PE_IndicatorCheckBox, element_type.PE_IndicatorRadioButton):
+        if element not in _FRAMED_INDICATORS:
             return
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setPen(QPen(indicator_border(option.palette), 1))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         rect = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
-        if element == element_type.PE_IndicatorCheckBox:
+        if element == QStyle.PrimitiveElement.PE_IndicatorCheckBox:
             painter.drawRect(rect)
         else:
             painter.drawEllipse(rect)
