@@ -3,10 +3,10 @@
 Prints, from one run (this machine is shared and noisy, so only ratios
 measured side by side count):
 
-* frames per second of ``evaluate_method`` with one process;
+* frames per second of ``evaluate_method`` in one thread;
 * the time of decoding the same ground-truth and result PNGs and nothing else;
 * the ratio evaluate / decode-only (target <= 1.15);
-* the speed-up of two worker processes over one (target >= 1.7);
+* the speed-up of two worker threads over one (target >= 1.7);
 * the peak memory traced during evaluation of a short and of the full
   temporal ROI (it must not grow with the number of frames).
 
@@ -27,7 +27,8 @@ from pathlib import Path
 import cv2
 from highway_detectors import DEFAULT_CACHE, HIGHWAY, highway_results
 
-from referee.core.evaluation.masks import evaluate_method, evaluate_video
+from referee.core.evaluation.batch import evaluate_method
+from referee.core.evaluation.masks import evaluate_video
 from referee.core.formats.cdnet import load_video
 from referee.core.frames.sources import CdnetResultSource
 
@@ -86,10 +87,10 @@ def main() -> None:
         f"best of {args.rounds} alternating rounds"
     )
     print(f"decode GT + result PNGs only : {decode:7.3f} s  ({n / decode:7.1f} frames/s)")
-    print(f"evaluate, 1 process          : {eval1:7.3f} s  ({n / eval1:7.1f} frames/s)")
-    print(f"evaluate, 2 processes        : {eval2:7.3f} s  ({n / eval2:7.1f} frames/s)")
+    print(f"evaluate, 1 thread           : {eval1:7.3f} s  ({n / eval1:7.1f} frames/s)")
+    print(f"evaluate, 2 threads          : {eval2:7.3f} s  ({n / eval2:7.1f} frames/s)")
     print(f"ratio evaluate / decode-only : {eval1 / decode:7.3f}   (target <= 1.15)")
-    print(f"speed-up with 2 processes    : {eval1 / eval2:7.3f}x  (target >= 1.7)")
+    print(f"speed-up with 2 threads      : {eval1 / eval2:7.3f}x  (target >= 1.7)")
     print(f"peak traced memory, 100 frames : {peak_short:6.2f} MiB")
     print(f"peak traced memory, {n} frames: {peak_full:6.2f} MiB")
 

@@ -72,7 +72,10 @@ def highway_results(
         out.mkdir(parents=True, exist_ok=True)
         detector = DETECTORS[name]()
         for path in sorted((HIGHWAY / "input").glob("in*.jpg")):
-            mask = detector.apply(cv2.imread(str(path)))
+            image = cv2.imread(str(path))
+            if image is None:
+                raise SystemExit(f"{path}: cannot be read as an image")
+            mask = detector.apply(image)
             mask[mask != 255] = 0  # shadows (127) are background
             cv2.imwrite(str(out / f"bin{path.stem[2:]}.png"), mask)
         (out / ".complete").touch()

@@ -1,28 +1,35 @@
-"""The one process-pool map over chunks of frames.
+"""The one map over chunks of frames, on threads, processes or a Dask cluster.
 
 Confusion counts, score histograms and pseudo sums all add up over frames, so
 a long computation splits every video into contiguous frame ranges
 (:func:`frame_chunks`, sized by :func:`chunk_size`), runs a module-level
-function on each range in worker processes (:func:`map_chunks`) and adds the
-pieces up. The result is identical to a run in one process.
+function on each range (:func:`map_chunks`) and adds the pieces up. The result
+is identical to a run in one process.
+
+Work that mostly decodes images runs on threads (OpenCV's decoders release the
+interpreter lock, and threads cost nothing to start); work that mostly runs
+Python runs in worker processes. Inside :func:`referee.core.cluster.connected`
+every map runs on that Dask cluster instead.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import math
-import multiprocessing
-import multiprocessing.context
 import os
 import select
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
+from referee.core import cluster
 from referee.core.errors import InvalidOptionError
 from referee.core.progress import CancelToken, ProgressCallback, check, report
+
+if TYPE_CHECKING:
+    import multiprocessing.context
 
 #: Chunks per worker: a worker that draws a slow chunk does not keep the others idle
 #: for long at the end, and each chunk still amortizes its start-up.
@@ -30,6 +37,9 @@ CHUNKS_PER_WORKER = 4
 #: The smallest chunk, in frames: below this, sending work and results costs more
 #: than the frames themselves.
 MIN_CHUNK_FRAMES = 16
+#: The largest chunk, in frames: progress and cancellation stay prompt, and a failed
+#: chunk on a cluster costs little to compute again.
+MAX_CHUNK_FRAMES = 1000
 #: How often a waiting map checks for cancellation, in seconds.
 _POLL_SECONDS = 0.1
 
@@ -37,26 +47,54 @@ Chunk = TypeVar("Chunk")
 Piece = TypeVar("Piece")
 
 
-def check_workers(workers: int) -> int:
-    """``workers`` if it is a whole number >= 1.
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, else every core)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def check_workers(workers: int | None) -> int | None:
+    """``workers`` if it is ``None`` (every available core) or a whole number >= 1.
 
     Raises
     ------
     InvalidOptionError
         Otherwise.
     """
+    if workers is None:
+        return None
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidOptionError(f"workers must be a whole number >= 1, not {workers!r}")
     return workers
+
+
+def resolve_workers(workers: int | None) -> int:
+    """How many workers a map uses: the cluster's threads inside
+    :func:`referee.core.cluster.connected`, else ``workers``.
+
+    ``None`` is every available core for a computation run from the main thread
+    (a command), and one for a computation run on another thread: the desktop
+    application runs several jobs side by side on threads of its own, so they
+    share the cores without each starting workers that compete with the window.
+    """
+    check_workers(workers)
+    spread = cluster.worker_threads()
+    if spread is not None:
+        return spread
+    if workers is not None:
+        return workers
+    return available_cores() if threading.current_thread() is threading.main_thread() else 1
 
 
 def chunk_size(total_frames: int, workers: int) -> int:
     """Frames per chunk for ``total_frames`` frames on ``workers`` processes.
 
     :data:`CHUNKS_PER_WORKER` chunks per worker over the whole job, never fewer
-    than :data:`MIN_CHUNK_FRAMES` frames each.
+    than :data:`MIN_CHUNK_FRAMES` nor more than :data:`MAX_CHUNK_FRAMES` frames each.
     """
-    return max(MIN_CHUNK_FRAMES, math.ceil(total_frames / (CHUNKS_PER_WORKER * workers)))
+    even = math.ceil(total_frames / (CHUNKS_PER_WORKER * workers))
+    return min(MAX_CHUNK_FRAMES, max(MIN_CHUNK_FRAMES, even))
 
 
 def frame_chunks(first: int, last: int, size: int) -> list[tuple[int, int]]:
@@ -73,6 +111,8 @@ def _pool_context(preload: Sequence[str]) -> multiprocessing.context.BaseContext
     forks workers from a clean server process that has ``preload`` imported,
     so workers start in milliseconds; frozen apps and Windows use ``spawn``.
     """
+    import multiprocessing  # here: threads and clusters need none of it
+
     methods = multiprocessing.get_all_start_methods()
     if getattr(sys, "frozen", False) or "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
@@ -132,11 +172,14 @@ def map_chunks(
     function: Callable[[Chunk], Piece],
     chunks: Sequence[Chunk],
     frames: Sequence[int],
-    workers: int,
+    workers: int | None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    *,
+    threads: bool = False,
+    on_failure: Callable[[Chunk, BaseException], Piece] | None = None,
 ) -> list[Piece]:
-    """``function`` of every chunk, computed by ``workers`` processes, in the order of ``chunks``.
+    """``function`` of every chunk, computed by ``workers`` workers, in the order of ``chunks``.
 
     Parameters
     ----------
@@ -149,20 +192,38 @@ def map_chunks(
     frames
         The number of frames of each chunk, for progress.
     workers
-        Worker processes.
+        Workers (``None``: every available core); on a cluster, its own.
     progress, cancel
         Progress in frames as chunks finish; cancellation is checked while
         waiting. On cancellation, an error, Ctrl+C or SIGTERM the workers are
-        killed at once (they only read and compute) and the exception goes on.
+        stopped at once (they only read and compute) and the exception goes on.
+    threads
+        Run on threads of this process rather than in worker processes: for
+        work that mostly decodes images, which releases the interpreter lock.
+    on_failure
+        On a cluster, the piece of a chunk that still fails after its retries
+        (the run goes on without it); ``None`` raises the failure.
 
     Raises
     ------
     CancelledError
         If ``cancel`` is set.
     """
-    check_workers(workers)
-    total = sum(frames)
-    pieces: dict[int, Piece] = {}
+    client = cluster.current_client()
+    if client is not None:
+        return cluster.map_on_cluster(
+            client, function, chunks, frames, progress, cancel, on_failure
+        )
+    workers = resolve_workers(workers)
+    if threads:
+        with cf.ThreadPoolExecutor(workers, thread_name_prefix="referee-chunk") as threads_pool:
+            pending = {threads_pool.submit(function, chunk): k for k, chunk in enumerate(chunks)}
+            try:
+                pieces = _collect(pending, frames, progress, cancel)
+            except BaseException:  # the chunks not started are dropped; running ones end soon
+                threads_pool.shutdown(wait=False, cancel_futures=True)
+                raise
+        return [pieces[k] for k in range(len(chunks))]
     executor = cf.ProcessPoolExecutor(
         max_workers=workers,
         mp_context=_pool_context([function.__module__]),
@@ -171,17 +232,48 @@ def map_chunks(
     )
     try:
         pending = {executor.submit(function, chunk): k for k, chunk in enumerate(chunks)}
-        done = 0
-        while pending:
-            check(cancel)
-            finished, _ = cf.wait(pending, timeout=_POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
-            for future in finished:
-                k = pending.pop(future)
-                pieces[k] = future.result()
-                done += frames[k]
-                report(progress, done, total)
+        pieces = _collect(pending, frames, progress, cancel)
     except BaseException:  # an error, cancellation, Ctrl+C or SIGTERM: stop now
         _stop_workers(executor)
         raise
     executor.shutdown(wait=True)
     return [pieces[k] for k in range(len(chunks))]
+
+
+def _collect(
+    pending: dict[cf.Future[Piece], int],
+    frames: Sequence[int],
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> Mapping[int, Piece]:
+    """Each chunk's piece by position, as the futures finish, with progress in frames.
+
+    When a chunk fails, the chunks not started are dropped, the running ones
+    finish, and the error of the earliest failing chunk is raised: the same
+    error (the first bad file in frame order) whatever the timing.
+    """
+    total = sum(frames)
+    pieces: dict[int, Piece] = {}
+    failed: dict[int, BaseException] = {}
+    done = 0
+    while pending and not failed:
+        check(cancel)
+        finished, _ = cf.wait(pending, timeout=_POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
+        for future in finished:
+            k = pending.pop(future)
+            error = future.exception()
+            if error is not None:
+                failed[k] = error
+                continue
+            pieces[k] = future.result()
+            done += frames[k]
+            report(progress, done, total)
+    if failed:
+        for future in pending:
+            future.cancel()
+        cf.wait(pending)
+        for future, k in pending.items():
+            if not future.cancelled() and (error := future.exception()) is not None:
+                failed[k] = error
+        raise failed[min(failed)]
+    return pieces

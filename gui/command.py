@@ -7,9 +7,7 @@ import os
 from pathlib import Path
 
 from referee.core.cli.common import refuse_overwrite
-from referee.core.demo.project import default_demo_dir
 from referee.core.errors import InvalidOptionError, RefereeError
-from referee.gui.platform_check import display_problem, library_problem
 
 #: Window size of ``--screenshot`` unless ``--size`` says otherwise (a common laptop).
 DEFAULT_SIZE = "1366x768"
@@ -62,6 +60,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_gui(args: argparse.Namespace) -> int:
+    from referee.core.demo.project import default_demo_dir
+    from referee.gui.platform_check import display_problem, library_problem
+
     size = window_size(args.size)  # a bad one is said in one line, before Qt starts
     refuse_overwrite([args.screenshot], args.force)
     no_display = display_problem(os.environ)

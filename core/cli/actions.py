@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from referee.core.cli.common import Commands, add_force, add_output, add_quiet, progress_bar
-from referee.core.measures.action_matching import DEFAULT_EPSILON
+from referee.core.measures.liris_parameters import DEFAULT_EPSILON
 
 
 def add_commands(commands: Commands) -> None:
@@ -55,7 +55,7 @@ def add_commands(commands: Commands) -> None:
 def run_actions(args: argparse.Namespace) -> int:
     """Read both annotation sets, evaluate, print and write the requested outputs."""
     from referee.core.exports import actions as actions_io
-    from referee.core.measures.action_matching import LirisParameters
+    from referee.core.measures.liris_parameters import LirisParameters
     from referee.core.workflow.detections import run_actions as evaluate
     from referee.core.workflow.options import ActionOptions
     from referee.core.workflow.projects import project_of_outputs

@@ -6,6 +6,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from referee.core.cli.common import (
     Commands,
@@ -15,15 +16,14 @@ from referee.core.cli.common import (
     progress_bar,
     write_json,
 )
-from referee.core.exports.boxes import (
-    boxes_to_dict,
-    format_boxes_csv,
-    format_boxes_table,
-    format_frames_csv,
-)
+from referee.core.errors import InvalidOptionError
 from referee.core.formats.text_files import write_text
-from referee.core.measures.boxes import MAPPINGS
+from referee.core.measures.box_rules import CLASS_RULES, IOU_RULES
+from referee.core.measures.choices import MAPPINGS
 from referee.core.workflow.options import BoxOptions
+
+if TYPE_CHECKING:
+    from referee.core.workflow.results import BoxesResult
 
 
 def add_commands(commands: Commands) -> None:
@@ -44,17 +44,33 @@ def _add_boxes(commands: Commands) -> None:
         "LIRIS XML file or folder (.xml) or a MOTChallenge CSV (.csv or .txt, "
         "'frame,id,x,y,w,h,conf,...', the whole file one video). Videos are paired "
         "by name; a MOTChallenge file facing a single video is paired with it "
-        "whatever its name. With --project, a video the project records as partly "
-        "annotated is evaluated on its annotated frames only.",
+        "whatever its name. GT may also be a MOTChallenge benchmark folder "
+        "(seqmaps/<split>.txt and <sequence>/gt/gt.txt, as TrackEval lays it out); DET is "
+        "then a trackers folder (one folder per tracker holding data/<sequence>.txt or "
+        "<sequence>.txt) or one tracker's folder: every tracker is evaluated on every "
+        "sequence of the seqmap, and on all sequences pooled. With --project, a video the "
+        "project records as partly annotated is evaluated on its annotated frames only.",
     )
-    parser.add_argument("gt", type=Path, metavar="GT", help="ground truth")
-    parser.add_argument("det", type=Path, metavar="DET", help="detections")
+    parser.add_argument(
+        "gt", type=Path, metavar="GT", help="ground truth (file, folder or benchmark folder)"
+    )
+    parser.add_argument(
+        "det", type=Path, metavar="DET", help="detections (file or folder), or trackers folder"
+    )
     parser.add_argument(
         "--iou",
         type=_threshold,
         default=BoxOptions.iou,
         metavar="T",
         help=f"a mapped pair is a true positive iff IoU >= T (default {BoxOptions.iou})",
+    )
+    parser.add_argument(
+        "--iou-rule",
+        choices=IOU_RULES,
+        default=BoxOptions.iou_rule,
+        help=f"when --iou applies: '{IOU_RULES[0]}' maps the boxes maximizing IoU, then a "
+        f"pair below T is no true positive (VACE; default); '{IOU_RULES[1]}' never assigns "
+        "a pair below T, as CLEAR-MOT tools and TrackEval do (SFDA does not change)",
     )
     parser.add_argument(
         "--mapping",
@@ -79,8 +95,29 @@ def _add_boxes(commands: Commands) -> None:
         "--gt-min-conf",
         type=float,
         metavar="C",
-        help="MOTChallenge ground truth: drop rows with conf < C, e.g. 0.5 to "
-        "drop MOT17's ignored rows (default: keep all)",
+        help="MOTChallenge ground truth: rows with conf < C are not counted, e.g. 0.5 for "
+        "the rows MOT16, MOT17 and MOT20 mark 0 in their consider flag (default: count all)",
+    )
+    parser.add_argument(
+        "--mot-classes",
+        choices=tuple(CLASS_RULES),
+        help="MOTChallenge ground truth: count only pedestrians (class 1, 8th column) and "
+        "remove the detections assigned at IoU >= 0.5 to a distractor (person on vehicle, "
+        "static person, distractor, reflection; mot20 also non-motorized vehicle) instead of "
+        "counting them as false positives, as the benchmark defines (default: classes ignored)",
+    )
+    parser.add_argument(
+        "--seqmap",
+        metavar="FILE",
+        help="benchmark: the seqmap listing the sequences, a file or a name in GT/seqmaps "
+        "(e.g. MOT17-train); default: the only one in GT/seqmaps",
+    )
+    parser.add_argument(
+        "--trackers",
+        nargs="+",
+        metavar="NAME",
+        help="benchmark: evaluate these trackers of DET, in this order (default: every "
+        "tracker folder)",
     )
     parser.add_argument(
         "--project",
@@ -92,7 +129,11 @@ def _add_boxes(commands: Commands) -> None:
         "default: every frame",
     )
     add_output(parser, "--json", "write every result, per frame included, to FILE")
-    add_output(parser, "--csv", "write one row per video plus an 'all videos' row to FILE")
+    add_output(
+        parser,
+        "--csv",
+        "write one row per video plus an 'all videos' row (per tracker on a benchmark) to FILE",
+    )
     add_output(parser, "--frames-csv", "write one row per frame (FDA, counts) to FILE")
     add_quiet(parser)
     add_force(parser)
@@ -111,16 +152,86 @@ def _threshold(value: str) -> float:
 
 def run_boxes(args: argparse.Namespace) -> int:
     """Evaluate the detections' boxes frame by frame, print and write the outputs."""
+    from referee.core.formats.mot_benchmark import tracker_folders
+    from referee.core.measures.box_rules import groundtruth_rules_wording
+    from referee.core.workflow.detections import benchmark_of
     from referee.core.workflow.detections import run_boxes as evaluate
     from referee.core.workflow.projects import open_path, project_of_outputs
 
-    options = BoxOptions(args.iou, args.mapping, args.class_aware, args.min_conf, args.gt_min_conf)
-    project = project_of_outputs("boxes", [args.det], groundtruth=args.gt)
+    options = BoxOptions(
+        iou=args.iou,
+        mapping=args.mapping,
+        class_aware=args.class_aware,
+        min_conf=args.min_conf,
+        groundtruth_min_conf=args.gt_min_conf,
+        iou_rule=args.iou_rule,
+        mot_classes=args.mot_classes,
+        seqmap=args.seqmap,
+    )
+    benchmark = benchmark_of(args.gt, options)
+    if benchmark is None and args.trackers is not None:
+        raise InvalidOptionError(
+            f"--trackers chooses among the trackers of a MOTChallenge benchmark, and {args.gt} "
+            "is no benchmark folder (seqmaps/ and <sequence>/gt/gt.txt)"
+        )
+    outputs = (
+        [args.det]
+        if benchmark is None
+        else list(tracker_folders(args.det, benchmark, args.trackers).values())
+    )
+    project = project_of_outputs("boxes", outputs, groundtruth=args.gt)
     if args.project is not None:
         recorded = open_path(args.project)
         project = replace(project, dataset=recorded.dataset, annotated=recorded.annotated)
     with progress_bar("evaluating boxes", "frame", args.quiet) as progress:
         boxes = evaluate(project, options, progress)
+    rules = groundtruth_rules_wording(args.gt_min_conf, args.mot_classes)
+    parameters: dict[str, Any] = {
+        "gt": str(args.gt),
+        "det": str(args.det),
+        "project": None if args.project is None else str(args.project),
+        "iou_threshold": args.iou,
+        "iou_rule": args.iou_rule,
+        "mapping": args.mapping,
+        "class_aware": args.class_aware,
+        "min_conf": args.min_conf,
+        "gt_min_conf": args.gt_min_conf,
+        "mot_classes": args.mot_classes,
+    }
+    if benchmark is None:
+        _write_single(args, boxes, rules, parameters)
+        return 0
+    from referee.core.exports.box_benchmark import (
+        benchmark_to_dict,
+        format_benchmark_csv,
+        format_benchmark_frames_csv,
+        format_benchmark_report,
+    )
+
+    evaluations, annotated = boxes.evaluations, boxes.annotated_only
+    print(format_benchmark_report(evaluations, benchmark, rules, annotated))
+    parameters["seqmap"] = str(benchmark.seqmap)
+    parameters["trackers"] = list(evaluations)
+    if args.json is not None:
+        write_json(args.json, benchmark_to_dict(evaluations, benchmark, parameters, annotated))
+    if args.csv is not None:
+        write_text(args.csv, format_benchmark_csv(evaluations))
+    if args.frames_csv is not None:
+        write_text(args.frames_csv, format_benchmark_frames_csv(evaluations))
+    return 0
+
+
+def _write_single(
+    args: argparse.Namespace, boxes: BoxesResult, rules: str | None, parameters: dict[str, Any]
+) -> None:
+    """Print and write the outputs of one detector's files against ground-truth files."""
+    from referee.core.exports.boxes import (
+        boxes_to_dict,
+        format_boxes_csv,
+        format_boxes_table,
+        format_frames_csv,
+    )
+
     [result] = boxes.evaluations.values()
     videos = result.videos
     if (
@@ -133,21 +244,10 @@ def run_boxes(args: argparse.Namespace) -> int:
             "detections; every box counts as a miss or a false positive",
             file=sys.stderr,
         )
-    print(format_boxes_table(result, boxes.annotated_only))
-    parameters = {
-        "gt": str(args.gt),
-        "det": str(args.det),
-        "project": None if args.project is None else str(args.project),
-        "iou_threshold": args.iou,
-        "mapping": args.mapping,
-        "class_aware": args.class_aware,
-        "min_conf": args.min_conf,
-        "gt_min_conf": args.gt_min_conf,
-    }
+    print(format_boxes_table(result, boxes.annotated_only, rules))
     if args.json is not None:
         write_json(args.json, boxes_to_dict(result, parameters, boxes.annotated_only))
     if args.csv is not None:
         write_text(args.csv, format_boxes_csv(result))
     if args.frames_csv is not None:
         write_text(args.frames_csv, format_frames_csv(result))
-    return 0

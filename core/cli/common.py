@@ -6,24 +6,29 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.text_files import exists_error, keeping_existing, write_text
+from referee.core.model.videos import FrameRange
 from referee.core.progress import ProgressCallback
-from referee.core.pseudo.committee import CONSENSUS, STAPLE, CommitteeOptions
-from referee.core.significance.sweep import TESTS
+from referee.core.pseudo.committee_options import CONSENSUS, STAPLE, CommitteeOptions
+from referee.core.significance.choices import TESTS
 from referee.core.workflow.options import (
     SCHEMES,
     PixelOptions,
     RankingOptions,
     SignificanceOptions,
 )
+
+if TYPE_CHECKING:
+    from referee.core.evaluation.batch import MissingResult
 
 Parser = argparse.ArgumentParser
 #: What ``add_subparsers`` returns: each command module adds its commands to it.
@@ -48,14 +53,81 @@ def add_quiet(parser: Parser) -> None:
 
 
 def add_workers(parser: Parser) -> None:
-    """``--workers N``: worker processes."""
+    """``--workers N``, or ``--scheduler ADDRESS`` / ``--dask-local N`` for a Dask cluster."""
+    from referee.core.parallel import available_cores
+
     parser.add_argument(
         "--workers",
         type=whole_number(1),
         default=PixelOptions.workers,
         metavar="N",
-        help=f"number of worker processes (default {PixelOptions.workers})",
+        help=f"workers on this machine (default: every available core, {available_cores()} here)",
     )
+    cluster = parser.add_mutually_exclusive_group()
+    cluster.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); "
+        "every worker must see the dataset and results at the same paths (README: "
+        "'Scale out')",
+    )
+    cluster.add_argument(
+        "--dask-local",
+        type=whole_number(1),
+        metavar="N",
+        help="run on a Dask cluster of N worker processes started on this machine",
+    )
+
+
+@contextmanager
+def on_cluster(args: argparse.Namespace) -> Iterator[None]:
+    """Run the block on the Dask cluster ``--scheduler`` or ``--dask-local`` names, if any.
+
+    Raises
+    ------
+    InvalidOptionError
+        ``--workers`` with a cluster (the cluster's workers are used).
+    """
+    scheduler, local = getattr(args, "scheduler", None), getattr(args, "dask_local", None)
+    if scheduler is None and local is None:
+        yield
+        return
+    if args.workers is not None:
+        raise InvalidOptionError(
+            "--workers counts workers on this machine; with --scheduler or --dask-local "
+            "the cluster's workers are used: drop --workers"
+        )
+    from referee.core.cluster import connected
+
+    with connected(scheduler, local):
+        yield
+
+
+def add_frames(parser: Parser) -> None:
+    """``--frames FIRST:LAST``: only these frames of each video's temporal ROI
+    (docs/measures.md §1); the value is a :class:`FrameRange` or ``None``."""
+    parser.add_argument(
+        "--frames",
+        type=frame_range,
+        metavar="FIRST:LAST",
+        help="read only frames FIRST to LAST (1-based, inclusive, CDnet's numbers) of each "
+        "video's temporal ROI: the frames in both temporalROI.txt and the range; 'FIRST:' "
+        "or ':LAST' leaves an end open (default: the whole temporal ROI; docs/measures.md §1)",
+    )
+
+
+def frames_parameter(frames: FrameRange | None) -> str | None:
+    """How outputs record ``--frames``: ``FIRST:LAST``, or ``None`` for whole temporal ROIs."""
+    return None if frames is None else str(frames)
+
+
+def refuse_frames(frames: FrameRange | None, inputs: str) -> None:
+    """Raise if ``--frames`` is given with ``inputs`` that are not a dataset's videos."""
+    if frames is not None:
+        raise InvalidOptionError(
+            f"--frames chooses frames of a CDnet dataset's videos (DATASET RESULTS...), "
+            f"not of {inputs}; leave it out"
+        )
 
 
 def add_consensus(parser: Parser) -> None:
@@ -240,6 +312,19 @@ def whole_number(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def frame_range(value: str) -> FrameRange:
+    """An argument type: ``FIRST:LAST``, ``FIRST:`` or ``:LAST``, whole numbers from 1."""
+    ends = re.fullmatch(r"\s*([0-9]*)\s*:\s*([0-9]*)\s*", value)
+    if ends is None or not any(ends.groups()):
+        raise argparse.ArgumentTypeError(
+            f"expected FIRST:LAST, FIRST: or :LAST with whole frame numbers, got {value!r}"
+        )
+    try:
+        return FrameRange(*(int(end) if end else None for end in ends.groups()))
+    except InvalidOptionError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def fraction(value: str) -> float:
     """An argument type: a number strictly between 0 and 1."""
     try:
@@ -264,7 +349,8 @@ def run_command(args: argparse.Namespace) -> int:
     keep = is_core_command(args) and not getattr(args, "force", False)
     with keeping_existing(keep):
         check_outputs(args)
-        return int(args.run(args))
+        with on_cluster(args):
+            return int(args.run(args))
 
 
 def is_core_command(args: argparse.Namespace) -> bool:
@@ -373,6 +459,30 @@ def _identity(path: Path) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
+#: The exit status of a run on a cluster that left results out (each named on stderr).
+EXIT_INCOMPLETE = 3
+
+
+def report_missing(missing: Sequence[MissingResult]) -> int:
+    """Warn, one line each, of the results a cluster run left out; the exit status."""
+    for found in missing:
+        print(
+            f"referee: warning: {found.method} on {found.video} is left out of the summaries: "
+            f"{found.reason}",
+            file=sys.stderr,
+        )
+    return EXIT_INCOMPLETE if missing else 0
+
+
+def missing_parameters(missing: Sequence[MissingResult]) -> dict[str, object]:
+    """What an output file records of the results left out (nothing when none is)."""
+    if not missing:
+        return {}
+    return {
+        "missing": [{"method": m.method, "video": m.video, "reason": m.reason} for m in missing]
+    }
+
+
 def write_json(path: Path, document: dict[str, Any]) -> None:
     """``document`` as JSON in ``path``, atomically."""
     write_text(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
@@ -380,13 +490,17 @@ def write_json(path: Path, document: dict[str, Any]) -> None:
 
 @contextmanager
 def progress_bar(description: str, unit: str, quiet: bool = False) -> Iterator[ProgressCallback]:
-    """A progress callback drawing a bar on stderr, closed when the block ends."""
+    """A progress callback drawing a bar on stderr, closed when the block ends; with
+    ``quiet``, one that draws nothing (and the bar's library is not even imported)."""
+    if quiet:
+        yield lambda done, total: None
+        return
     from tqdm import tqdm
 
     bar = tqdm(
         desc=description,
         unit=unit,
-        disable=quiet or None,
+        disable=None,  # no bar when stderr is not a terminal
         file=sys.stderr,
         dynamic_ncols=True,
         leave=False,

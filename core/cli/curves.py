@@ -8,11 +8,13 @@ from pathlib import Path
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_frames,
     add_output,
     add_quiet,
     add_weights,
     add_workers,
     progress_bar,
+    report_missing,
 )
 
 
@@ -23,7 +25,10 @@ def add_commands(commands: Commands) -> None:
         help="ROC and PR curves of soft score maps (0-255), per video and summarized",
         description="Sweep all 256 thresholds of soft results in one pass (docs/measures.md "
         "§3): a pixel is detected at threshold T iff its score >= T. Prints, per method, the "
-        "threshold where the summarized F1 is highest; --csv writes every curve.",
+        "threshold where the summarized F1 is highest and the summarized curve's ROC AUC and "
+        "average precision (AP), the numbers scikit-learn's roc_auc_score and "
+        "average_precision_score give on the same pixels (motion positive, static and shadow "
+        "negative). --csv writes every curve point; --areas-csv the AUC and AP of every curve.",
     )
     parser.add_argument("dataset", type=Path, metavar="DATASET")
     parser.add_argument(
@@ -34,7 +39,21 @@ def add_commands(commands: Commands) -> None:
         help="a method's soft results root (<category>/<video>/bin%%06d.png)",
     )
     add_weights(parser)
-    add_output(parser, "--csv", "write every curve point (per video and summarized) to FILE")
+    add_output(
+        parser,
+        "--csv",
+        "write every curve point (per video and summarized) to FILE, thresholds 0-256: "
+        "column 'end' marks T=0 'all detected' (ROC (1,1)) and T=256 'nothing detected' "
+        "(ROC (0,0), recall 0), the end points the areas are measured between",
+    )
+    add_output(
+        parser,
+        "--areas-csv",
+        "write one row per curve (per video and summarized) to FILE: positives, negatives, "
+        "roc_auc, average_precision; an undefined area (AUC: no positive or no negative "
+        "pixel; AP: no positive pixel) is an empty cell, its reason in the 'undefined' column",
+    )
+    add_frames(parser)
     add_workers(parser)
     add_quiet(parser)
     add_force(parser)
@@ -42,15 +61,17 @@ def add_commands(commands: Commands) -> None:
 
 
 def run_curves(args: argparse.Namespace) -> int:
-    """Sweep every RESULTS, print each best threshold and write the curves."""
+    """Sweep every RESULTS, print each best threshold, AUC and AP, and write the curves."""
     from referee.core.exports import text_table
-    from referee.core.exports.curves_csv import write_curves_csv
+    from referee.core.exports.curves_csv import write_curve_areas_csv, write_curves_csv
     from referee.core.measures.curves import roc_pr_curves
     from referee.core.workflow.options import CurveOptions
     from referee.core.workflow.pixels import run_curves as sweep
     from referee.core.workflow.projects import project_of_outputs
 
-    project = project_of_outputs("scores", args.results, dataset=args.dataset)
+    project = project_of_outputs(
+        "scores", args.results, dataset=args.dataset, frame_range=args.frames
+    )
     with progress_bar("sweeping thresholds", "frame", args.quiet) as progress:
         result = sweep(project, CurveOptions(args.weights, args.workers), progress)
     rows, best = [], []
@@ -64,4 +85,6 @@ def run_curves(args: argparse.Namespace) -> int:
     print(text_table.format_best_threshold_table(best))
     if args.csv is not None:
         write_curves_csv(args.csv, rows)
-    return 0
+    if args.areas_csv is not None:
+        write_curve_areas_csv(args.areas_csv, rows)
+    return report_missing(result.missing)

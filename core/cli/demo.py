@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from referee.core.cli.common import Commands, add_force, add_quiet, add_workers, progress_bar
+from referee.core.cli.common import (
+    Commands,
+    add_force,
+    add_frames,
+    add_quiet,
+    add_workers,
+    frames_parameter,
+    progress_bar,
+)
 from referee.core.cli.evaluate import SummaryOutputs, report_summaries, stats_txt_files
-from referee.core.demo.project import default_demo_dir
 from referee.core.errors import InputFileError
 
 # --- demo --------------------------------------------------------------------------------
@@ -70,6 +78,7 @@ def _add_demo(commands: Commands) -> None:
         metavar="DIR",
         help="where the demo lives (default: Referee's user data folder)",
     )
+    add_frames(parser)
     add_workers(parser)
     add_quiet(parser)
     add_force(parser, "replace the evaluation of an earlier 'referee demo'")
@@ -78,7 +87,7 @@ def _add_demo(commands: Commands) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     """Prepare the demo project, evaluate its masks, print and write the summaries."""
-    from referee.core.demo.project import ensure_demo_project
+    from referee.core.demo.project import default_demo_dir, ensure_demo_project
     from referee.core.workflow.options import PixelOptions
     from referee.core.workflow.pixels import run_pixels
 
@@ -89,7 +98,7 @@ def run_demo(args: argparse.Namespace) -> int:
     )
     _keep_earlier_evaluation([outputs.json, outputs.csv], args.force)
     with progress_bar("preparing demo", "frame", args.quiet) as progress:
-        project = ensure_demo_project(root, progress=progress)
+        project = replace(ensure_demo_project(root, progress=progress), frame_range=args.frames)
     _keep_earlier_evaluation(
         stats_txt_files(out / "stats", [d.name for d in project.detectors]), args.force
     )
@@ -100,7 +109,12 @@ def run_demo(args: argparse.Namespace) -> int:
     print(f"demo dataset: {project.dataset}\n")
     with progress_bar("evaluating masks", "frame", args.quiet) as progress:
         result = run_pixels(project, PixelOptions(workers=args.workers), progress)
-    report_summaries(result, outputs, {"dataset": str(project.dataset), "threshold": "exactly 255"})
+    parameters = {
+        "dataset": str(project.dataset),
+        "threshold": "exactly 255",
+        "frames": frames_parameter(args.frames),
+    }
+    report_summaries(result, outputs, parameters)
     print(
         f"\nwritten: {out / 'results.json'}, {out / 'results.csv'}, "
         f"{out / 'stats'}/<method>/stats.txt"

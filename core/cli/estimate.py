@@ -14,16 +14,17 @@ from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
+    add_frames,
     add_outputs,
     add_quiet,
     add_workers,
     fraction,
+    frames_parameter,
     progress_bar,
     whole_number,
 )
 from referee.core.errors import InvalidOptionError
-from referee.core.estimation.estimators import ESTIMATORS
-from referee.core.estimation.sampler import LABELLED, SAMPLERS
+from referee.core.estimation.choices import ESTIMATORS, LABELLED, SAMPLERS
 from referee.core.workflow.options import EstimateOptions
 
 _DESCRIPTION = """\
@@ -118,6 +119,7 @@ def add_commands(commands: Commands) -> None:
         help="play an annotator on a fully annotated dataset: read ground truth only "
         "for the drawn frames, and show the true values",
     )
+    add_frames(parser)
     add_outputs(parser, "write the estimates, the labelled frames and the versions to FILE")
     add_workers(parser)
     add_quiet(parser)
@@ -147,13 +149,16 @@ def run_estimate(args: argparse.Namespace) -> int:
         simulate=args.simulate,
         workers=args.workers,
     )
-    project = project_of_outputs("masks", args.results, dataset=args.dataset)
+    project = project_of_outputs(
+        "masks", args.results, dataset=args.dataset, frame_range=args.frames
+    )
     with progress_bar("estimating", "frame", args.quiet) as progress:
         result = estimate(project, options, progress)
     print(format_estimate_report(result))
     if args.json is not None:
         parameters = {
             "dataset": str(args.dataset),
+            "frames": frames_parameter(args.frames),
             "results": {d.name: str(d.masks) for d in project.detectors},
         }
         write_estimate_json(args.json, result, parameters)

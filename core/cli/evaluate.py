@@ -7,10 +7,12 @@ import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_frames,
     add_output,
     add_quiet,
     add_threshold,
@@ -18,12 +20,17 @@ from referee.core.cli.common import (
     add_workers,
     check_output_file,
     check_output_folder,
+    frames_parameter,
+    missing_parameters,
     progress_bar,
     refuse_overwrite,
+    report_missing,
 )
 from referee.core.errors import InputFileError
 from referee.core.workflow.options import PixelOptions
-from referee.core.workflow.results import PixelResult
+
+if TYPE_CHECKING:
+    from referee.core.workflow.results import PixelResult
 
 
 def add_commands(commands: Commands) -> None:
@@ -106,6 +113,7 @@ def _add_evaluate(commands: Commands) -> None:
         help="with --pattern: frame i is file number i+K (-1 for files numbered from 0)",
     )
     add_threshold(parser, "a result pixel")
+    add_frames(parser)
     add_workers(parser)
     add_quiet(parser)
     add_summary_options(parser)
@@ -117,15 +125,22 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from referee.core.workflow.pixels import run_pixels
     from referee.core.workflow.projects import project_of_outputs
 
-    project = project_of_outputs("masks", args.results, dataset=args.dataset)
+    project = project_of_outputs(
+        "masks", args.results, dataset=args.dataset, frame_range=args.frames
+    )
     _check_stats_txt(args, [d.name for d in project.detectors])
     options = _pixel_options(args, args.threshold, args.workers, args.pattern, args.offset)
     with progress_bar("evaluating masks", "frame", args.quiet) as progress:
         result = run_pixels(project, options, progress)
     threshold = args.threshold if args.threshold is not None else "exactly 255"
-    parameters = {"dataset": str(args.dataset), "threshold": threshold}
+    parameters = {
+        "dataset": str(args.dataset),
+        "threshold": threshold,
+        "frames": frames_parameter(args.frames),
+        **missing_parameters(result.missing),
+    }
     report_summaries(result, SummaryOutputs.of(args), parameters)
-    return 0
+    return report_missing(result.missing)
 
 
 # --- summarize -------------------------------------------------------------------------
@@ -170,7 +185,7 @@ def run_summarize(args: argparse.Namespace) -> int:
 def _pixel_options(
     args: argparse.Namespace,
     threshold: int | None = None,
-    workers: int = PixelOptions.workers,
+    workers: int | None = PixelOptions.workers,
     pattern: str | None = None,
     offset: int = PixelOptions.offset,
 ) -> PixelOptions:

@@ -84,8 +84,11 @@ Typical use:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``referee`` command; returns the exit status."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    if _plugins_needed(parser, arguments):
+        add_command_plugins(subcommands(parser))
+    args = parser.parse_args(arguments)
     if not hasattr(args, "run"):  # no command: the desktop application on the demo
         if DEFAULT_COMMAND not in _command_names(parser):
             parser.print_help()
@@ -156,7 +159,8 @@ def _show_warning(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every sub-command."""
+    """The argument parser with the core's commands (:func:`add_command_plugins` adds
+    the others')."""
     parser = argparse.ArgumentParser(
         prog="referee",
         description=DESCRIPTION,
@@ -166,13 +170,29 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for module in COMMANDS:
         module.add_commands(commands)
-    add_command_plugins(commands)
     return parser
 
 
+def subcommands(parser: argparse.ArgumentParser) -> Commands:
+    """The commands of ``parser`` (from :func:`build_parser`), by name in ``choices``."""
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
 def _command_names(parser: argparse.ArgumentParser) -> list[str]:
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return list(commands.choices)
+    return list(subcommands(parser).choices)
+
+
+def _plugins_needed(parser: argparse.ArgumentParser, arguments: Sequence[str]) -> bool:
+    """Whether ``arguments`` may run a plugin's command or list every command.
+
+    Not when they run one of the core's commands or ask for the version: loading the
+    plugins costs a scan of every installed package. A plugin cannot take a core
+    command's name (argparse refuses a second parser of one name), so the first
+    argument tells.
+    """
+    return not arguments or (
+        arguments[0] != "--version" and arguments[0] not in _command_names(parser)
+    )
 
 
 def add_command_plugins(commands: Commands) -> None:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.core.cli.common import (
     Commands,
     add_consensus,
+    add_frames,
     add_output,
     add_outputs,
     add_quiet,
@@ -24,13 +26,15 @@ from referee.core.cli.common import (
     add_weights,
     add_workers,
     committee_options,
+    frames_parameter,
     progress_bar,
     refuse_overwrite,
 )
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.model.project import Project
-from referee.core.pseudo.truth import truth_agreement
-from referee.core.workflow.results import PseudoOutcome
+
+if TYPE_CHECKING:
+    from referee.core.workflow.results import PseudoOutcome
 
 HEATMAP_COLORMAP = "viridis"
 
@@ -105,6 +109,7 @@ def add_commands(commands: Commands) -> None:
         "(default: equal); trivial classifiers weigh 1",
     )
     add_threshold(parser)
+    add_frames(parser)
     add_weights(parser)
     add_outputs(
         parser,
@@ -131,12 +136,15 @@ def _parse_weights(text: str) -> tuple[float, ...]:
 def run_pseudo(args: argparse.Namespace) -> int:
     """Evaluate the committee, print the tables and write the outputs."""
     from referee.core.exports import pseudo as pseudo_io
+    from referee.core.pseudo.truth import truth_agreement
     from referee.core.workflow.options import PseudoOptions
     from referee.core.workflow.projects import project_of_outputs
     from referee.core.workflow.pseudo import run_pseudo as evaluate
 
     committee = committee_options(args, args.weights_detectors)
-    project = project_of_outputs("masks", args.results, dataset=args.dataset)
+    project = project_of_outputs(
+        "masks", args.results, dataset=args.dataset, frame_range=args.frames
+    )
     options = PseudoOptions(committee, args.weights, args.workers, args.heatmaps is not None)
     with progress_bar("pseudo ground truth", "frame", args.quiet) as progress:
         outcome = evaluate(project, options, progress)
@@ -163,6 +171,7 @@ def run_pseudo(args: argparse.Namespace) -> int:
     parameters = {
         "dataset": str(args.dataset),
         "weights": result.scheme,
+        "frames": frames_parameter(args.frames),
         "results": {d.name: str(d.masks) for d in project.detectors},
     }
     if args.json is not None:

@@ -18,33 +18,38 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.core.cli.common import (
     Commands,
     add_force,
+    add_frames,
     add_output,
     add_pair,
     add_quiet,
     add_ranking_list,
     add_threshold,
+    add_workers,
     chosen_pair,
     progress_bar,
+    refuse_frames,
 )
 from referee.core.errors import InputFileError, InvalidOptionError
-from referee.core.measures.boxes import MAPPINGS
+from referee.core.measures.choices import MAPPINGS
 from referee.core.model.project import Project
-from referee.core.ranking.criteria import (
+from referee.core.ranking.choices import (
     CLASSES,
     PAIRWISE_DICE,
     PAIRWISE_FDA,
     PSEUDO_GAP,
     VOTE_ENTROPY,
-    FrameScores,
-    describe,
 )
-from referee.core.ranking.order import RankedFrame
 from referee.core.workflow.options import RankingOptions
-from referee.core.workflow.results import RankingResult
+
+if TYPE_CHECKING:
+    from referee.core.ranking.criteria import FrameScores
+    from referee.core.ranking.order import RankedFrame
+    from referee.core.workflow.results import RankingResult
 
 #: ``--criterion`` choices; ``pairwise`` means 1 − Dice for masks, 1 − FDA for boxes.
 CLI_CRITERIA: tuple[str, ...] = ("vote-entropy", "pairwise", "pseudo-gap", "classes")
@@ -111,6 +116,7 @@ def add_commands(commands: Commands) -> None:
     add_pair(parser, "compared by pairwise and pseudo-gap")
     add_ranking_list(parser)
     add_threshold(parser, "masks: a pixel")
+    add_frames(parser)
     parser.add_argument(
         "--mapping",
         choices=MAPPINGS,
@@ -119,6 +125,7 @@ def add_commands(commands: Commands) -> None:
     )
     add_output(parser, "--csv", "write the list to FILE: rank,video,frame,score,criterion")
     add_force(parser)
+    add_workers(parser)
     add_quiet(parser)
     parser.set_defaults(run=run_rank)
 
@@ -194,10 +201,13 @@ def run_rank(args: argparse.Namespace) -> int:
                 "give a DATASET and at least two RESULTS folders (or only "
                 "detection files); see 'referee rank --help'"
             )
-        project = project_of_outputs("masks", args.inputs[1:], dataset=args.inputs[0])
+        project = project_of_outputs(
+            "masks", args.inputs[1:], dataset=args.inputs[0], frame_range=args.frames
+        )
     else:
         if len(args.inputs) < 2:
             raise InvalidOptionError("give at least two detection files to compare")
+        refuse_frames(args.frames, "detection files")
         outputs = "actions" if criterion == "classes" else "boxes"
         project = project_of_outputs(outputs, args.inputs)
     options = RankingOptions(
@@ -208,6 +218,7 @@ def run_rank(args: argparse.Namespace) -> int:
         args.include_annotated,
         args.threshold,
         args.mapping,
+        args.workers,
     )
     names = [d.name for d in project.detectors]
     for name in pair or ():
@@ -247,9 +258,13 @@ def _heading(result: RankingResult, project: Project) -> str:
             if not without_roi
             else f"pixels inside ROI.bmp; every pixel in the {without_roi} without one"
         )
+        frames = (
+            "temporal ROI"
+            if project.frame_range is None
+            else f"temporal ROI within frames {project.frame_range}"
+        )
         lines.append(
-            f"{result.considered} frames scored in {len(scores)} video{plural} (temporal ROI; "
-            f"{pixels})"
+            f"{result.considered} frames scored in {len(scores)} video{plural} ({frames}; {pixels})"
         )
         if result.options.include_annotated and result.annotated:
             lines.append(
@@ -274,6 +289,8 @@ def _heading(result: RankingResult, project: Project) -> str:
 
 
 def _title(key: str, example: FrameScores | None, names: Sequence[str]) -> str:
+    from referee.core.ranking.criteria import describe
+
     if example is not None and key in (PAIRWISE_DICE, PSEUDO_GAP, PAIRWISE_FDA):
         who = f"{example.methods[0]} vs {example.methods[1]}"
         if key == PSEUDO_GAP:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
     add_consensus,
     add_force,
+    add_frames,
     add_output,
     add_quiet,
     add_ranking_list,
@@ -17,12 +19,12 @@ from referee.core.cli.common import (
     add_weights,
     committee_options,
     progress_bar,
+    refuse_frames,
     whole_number,
 )
-from referee.core.demo.project import default_demo_dir
 from referee.core.errors import InvalidOptionError, RefereeError
-from referee.core.ranking.criteria import MASK_CRITERIA
-from referee.core.significance.cases import CASE_KINDS
+from referee.core.ranking.choices import MASK_CRITERIA
+from referee.core.significance.choices import CASE_KINDS
 from referee.core.workflow.options import (
     AnalysisOptions,
     CountOptions,
@@ -62,6 +64,7 @@ def add_commands(commands: Commands) -> None:
         f"(default {PixelOptions.rank_by})",
     )
     add_threshold(parser)
+    add_frames(parser)
     parser.add_argument(
         "--count-window",
         type=whole_number(0),
@@ -101,7 +104,7 @@ def add_commands(commands: Commands) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from referee.core.demo.project import ensure_demo_project
+    from referee.core.demo.project import default_demo_dir, ensure_demo_project
     from referee.core.report.build import build_report
     from referee.core.report.options import ReportOptions
     from referee.core.report.outputs import replaced_files, write_outputs
@@ -127,6 +130,9 @@ def run_report(args: argparse.Namespace) -> int:
         if str(args.project) == "demo"
         else open_path(args.project)
     )
+    if project.dataset is None:
+        refuse_frames(args.frames, "a project without a CDnet dataset")
+    project = replace(project, frame_range=args.frames)
     with progress_bar("building the report", "‰", args.quiet) as progress:
         report = build_report(project, options, progress=progress)
     replaced = replaced_files(report, targets)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
+    add_frames,
     add_outputs,
     add_pair,
     add_quiet,
@@ -31,7 +32,9 @@ from referee.core.cli.common import (
     add_workers,
     chosen_pair,
     fraction,
+    frames_parameter,
     progress_bar,
+    refuse_frames,
     whole_number,
 )
 from referee.core.errors import InvalidOptionError
@@ -139,6 +142,7 @@ def add_commands(commands: Commands) -> None:
         help="a lower score is better (for --scores of errors); decides which "
         "method is reported better",
     )
+    add_frames(parser)
     add_workers(parser)
     add_outputs(
         parser,
@@ -169,6 +173,7 @@ def run_significance(args: argparse.Namespace) -> int:
     )
     if args.scores is not None:
         _no_positionals(args, "--scores")
+        refuse_frames(args.frames, "a --scores file")
         from referee.core.formats import registry
 
         cases, _ = registry.read(args.scores, registry.SCORES)
@@ -218,6 +223,7 @@ def _project(
         if paths is None:
             continue
         _no_positionals(args, f"--{kind}")
+        refuse_frames(args.frames, f"--{kind} files")
         if len(paths) < 3:
             raise InvalidOptionError(
                 f"--{kind} needs the ground truth then at least two methods' files, "
@@ -231,12 +237,19 @@ def _project(
             "--actions, --scores (see 'referee significance --help')"
         )
     dataset, results = args.inputs[0], list(args.inputs[1:])
-    project = project_of_outputs("masks", results, dataset=dataset)
+    project = project_of_outputs("masks", results, dataset=dataset, frame_range=args.frames)
     if options.cases == "frames" and options.methods is not None:
         _known(project, options.methods)  # only the compared methods are evaluated
         chosen = [d.masks for d in project.detectors if d.name in options.methods]
-        project = project_of_outputs("masks", [p for p in chosen if p is not None], dataset)
-    inputs = {"dataset": str(dataset), "results": [str(p) for p in results], "cases": args.cases}
+        project = project_of_outputs(
+            "masks", [p for p in chosen if p is not None], dataset, frame_range=args.frames
+        )
+    inputs = {
+        "dataset": str(dataset),
+        "results": [str(p) for p in results],
+        "cases": args.cases,
+        "frames": frames_parameter(args.frames),
+    }
     return project, options, inputs
 
 

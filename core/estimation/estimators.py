@@ -28,11 +28,11 @@ import numpy as np
 from scipy import stats
 
 from referee.core.errors import InvalidOptionError
+from referee.core.estimation.choices import ESTIMATORS as ESTIMATORS
+from referee.core.estimation.choices import PLAIN as PLAIN
+from referee.core.estimation.choices import SURROGATE
 from referee.core.measures.indicators import f1_scores
 
-SURROGATE, PLAIN = "surrogate", "plain"
-#: Estimators; the first is the default.
-ESTIMATORS: tuple[str, ...] = (SURROGATE, PLAIN)
 #: The measures estimated, in the order they are shown.
 MEASURES: tuple[str, ...] = ("f1", "precision", "recall")
 #: Each measure as a ratio of the totals ``(tp, fp, fn)``: numerator, denominator.

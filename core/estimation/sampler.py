@@ -18,18 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
-
-ACTIVE, RANDOM = "active", "random"
-#: Samplers; the first is the default.
-SAMPLERS: tuple[str, ...] = (ACTIVE, RANDOM)
-DRAWN, ANNOTATED = "drawn", "annotated"
-#: Which frames of a partly annotated video are labelled, without a simulation; the first
-#: is the default. ``drawn``: the start of the sampler's sequence of draws that has ground
-#: truth (:func:`labelled_sequence`); ``annotated``: every frame with ground truth, taken
-#: as a uniform sample of its video.
-LABELLED: tuple[str, ...] = (DRAWN, ANNOTATED)
-#: The uniform share ``u`` of the active sampler's probabilities.
-DEFAULT_UNIFORM_SHARE = 0.2
+from referee.core.estimation.choices import DEFAULT_UNIFORM_SHARE, RANDOM, check_uniform_share
+from referee.core.estimation.choices import DRAWN as DRAWN
+from referee.core.estimation.choices import SAMPLERS as SAMPLERS
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,12 +38,6 @@ class Draws:
 
     indices: np.ndarray
     q: np.ndarray
-
-
-def check_uniform_share(share: float) -> None:
-    """Raise unless ``0 < share <= 1``."""
-    if not 0 < share <= 1:
-        raise InvalidOptionError(f"the uniform share must be in (0, 1], not {share}")
 
 
 def acquisition_scores(surrogate: np.ndarray) -> np.ndarray:

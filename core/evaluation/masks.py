@@ -6,18 +6,14 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from pathlib import Path
-from typing import Literal, NamedTuple, overload
+from typing import NamedTuple
 
 import numpy as np
 
-from referee.core.errors import InvalidOptionError, SizeMismatchError
-from referee.core.evaluation.ground_truth import StrayLevels, check_temporal_roi
+from referee.core.errors import InvalidOptionError, RefereeError, SizeMismatchError
+from referee.core.evaluation.ground_truth import StrayLevels
 from referee.core.formats.cdnet import read_gt, read_roi
-from referee.core.frames.results import result_sources
-from referee.core.frames.sources import (
-    FrameSource,
-)
+from referee.core.frames.sources import FrameSource
 from referee.core.measures.curves import Curves, roc_pr_curves, summarized_curves
 from referee.core.measures.indicators import f1_scores
 from referee.core.measures.pixel import (
@@ -30,16 +26,12 @@ from referee.core.measures.pixel import (
 from referee.core.measures.summarize import resolve_scheme, video_weights
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
-from referee.core.parallel import check_workers, chunk_size, frame_chunks, map_chunks
-from referee.core.progress import CancelToken, ProgressCallback, check, report, shifted
+from referee.core.progress import CancelToken, ProgressCallback, check, report
 
 PER_FRAME_COLUMNS: tuple[str, ...] = ("frame", *COUNT_COLUMNS)
 """Columns of :attr:`VideoEvaluation.per_frame`."""
 
 FrameNumbers = range | Sequence[int]
-
-_Kind = Literal["counts", "histograms"]
-"""What the chunks of a job compute: per-frame counts, or score histograms."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,24 +162,53 @@ _FIRST_ROWS = 1024
 
 def _frames_with_truth(
     video: VideoSpec,
-    source: FrameSource,
+    sources: Sequence[FrameSource],
     numbers: FrameNumbers,
     roi_shape: tuple[int, ...],
     cancel: CancelToken | None,
     stray: StrayLevels,
-) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """``(i, gt, result)`` for each frame, sizes checked against the ROI, levels in ``stray``."""
+    failures: list[str | None] | None = None,
+) -> Iterator[tuple[int, np.ndarray, list[np.ndarray | None]]]:
+    """``(i, gt, each source's frame i)`` for each frame, the ground truth decoded once.
+
+    Sizes are checked against the ROI and stray levels gathered in ``stray``.
+    With ``failures`` (one slot per source), a source that cannot be read is
+    noted there with the reason and gives ``None`` from then on, while the other
+    sources go on; without, the error is raised. An unreadable ground-truth
+    frame fails every source.
+    """
     gt_prefix = os.path.join(os.fspath(video.folder), GROUNDTRUTH_DIR, "gt")
-    for i, result in source.iter_frames(numbers):
+    streams = [source.iter_frames(numbers) for source in sources]
+    for i in numbers:
         check(cancel)
+        results: list[np.ndarray | None] = []
+        for k, (source, stream) in enumerate(zip(sources, streams)):
+            if failures is not None and failures[k] is not None:
+                results.append(None)
+                continue
+            try:
+                j, result = next(stream)
+                if result.shape != roi_shape:
+                    gt_name = f"{gt_prefix}{i:06d}.png"
+                    raise SizeMismatchError(source.path_of(j), result.shape, gt_name, roi_shape)
+            except RefereeError as error:
+                if failures is None:
+                    raise
+                failures[k] = str(error)
+                result = None
+            results.append(result)
         gt_name = f"{gt_prefix}{i:06d}.png"
-        gt = read_gt(gt_name, i)
-        if gt.shape != roi_shape:
-            raise SizeMismatchError(gt_name, gt.shape, video.roi_path, roi_shape)
-        if result.shape != roi_shape:
-            raise SizeMismatchError(source.path_of(i), result.shape, gt_name, gt.shape)
+        try:
+            gt = read_gt(gt_name, i)
+            if gt.shape != roi_shape:
+                raise SizeMismatchError(gt_name, gt.shape, video.roi_path, roi_shape)
+        except RefereeError as error:
+            if failures is None:
+                raise
+            failures[:] = [reason or str(error) for reason in failures]
+            return
         stray.check(gt_name, gt)
-        yield i, gt, result
+        yield i, gt, results
 
 
 def evaluate_video(
@@ -224,38 +245,62 @@ def evaluate_video(
     CancelledError
         If ``cancel`` is set.
     """
-    evaluation, stray = _count_video(video, source, threshold, frames, progress, cancel)
-    stray.warn(video)
-    return evaluation
+    counted = count_video(video, [source], threshold, frames, progress, cancel)
+    counted.stray.warn(video)
+    return VideoEvaluation.from_per_frame(
+        video.category, video.name, counted.values[0], check_threshold(threshold)
+    )
 
 
-def _count_video(
+class VideoPieces(NamedTuple):
+    """What one pass over a video's frames gives for each of several sources.
+
+    ``values[k]`` is source ``k``'s per-frame counts or summed histograms;
+    ``failures[k]`` why source ``k`` could not be read (``None``: it could; only
+    when the pass keeps going); ``stray`` the ground truth's unexpected levels.
+    """
+
+    values: list[np.ndarray]
+    failures: list[str | None]
+    stray: StrayLevels
+
+
+def count_video(
     video: VideoSpec,
-    source: FrameSource,
+    sources: Sequence[FrameSource],
     threshold: int | None,
     frames: Iterable[int] | None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> tuple[VideoEvaluation, StrayLevels]:
-    """:func:`evaluate_video`, with the stray levels found instead of a warning."""
+    keep_going: bool = False,
+) -> VideoPieces:
+    """Per-frame counts of every source on one video, each ground-truth frame decoded once.
+
+    ``keep_going`` notes a source that cannot be read in the result instead of
+    raising (:func:`_frames_with_truth`); stray levels are returned, not warned about.
+    """
     counter = FrameCounter(read_roi(video.roi_path), threshold)
     numbers = _frame_numbers(video, frames)
     total = len(numbers)
-    rows = np.zeros((min(total, _FIRST_ROWS), len(PER_FRAME_COLUMNS)), dtype=np.int64)
+    width = len(PER_FRAME_COLUMNS)
+    rows = [np.zeros((min(total, _FIRST_ROWS), width), dtype=np.int64) for _ in sources]
     stray = StrayLevels()
+    failures: list[str | None] = [None] * len(sources)
     check(cancel)
     k = 0
-    for i, gt, result in _frames_with_truth(video, source, numbers, counter.shape, cancel, stray):
-        if k == rows.shape[0]:
-            rows = np.concatenate([rows, np.zeros_like(rows)])
-        rows[k, 0] = i
-        rows[k, 1:] = counter.counts(gt, result)
+    stream = _frames_with_truth(
+        video, sources, numbers, counter.shape, cancel, stray, failures if keep_going else None
+    )
+    for i, gt, results in stream:
+        if k == rows[0].shape[0]:
+            rows = [np.concatenate([r, np.zeros_like(r)]) for r in rows]
+        for source_rows, result in zip(rows, results):
+            if result is not None:
+                source_rows[k, 0] = i
+                source_rows[k, 1:] = counter.counts(gt, result)
         k += 1
         report(progress, k, total)
-    evaluation = VideoEvaluation.from_per_frame(
-        video.category, video.name, rows[:k], counter.threshold
-    )
-    return evaluation, stray
+    return VideoPieces([r[:k] for r in rows], failures, stray)
 
 
 def score_histograms_video(
@@ -270,222 +315,38 @@ def score_histograms_video(
     Parameters are those of :func:`evaluate_video`; there is no threshold,
     since the histograms hold every threshold at once.
     """
-    histograms, stray = _histograms_video(video, source, frames, progress, cancel)
-    stray.warn(video)
-    return histograms
+    summed = histograms_video(video, [source], frames, progress, cancel)
+    summed.stray.warn(video)
+    n_frames = len(_frame_numbers(video, frames))
+    return VideoHistograms(video.category, video.name, summed.values[0], n_frames)
 
 
-def _histograms_video(
+def histograms_video(
     video: VideoSpec,
-    source: FrameSource,
+    sources: Sequence[FrameSource],
     frames: Iterable[int] | None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> tuple[VideoHistograms, StrayLevels]:
-    """:func:`score_histograms_video`, with the stray levels found instead of a warning."""
+    keep_going: bool = False,
+) -> VideoPieces:
+    """Score histograms of every source on one video, each ground-truth frame decoded once
+    (as :func:`count_video`)."""
     counter = FrameCounter(read_roi(video.roi_path))
     numbers = _frame_numbers(video, frames)
     total = len(numbers)
-    summed = np.zeros((3, N_LEVELS), dtype=np.int64)
+    summed = [np.zeros((3, N_LEVELS), dtype=np.int64) for _ in sources]
     stray = StrayLevels()
+    failures: list[str | None] = [None] * len(sources)
     check(cancel)
-    k = 0
-    for _, gt, scores in _frames_with_truth(video, source, numbers, counter.shape, cancel, stray):
-        summed += counter.score_histograms(gt, scores)
-        k += 1
-        report(progress, k, total)
-    return VideoHistograms(video.category, video.name, summed, k), stray
-
-
-# ---------------------------------------------------------------------------
-# Many videos, optionally in worker processes
-
-
-class _Chunk(NamedTuple):
-    """A run of one video's frames, evaluated in a worker process."""
-
-    kind: _Kind
-    position: int  # position of the video in the job list
-    video: VideoSpec
-    source: FrameSource
-    threshold: int | None
-    frames: Sequence[int]
-
-
-def _run_chunk(chunk: _Chunk) -> tuple[np.ndarray, StrayLevels]:
-    """Evaluate one chunk (module level so worker processes can run it).
-
-    Returns the per-frame counts or the histograms, and the stray ground-truth
-    levels found (warned about by the parent). A :class:`RefereeError` raised
-    here reaches the parent unchanged (the error classes pickle).
-    """
-    if chunk.kind == "counts":
-        evaluation, stray = _count_video(chunk.video, chunk.source, chunk.threshold, chunk.frames)
-        return evaluation.per_frame, stray
-    histograms, stray = _histograms_video(chunk.video, chunk.source, chunk.frames)
-    return histograms.histograms, stray
-
-
-def _plan(
-    kind: _Kind, jobs: Sequence[tuple[VideoSpec, FrameSource]], threshold: int | None, workers: int
-) -> list[_Chunk]:
-    size = chunk_size(sum(len(video.truth_frames) for video, _ in jobs), workers)
-    chunks = []
-    for position, (video, source) in enumerate(jobs):
-        frames = video.truth_frames
-        # Sequential decoders (video files) would re-decode from the start per chunk.
-        video_size = size if getattr(source, "random_access", True) else max(1, len(frames))
-        for first, last in frame_chunks(0, len(frames) - 1, video_size):
-            chunks.append(
-                _Chunk(kind, position, video, source, threshold, frames[first : last + 1])
-            )
-    return chunks
-
-
-def _assembled_counts(
-    video: VideoSpec, pieces: list[np.ndarray], threshold: int | None
-) -> VideoEvaluation:
-    """Add up one video's chunk counts, in frame order (counts add up, docs/measures.md §2)."""
-    return VideoEvaluation.from_per_frame(
-        video.category, video.name, np.concatenate(pieces), threshold
+    stream = _frames_with_truth(
+        video, sources, numbers, counter.shape, cancel, stray, failures if keep_going else None
     )
-
-
-def _assembled_histograms(video: VideoSpec, pieces: list[np.ndarray]) -> VideoHistograms:
-    """Add up one video's chunk histograms (counts add up, docs/measures.md §2)."""
-    summed = np.asarray(np.sum(pieces, axis=0, dtype=np.int64))
-    return VideoHistograms(video.category, video.name, summed, len(video.truth_frames))
-
-
-@overload
-def _run_jobs(
-    kind: Literal["counts"],
-    jobs: Sequence[tuple[VideoSpec, FrameSource]],
-    threshold: int | None,
-    workers: int,
-    progress: ProgressCallback | None,
-    cancel: CancelToken | None,
-) -> list[VideoEvaluation]: ...
-
-
-@overload
-def _run_jobs(
-    kind: Literal["histograms"],
-    jobs: Sequence[tuple[VideoSpec, FrameSource]],
-    threshold: int | None,
-    workers: int,
-    progress: ProgressCallback | None,
-    cancel: CancelToken | None,
-) -> list[VideoHistograms]: ...
-
-
-def _run_jobs(
-    kind: _Kind,
-    jobs: Sequence[tuple[VideoSpec, FrameSource]],
-    threshold: int | None,
-    workers: int,
-    progress: ProgressCallback | None,
-    cancel: CancelToken | None,
-) -> list[VideoEvaluation] | list[VideoHistograms]:
-    workers = check_workers(workers)
-    threshold = check_threshold(threshold)
-    total = sum(len(video.truth_frames) for video, _ in jobs)
-    if not jobs:
-        return []
-    for video, _ in jobs:
-        check_temporal_roi(video)
-    strays = [StrayLevels() for _ in jobs]
-    chunks = _plan(kind, jobs, threshold, workers)
-    if workers > 1 and len(chunks) > 1:
-        sizes = [len(c.frames) for c in chunks]
-        pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
-        per_video: list[list[np.ndarray]] = [[] for _ in jobs]
-        for chunk, (piece, stray) in zip(chunks, pieces):
-            per_video[chunk.position].append(piece)
-            strays[chunk.position].merge(stray)
-        _warn_stray_levels(jobs, strays)
-        if kind == "counts":
-            return [
-                _assembled_counts(video, parts, threshold)
-                for (video, _), parts in zip(jobs, per_video)
-            ]
-        return [_assembled_histograms(video, parts) for (video, _), parts in zip(jobs, per_video)]
-    evaluations: list[VideoEvaluation] = []
-    histograms: list[VideoHistograms] = []
-    offset = 0
-    for (video, source), stray in zip(jobs, strays):
-        step = shifted(progress, offset, total)
-        if kind == "counts":
-            evaluation, found = _count_video(video, source, threshold, None, step, cancel)
-            evaluations.append(evaluation)
-        else:
-            histogram, found = _histograms_video(video, source, None, step, cancel)
-            histograms.append(histogram)
-        stray.merge(found)
-        offset += len(video.truth_frames)
-    _warn_stray_levels(jobs, strays)
-    return evaluations if kind == "counts" else histograms
-
-
-def _warn_stray_levels(
-    jobs: Sequence[tuple[VideoSpec, FrameSource]], strays: Sequence[StrayLevels]
-) -> None:
-    """One warning per video whose ground truth has levels other than CDnet's five."""
-    for (video, _), stray in zip(jobs, strays):
-        stray.warn(video)
-
-
-def evaluate_videos(
-    jobs: Sequence[tuple[VideoSpec, FrameSource]],
-    threshold: int | None = None,
-    workers: int = 1,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
-) -> list[VideoEvaluation]:
-    """Evaluate ``(video, source)`` pairs over their temporal ROIs (docs/measures.md §1).
-
-    With ``workers > 1`` every video's frames are split into contiguous
-    chunks evaluated by that many worker processes, and the chunks' counts
-    are summed; the result is identical to ``workers=1``. Sources must then be
-    picklable, and a script calling this must guard its top level with
-    ``if __name__ == "__main__":`` (workers import the main module). Progress
-    counts frames over all videos; cancellation stops after the running chunks.
-    """
-    return _run_jobs("counts", jobs, threshold, workers, progress, cancel)
-
-
-def evaluate_method(
-    videos: Sequence[VideoSpec],
-    results: str | Path,
-    threshold: int | None = None,
-    workers: int = 1,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
-    pattern: str | None = None,
-    offset: int = 0,
-) -> list[VideoEvaluation]:
-    """Evaluate one method's results on every video (docs/measures.md §1, §10).
-
-    Parameters
-    ----------
-    videos
-        The dataset's videos (e.g. from :func:`~referee.core.formats.cdnet.discover_videos`).
-    results, pattern, offset
-        Where the method's masks are: see :func:`result_sources`.
-    threshold
-        Detection threshold option (``None``: value == 255).
-    workers
-        Worker processes; 1 evaluates in this process.
-    progress, cancel
-        Progress in frames over all videos; cancellation token.
-
-    Returns
-    -------
-    One :class:`VideoEvaluation` per video, in the order of ``videos``.
-    """
-    check_threshold(threshold)
-    jobs = list(zip(videos, result_sources(videos, results, pattern, offset)))
-    return evaluate_videos(jobs, threshold, workers, progress, cancel)
+    for k, (_, gt, results) in enumerate(stream, start=1):
+        for histograms, scores in zip(summed, results):
+            if scores is not None:
+                histograms += counter.score_histograms(gt, scores)
+        report(progress, k, total)
+    return VideoPieces(summed, failures, stray)
 
 
 def summarized_histogram_curves(
@@ -504,15 +365,3 @@ def summarized_histogram_curves(
         [h.histograms for h in histograms], video_weights(confusions, scheme)
     )
     return resolve_scheme(confusions, scheme), curves
-
-
-def score_histograms_method(
-    videos: Sequence[VideoSpec],
-    results_root: str | Path,
-    workers: int = 1,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
-) -> list[VideoHistograms]:
-    """Score histograms of a soft result tree (score maps 0..255) on every video (docs/measures.md §3)."""
-    jobs = list(zip(videos, result_sources(videos, results_root)))
-    return _run_jobs("histograms", jobs, None, workers, progress, cancel)

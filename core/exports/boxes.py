@@ -35,9 +35,28 @@ def totals_cells(
     return (t.frames, t.n_gt, t.n_det, t.tp, t.false_positives, t.misses, t.sfda, t.moda, t.n_modp)
 
 
-def _totals_row(label: str, t: BoxTotals) -> list[str]:
+def totals_row(label: str, t: BoxTotals) -> list[str]:
+    """A table row: ``label``, then :func:`totals_cells` as text."""
     cells = totals_cells(t)
     return [label, *(str(c) for c in cells[:6]), *(_number(v) for v in cells[6:])]
+
+
+def set_aside_counts(result: BoxEvaluation, name: str | None = None) -> tuple[int, int]:
+    """The ground-truth boxes not counted and the detections removed by the ground-truth
+    rules (docs/measures.md §5) on video ``name``, or on every video (``None``)."""
+    if name is not None:
+        return result.groundtruth_ignored.get(name, 0), result.detections_removed.get(name, 0)
+    return sum(result.groundtruth_ignored.values()), sum(result.detections_removed.values())
+
+
+def boxes_title(result: BoxEvaluation) -> str:
+    """The first line of every ``referee boxes`` report: the parameters of the mapping."""
+    classes = "classes must match" if result.class_aware else "classes ignored by the mapping"
+    return (
+        f"Per-frame boxes (docs/measures.md §5): mapping {result.mapping}, TP iff IoU >= "
+        f"{result.iou_threshold:g}, {classes}, IoU rule {result.iou_rule}; "
+        "frames = frames with a box"
+    )
 
 
 def _video_label(video: VideoBoxResult) -> str:
@@ -69,18 +88,34 @@ def annotated_notes(
 
 
 def format_boxes_table(
+    result: BoxEvaluation,
+    annotated: Mapping[str, AnnotatedFrames] | None = None,
+    rules: str | None = None,
+) -> str:
+    """The terminal report of ``referee boxes``: the parameters and the ground-truth
+    ``rules`` (:func:`~referee.core.measures.box_rules.groundtruth_rules_wording`), then
+    :func:`format_boxes_grid`."""
+    return "\n".join(
+        [boxes_title(result), *([rules] if rules else []), format_boxes_grid(result, annotated)]
+    )
+
+
+def format_boxes_grid(
     result: BoxEvaluation, annotated: Mapping[str, AnnotatedFrames] | None = None
 ) -> str:
-    """The terminal report of ``referee boxes``: one row per video, then all videos, then
-    the videos evaluated on their annotated frames only (``annotated``, by video name)."""
-    classes = "classes must match" if result.class_aware else "classes ignored"
-    title = (
-        f"Per-frame boxes (docs/measures.md §5): mapping {result.mapping}, TP iff IoU >= "
-        f"{result.iou_threshold:g}, {classes}; frames = frames with a box"
-    )
+    """One row per video, then all videos, then the videos evaluated on their annotated
+    frames only (``annotated``, by video name); when the ground-truth rules set boxes
+    aside, two more columns count them."""
     header = ["video", "frames", "GT", "det", "TP", "FP", "misses", "SFDA", "MODA", "N-MODP"]
-    rows = [_totals_row(_video_label(v), v.totals) for v in result.videos]
-    rows.append(_totals_row("all videos (frames pooled)", result.overall))
+    rows = [totals_row(_video_label(v), v.totals) for v in result.videos]
+    rows.append(totals_row("all videos (frames pooled)", result.overall))
+    if result.groundtruth_ignored or result.detections_removed:
+        header += ["GT ignored", "det removed"]
+        names: list[str | None] = [v.name for v in result.videos]
+        rows = [
+            [*row, *map(str, set_aside_counts(result, name))]
+            for row, name in zip(rows, [*names, None])
+        ]
     notes = [
         f"{name} undefined: {(value.reason or '').removeprefix('undefined: ')}"
         for name, value in (
@@ -91,14 +126,14 @@ def format_boxes_table(
         if not value.defined
     ]
     restricted = annotated_notes([v.name for v in result.videos], annotated)
-    return "\n".join([title, grid(header, rows), *restricted, *notes])
+    return "\n".join([grid(header, rows), *restricted, *notes])
 
 
 def _value(value: IndicatorValue) -> dict[str, Any]:
     return {"value": None if math.isnan(value.value) else value.value, "reason": value.reason}
 
 
-def _totals_dict(t: BoxTotals) -> dict[str, Any]:
+def _totals_dict(t: BoxTotals, set_aside: tuple[int, int]) -> dict[str, Any]:
     return {
         "frames": t.frames,
         "gt_boxes": t.n_gt,
@@ -109,6 +144,8 @@ def _totals_dict(t: BoxTotals) -> dict[str, Any]:
         "sfda": _value(t.sfda),
         "moda": _value(t.moda),
         "n_modp": _value(t.n_modp),
+        "gt_ignored": set_aside[0],
+        "det_removed": set_aside[1],
     }
 
 
@@ -132,6 +169,28 @@ def _annotated_dict(frames: AnnotatedFrames | None) -> dict[str, Any] | None:
     return {"video": frames.video, "frames": frames.count, "of": frames.of, "runs": runs}
 
 
+def evaluation_dict(
+    result: BoxEvaluation, annotated: Mapping[str, AnnotatedFrames] | None = None
+) -> dict[str, Any]:
+    """One detector's results, JSON-ready: ``overall`` and ``videos`` (see
+    :func:`boxes_to_dict`)."""
+    annotated = annotated or {}
+    return {
+        "overall": _totals_dict(result.overall, set_aside_counts(result)),
+        "videos": [
+            {
+                "name": v.name,
+                "in_gt": v.in_gt,
+                "in_det": v.in_det,
+                "annotated_only": _annotated_dict(annotated.get(v.name)),
+                "totals": _totals_dict(v.totals, set_aside_counts(result, v.name)),
+                "frames": [_frame_dict(f) for f in v.frames],
+            }
+            for v in result.videos
+        ],
+    }
+
+
 def boxes_to_dict(
     result: BoxEvaluation,
     parameters: dict[str, Any],
@@ -140,27 +199,16 @@ def boxes_to_dict(
     """Everything ``referee boxes`` computed, JSON-ready; undefined values are ``null``.
 
     Per frame, ``mapped`` and ``tp`` list ``[gt index, det index, IoU]``; box
-    indices follow the order of the boxes of that frame in the input. Per video,
-    ``annotated_only`` is ``null``, or, for a video evaluated on its annotated frames only
-    (``annotated``, by video name), the project video, how many frames, of how many,
-    and their ``[first, last]`` runs.
+    indices follow the order of the boxes of that frame in the input. Per video and
+    overall, ``gt_ignored`` and ``det_removed`` count the boxes the ground-truth rules
+    set aside. Per video, ``annotated_only`` is ``null``, or, for a video evaluated on
+    its annotated frames only (``annotated``, by video name), the project video, how
+    many frames, of how many, and their ``[first, last]`` runs.
     """
-    annotated = annotated or {}
     return {
         **json_header(BOXES_FORMAT, FORMAT_VERSION),
         "parameters": parameters,
-        "overall": _totals_dict(result.overall),
-        "videos": [
-            {
-                "name": v.name,
-                "in_gt": v.in_gt,
-                "in_det": v.in_det,
-                "annotated_only": _annotated_dict(annotated.get(v.name)),
-                "totals": _totals_dict(v.totals),
-                "frames": [_frame_dict(f) for f in v.frames],
-            }
-            for v in result.videos
-        ],
+        **evaluation_dict(result, annotated),
     }
 
 
@@ -172,37 +220,57 @@ def _csv_text(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return format_csv([header, *rows])
 
 
-def format_boxes_csv(result: BoxEvaluation) -> str:
-    """CSV, one row per video then ``all videos``; undefined values empty, reason given."""
-    header = [
-        "video",
-        "frames",
-        "gt_boxes",
-        "det_boxes",
-        "tp",
-        "fp",
-        "misses",
-        "sfda",
-        "moda",
-        "n_modp",
-        "undefined",
-    ]
+#: The columns of the boxes CSV after the video's.
+CSV_COLUMNS: tuple[str, ...] = (
+    "frames",
+    "gt_boxes",
+    "det_boxes",
+    "tp",
+    "fp",
+    "misses",
+    "sfda",
+    "moda",
+    "n_modp",
+    "undefined",
+    "gt_ignored",
+    "det_removed",
+    "iou_rule",
+)
+
+
+def summary_csv_rows(result: BoxEvaluation) -> list[list[Any]]:
+    """The rows of :func:`format_boxes_csv`: one per video, then ``all videos``."""
     rows = []
-    for label, t in [*((v.name, v.totals) for v in result.videos), ("all videos", result.overall)]:
+    named = [*((v.name, v.totals) for v in result.videos), ("all videos", result.overall)]
+    for (label, t), name in zip(named, [*(v.name for v in result.videos), None]):
         reasons = "; ".join(
             f"{n}: {v.reason}"
             for n, v in (("sfda", t.sfda), ("moda", t.moda), ("n_modp", t.n_modp))
             if not v.defined
         )
         cells = totals_cells(t)
-        rows.append([label, *cells[:6], *(_cell(v) for v in cells[6:]), reasons])
-    return _csv_text(header, rows)
+        rows.append(
+            [
+                label,
+                *cells[:6],
+                *(_cell(v) for v in cells[6:]),
+                reasons,
+                *set_aside_counts(result, name),
+                result.iou_rule,
+            ]
+        )
+    return rows
 
 
-def format_frames_csv(result: BoxEvaluation) -> str:
-    """CSV, one row per frame with a box: counts and FDA (inputs for docs/measures.md §9)."""
-    header = ["video", "frame", "gt_boxes", "det_boxes", "tp", "fp", "misses", "fda"]
-    rows = [
+def format_boxes_csv(result: BoxEvaluation) -> str:
+    """CSV, one row per video then ``all videos``; undefined values empty, reason given;
+    the boxes the ground-truth rules set aside, and the IoU rule, on every row."""
+    return _csv_text(["video", *CSV_COLUMNS], summary_csv_rows(result))
+
+
+def frames_csv_rows(result: BoxEvaluation) -> list[list[Any]]:
+    """The rows of :func:`format_frames_csv`."""
+    return [
         [
             v.name,
             f.frame,
@@ -216,4 +284,21 @@ def format_frames_csv(result: BoxEvaluation) -> str:
         for v in result.videos
         for f in v.frames
     ]
-    return _csv_text(header, rows)
+
+
+#: The columns of the per-frame CSV.
+FRAMES_CSV_COLUMNS: tuple[str, ...] = (
+    "video",
+    "frame",
+    "gt_boxes",
+    "det_boxes",
+    "tp",
+    "fp",
+    "misses",
+    "fda",
+)
+
+
+def format_frames_csv(result: BoxEvaluation) -> str:
+    """CSV, one row per frame with a box: counts and FDA (inputs for docs/measures.md §9)."""
+    return _csv_text(FRAMES_CSV_COLUMNS, frames_csv_rows(result))

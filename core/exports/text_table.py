@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from referee.core.measures.curve_areas import average_precision, roc_auc
 from referee.core.measures.curves import Curves, best_f1_threshold
 from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluate
 from referee.core.measures.summarize import CDNET_STATISTICS, MethodResult, RankComparison
@@ -117,12 +118,17 @@ def format_video_table(result: MethodResult) -> str:
 
 
 def format_best_threshold_table(rows: Sequence[tuple[str, str, Curves]]) -> str:
-    """Per method: the threshold where the summarized F1 is highest, with TPR, FPR, PPV there."""
-    header = ["method", "weights", "best T", "F1", "TPR", "FPR", "PPV"]
-    lines = []
+    """Per method, on its summarized curve: the threshold of highest F1, ROC AUC and AP.
+
+    The best threshold comes with F1, TPR, FPR and PPV there; a line under the
+    table gives the reason of each undefined area.
+    """
+    header = ["method", "weights", "best T", "F1", "TPR", "FPR", "PPV", "AUC", "AP"]
+    lines, notes = [], []
     for method, scheme, curves in rows:
         f1 = [evaluate("f1", ConfusionMatrix(*row)).value for row in curves.confusions]
         best = best_f1_threshold(curves)
+        areas = {"AUC": roc_auc(curves), "AP": average_precision(curves)}
         lines.append(
             [
                 method,
@@ -132,9 +138,16 @@ def format_best_threshold_table(rows: Sequence[tuple[str, str, Curves]]) -> str:
                 _number(curves.tpr[best]),
                 _number(curves.fpr[best]),
                 _number(curves.precision[best]),
+                *(_number(v) for v in areas.values()),
             ]
         )
-    return (
-        "Soft outputs: summarized curves, threshold of highest F1 "
-        "(detected iff score >= T; docs/measures.md §3)\n" + grid(header, lines)
+        notes += [f"{method}: {name} {v.reason}" for name, v in areas.items() if not v.defined]
+    return "\n".join(
+        [
+            "Soft outputs: summarized curves, threshold of highest F1 "
+            "(detected iff score >= T; docs/measures.md §3)",
+            grid(header, lines),
+            "AUC: area under the ROC curve; AP: average precision (recall steps, no interpolation)",
+            *notes,
+        ]
     )

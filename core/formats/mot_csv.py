@@ -1,8 +1,10 @@
 """MOTChallenge boxes: CSV ``frame,id,x,y,w,h,conf,…`` (docs/measures.md §10, used by docs/measures.md §5).
 
 No header (a first row starting with ``frame`` is skipped); blank lines are
-ignored; columns after ``conf`` (world coordinates, class, visibility) are
-ignored. Numbers are plain decimals (``12``, ``-3.5``, ``1e3``; no ``inf``,
+ignored; columns after ``conf`` (world coordinates, or class and visibility) are
+ignored, except that ground truth read for the MOTChallenge class rules
+(``classes=True``) must hold a class id of
+:data:`~referee.core.measures.box_rules.MOT_CLASSES` in its 8th column. Numbers are plain decimals (``12``, ``-3.5``, ``1e3``; no ``inf``,
 ``nan``, ``_`` or non-ASCII digits). Frames are whole numbers from 1 to
 ``MAX_FRAME_NUMBER``; ids whole numbers; ``x, y, w, h`` and ``conf`` may be
 decimals and are kept as floats; ``w`` and ``h`` cannot be negative, and no
@@ -37,6 +39,7 @@ from referee.core.formats.text_files import (
     write_text,
 )
 from referee.core.limits import MAX_BOXES_PER_FRAME, MAX_COORDINATE, MAX_FRAME_NUMBER
+from referee.core.measures.box_rules import MOT_CLASSES
 from referee.core.measures.boxes import VideoBoxes, boxes_from_rows
 
 COLUMNS: tuple[str, ...] = ("frame", "id", "x", "y", "w", "h", "conf")
@@ -60,6 +63,8 @@ class MotRows:
         ``float64`` ``(n,)``: the confidence column as written.
     lines
         ``int64`` ``(n,)``: the line of the file each row comes from.
+    classes
+        ``int64`` ``(n,)``: the class column (8th), when it was read; else ``None``.
     """
 
     frames: np.ndarray
@@ -67,12 +72,13 @@ class MotRows:
     boxes: np.ndarray
     conf: np.ndarray
     lines: np.ndarray
+    classes: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.frames)
 
 
-def read_mot_csv(path: str | Path, min_conf: float | None = None) -> MotRows:
+def read_mot_csv(path: str | Path, min_conf: float | None = None, classes: bool = False) -> MotRows:
     """Read a MOTChallenge CSV file (docs/measures.md §10).
 
     Parameters
@@ -81,23 +87,28 @@ def read_mot_csv(path: str | Path, min_conf: float | None = None) -> MotRows:
         The file.
     min_conf
         If given, rows with ``conf < min_conf`` are dropped (default: keep all).
+    classes
+        Also read the class column (8th), which every row must then hold.
 
     Raises
     ------
     InputFileError
         Unreadable file, too few columns, a cell that is not a number, a frame
         below 1, a negative width or height, or a value beyond the limits of
-        :mod:`referee.core.limits`; the message names the line.
+        :mod:`referee.core.limits`, or, with ``classes``, a row without a
+        MOTChallenge class id; the message names the line.
     """
-    return parse_mot_csv(read_text(path), path, min_conf)
+    return parse_mot_csv(read_text(path), path, min_conf, classes)
 
 
-def parse_mot_csv(text: str, path: str | Path = "<text>", min_conf: float | None = None) -> MotRows:
+def parse_mot_csv(
+    text: str, path: str | Path = "<text>", min_conf: float | None = None, classes: bool = False
+) -> MotRows:
     """Parse the text of a MOTChallenge CSV; ``path`` only names it in errors.
 
     Rows are read one at a time into typed arrays (about 50 bytes a row).
     """
-    frames, ids, lines = array("q"), array("q"), array("q")
+    frames, ids, lines, class_ids = array("q"), array("q"), array("q"), array("q")
     numbers = array("d")  # x, y, w, h, conf of each kept row
     per_frame: Counter[int] = Counter()
     first = True
@@ -124,6 +135,8 @@ def parse_mot_csv(text: str, path: str | Path = "<text>", min_conf: float | None
         ids.append(int(values[1]))
         lines.append(line)
         numbers.extend(values[2:])
+        if classes:
+            class_ids.append(_class_id(cells, path, line))
     if not per_frame:
         warnings.warn(
             f"{path}: holds no box (it is empty, blank or a header only); read as a video "
@@ -138,22 +151,27 @@ def parse_mot_csv(text: str, path: str | Path = "<text>", min_conf: float | None
         table[:, :4],
         table[:, 4],
         np.array(lines, dtype=np.int64),
+        np.array(class_ids, dtype=np.int64) if classes else None,
     )
     _warn_repeated_ids(rows.frames, rows.ids, rows.lines, path)
     return rows
 
 
 def read_mot_boxes(
-    path: str | Path, min_conf: float | None = None, name: str | None = None
+    path: str | Path, min_conf: float | None = None, name: str | None = None, classes: bool = False
 ) -> VideoBoxes:
     """Per-frame boxes of a MOTChallenge file: one video named ``name`` (default: file stem).
 
-    Boxes keep their track id; they carry no class label.
+    Boxes keep their track id and confidence; with ``classes``, their class (8th column)
+    is their label, else they carry none.
     """
-    rows = read_mot_csv(path, min_conf)
-    return boxes_from_rows(
-        name if name is not None else Path(path).stem, rows.frames, rows.boxes, ids=rows.ids
-    )
+    rows = read_mot_csv(path, min_conf, classes)
+    return mot_boxes(rows, name if name is not None else Path(path).stem)
+
+
+def mot_boxes(rows: MotRows, name: str) -> VideoBoxes:
+    """The rows of a MOTChallenge file as the per-frame boxes of one video, ``name``."""
+    return boxes_from_rows(name, rows.frames, rows.boxes, rows.ids, rows.classes, rows.conf)
 
 
 def format_mot_csv(rows: MotRows) -> str:
@@ -243,6 +261,24 @@ def _parse_row(cells: Sequence[str], path: str | Path, line: int) -> list[float]
                 "pixels, the largest box coordinate or size Referee reads (MAX_COORDINATE)",
             )
     return values
+
+
+def _class_id(cells: Sequence[str], path: str | Path, line: int) -> int:
+    """The class id of a ground-truth row (8th column), checked."""
+    known = f"{min(MOT_CLASSES)} to {max(MOT_CLASSES)}"
+    if len(cells) <= len(COLUMNS):
+        raise InputFileError(
+            path,
+            f"line {line}: {len(cells)} columns, but the MOTChallenge class rules read the "
+            f"class in the 8th: frame,id,x,y,w,h,conf,class,…",
+        )
+    cell = cells[len(COLUMNS)]
+    value = _number(cell, "class", path, line)
+    if not value.is_integer() or int(value) not in MOT_CLASSES:
+        raise InputFileError(
+            path, f"line {line}: class is {_shown(cell)}, not a MOTChallenge class ({known})"
+        )
+    return int(value)
 
 
 def _warn_repeated_ids(

@@ -9,11 +9,13 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError
 from referee.core.limits import MAX_ACTION_PAIRS
+from referee.core.measures.liris_parameters import DEFAULT_EPSILON as DEFAULT_EPSILON
+from referee.core.measures.liris_parameters import DEFAULT_GRID as DEFAULT_GRID
+from referee.core.measures.liris_parameters import THRESHOLD_KEYS as THRESHOLD_KEYS
+from referee.core.measures.liris_parameters import LirisParameters as LirisParameters
 from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 
-#: Keys of the four quality thresholds, in the order used by every array here.
-THRESHOLD_KEYS: tuple[str, ...] = ("sr", "sp", "tr", "tp")
 #: What each threshold constrains (docs/measures.md §4), also the veto reasons of the pair table.
 CRITERIA: dict[str, str] = {
     "sr": "spatial recall",
@@ -26,54 +28,11 @@ CLASS_CRITERION = "class"
 #: Classes, in the row and column order of the class confusion matrix.
 CLASSES: tuple[int, ...] = tuple(sorted(ACTION_CLASSES))
 
-DEFAULT_EPSILON = 0.1
-DEFAULT_GRID: tuple[float, ...] = tuple(i / 10 for i in range(11))
-
 # Upper bound on the (pair, common frame) elements gathered at once for intersections.
 _BLOCK_ELEMENTS = 2_000_000
 # Largest total box area of one side of a video: sums of areas, their doubles and the sum
 # of both sides stay exact in int64 below 2**63.
 _MAX_TOTAL_AREA = 2**61
-
-
-# --- parameters ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LirisParameters:
-    """Thresholds of the LIRIS metric (docs/measures.md §4).
-
-    Attributes
-    ----------
-    epsilon
-        The fixed operating point: all four thresholds equal ε (default 0.1);
-        also the value of the three thresholds that are not varied.
-    grid
-        Values of the varied threshold for the integrated measures and the
-        curves (default ``i/10`` for ``i = 0..10``).
-    """
-
-    epsilon: float = DEFAULT_EPSILON
-    grid: tuple[float, ...] = DEFAULT_GRID
-
-    def __post_init__(self) -> None:
-        grid = tuple(float(t) for t in self.grid)
-        if not grid:
-            raise InvalidOptionError("the threshold grid is empty; give at least one value")
-        for name, value in (("epsilon", self.epsilon), *(("grid value", t) for t in grid)):
-            if not (isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0):
-                raise InvalidOptionError(f"{name} {value!r} is not a threshold between 0 and 1")
-        object.__setattr__(self, "epsilon", float(self.epsilon))
-        object.__setattr__(self, "grid", grid)
-
-    def point_thresholds(self) -> np.ndarray:
-        """``(1 + 4·G, 4)`` thresholds: row 0 is ε; then, per varied threshold
-        (``THRESHOLD_KEYS`` order), one row per grid value, the others at ε."""
-        g = len(self.grid)
-        rows = np.full((1 + 4 * g, 4), self.epsilon)
-        for k in range(4):
-            rows[1 + k * g : 1 + (k + 1) * g, k] = self.grid
-        return rows
 
 
 # --- stage 1: pair statistics and matching ---------------------------------------------------

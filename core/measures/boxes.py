@@ -9,7 +9,9 @@ IoU first (``greedy``). Only pairs with IoU > 0 are mapped. Then
 * A mapped pair is a true positive (TP) iff ``IoU >= iou_threshold`` (default
   0.5; a pair exactly at the threshold counts, as in CLEAR-MOT and
   MOTChallenge). An unmapped ground-truth box is a miss, an unmapped detection a
-  false positive (FP); a mapped pair below the threshold is both.
+  false positive (FP); a mapped pair below the threshold is both. With the IoU
+  rule ``threshold-then-map`` (CLEAR-MOT tools), the TPs are instead the mapping
+  of the pairs at or above the threshold only.
 * ``MODA = 1 − Σ_t (misses + FP) / Σ_t N_G``; ``N-MODP`` is the mean, over
   frames with at least one TP, of the mean IoU of that frame's TP pairs.
 
@@ -33,14 +35,12 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from referee.core.errors import InvalidOptionError
+from referee.core.measures.box_rules import IOU_RULES, THRESHOLD_THEN_MAP, check_iou_rule
+from referee.core.measures.choices import DEFAULT_IOU_THRESHOLD
+from referee.core.measures.choices import MAPPINGS as MAPPINGS
 from referee.core.measures.indicators import IndicatorValue, undefined
 from referee.core.model.annotations import AnnotationSet, VideoAnnotation
 from referee.core.progress import CancelToken, ProgressCallback, check, report
-
-#: Frame-level mapping strategies (docs/measures.md §5); the first is the default.
-MAPPINGS: tuple[str, ...] = ("hungarian", "greedy")
-DEFAULT_IOU_THRESHOLD = 0.5
-
 
 # --- plain data --------------------------------------------------------------------------
 
@@ -58,11 +58,15 @@ class FrameBoxes:
     ids
         ``int64`` array ``(n,)`` of identities (LIRIS action number, MOT track id),
         or ``None``.
+    confidences
+        ``float64`` array ``(n,)``: the MOTChallenge ``conf`` column (the consider
+        flag of ground truth), or ``None``.
     """
 
     boxes: np.ndarray
     labels: np.ndarray | None = None
     ids: np.ndarray | None = None
+    confidences: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         boxes = np.asarray(self.boxes, dtype=np.float64).reshape(-1, 4)
@@ -72,11 +76,11 @@ class FrameBoxes:
             )
         boxes.setflags(write=False)
         object.__setattr__(self, "boxes", boxes)
-        for name in ("labels", "ids"):
+        for name, dtype in (("labels", np.int64), ("ids", np.int64), ("confidences", np.float64)):
             value = getattr(self, name)
             if value is None:
                 continue
-            value = np.asarray(value, dtype=np.int64).reshape(-1)
+            value = np.asarray(value, dtype=dtype).reshape(-1)
             if len(value) != len(boxes):
                 raise InvalidOptionError(f"{len(boxes)} boxes but {len(value)} {name}")
             value.setflags(write=False)
@@ -114,6 +118,7 @@ def boxes_from_rows(
     boxes: Sequence[Sequence[float]] | np.ndarray,
     ids: Sequence[int] | np.ndarray | None = None,
     labels: Sequence[int] | np.ndarray | None = None,
+    confidences: Sequence[float] | np.ndarray | None = None,
 ) -> VideoBoxes:
     """Group box rows by frame (e.g. MOTChallenge rows; row order is kept within a frame).
 
@@ -125,13 +130,14 @@ def boxes_from_rows(
         Frame number of each row.
     boxes
         ``(n, 4)`` ``x, y, w, h`` in pixels.
-    ids, labels
-        Optional per-row identities and class labels.
+    ids, labels, confidences
+        Optional per-row identities, class labels and confidences.
     """
     frames = np.asarray(frames, dtype=np.int64).reshape(-1)
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     ids_array = None if ids is None else np.asarray(ids, dtype=np.int64).reshape(-1)
     labels_array = None if labels is None else np.asarray(labels, dtype=np.int64).reshape(-1)
+    conf_array = None if confidences is None else np.asarray(confidences, float).reshape(-1)
     if len(boxes) != len(frames):
         raise InvalidOptionError(f"{len(frames)} frame numbers but {len(boxes)} boxes")
     if not len(frames):
@@ -147,6 +153,7 @@ def boxes_from_rows(
             boxes[rows],
             None if labels_array is None else labels_array[rows],
             None if ids_array is None else ids_array[rows],
+            None if conf_array is None else conf_array[rows],
         )
     return VideoBoxes(name, per_frame)
 
@@ -268,7 +275,9 @@ class FrameBoxResult:
     mapped
         ``(gt index, det index, IoU)`` of every mapped pair (IoU > 0).
     tp
-        The mapped pairs with ``IoU >= iou_threshold``, same layout.
+        The true-positive pairs, same layout: the mapped pairs with ``IoU >=
+        iou_threshold``, or, under ``threshold-then-map``, the pairs of the mapping of
+        the pairs at or above the threshold only.
     misses
         Ground-truth indices that are not a TP (unmapped or mapped below threshold).
     false_positives
@@ -327,13 +336,21 @@ class VideoBoxResult:
 
 @dataclass(frozen=True)
 class BoxEvaluation:
-    """Per-video results and the pooled overall totals, with the parameters used."""
+    """Per-video results and the pooled overall totals, with the parameters used.
+
+    ``groundtruth_ignored`` and ``detections_removed`` count, by video name, the boxes
+    the MOTChallenge ground-truth rules set aside before the evaluation (docs/measures.md
+    §5); videos without any are absent.
+    """
 
     videos: tuple[VideoBoxResult, ...]
     overall: BoxTotals
     iou_threshold: float
     mapping: str
     class_aware: bool
+    iou_rule: str = IOU_RULES[0]
+    groundtruth_ignored: Mapping[str, int] = field(default_factory=dict)
+    detections_removed: Mapping[str, int] = field(default_factory=dict)
 
 
 # --- evaluation --------------------------------------------------------------------------
@@ -346,11 +363,20 @@ def evaluate_frame(
     iou_threshold: float = DEFAULT_IOU_THRESHOLD,
     mapping: str = "hungarian",
     class_aware: bool = False,
+    iou_rule: str = IOU_RULES[0],
 ) -> FrameBoxResult:
-    """Map and classify the boxes of one frame (docs/measures.md §5)."""
+    """Map and classify the boxes of one frame (docs/measures.md §5).
+
+    The FDA uses the mapping of every pair; the true positives are its pairs at or above
+    the threshold, or, with ``iou_rule`` ``threshold-then-map``, the mapping of the pairs
+    at or above the threshold only (the same pairs unless one mapped pair is below it).
+    """
     iou = frame_ious(gt, det, class_aware)
     mapped = [(g, d, float(iou[g, d])) for g, d in map_boxes(iou, mapping)]
     tp = [p for p in mapped if p[2] >= iou_threshold]
+    if iou_rule == THRESHOLD_THEN_MAP and len(tp) < len(mapped):
+        allowed = np.where(iou >= iou_threshold, iou, 0.0)
+        tp = [(g, d, float(iou[g, d])) for g, d in map_boxes(allowed, mapping)]
     tp_gt, tp_det = {p[0] for p in tp}, {p[1] for p in tp}
     n_gt, n_det = len(gt), len(det)
     total = n_gt + n_det
@@ -412,6 +438,7 @@ def evaluate_video(
     class_aware: bool = False,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    iou_rule: str = IOU_RULES[0],
 ) -> VideoBoxResult:
     """Evaluate one video; either side may be ``None`` (the video is missing there).
 
@@ -439,6 +466,7 @@ def evaluate_video(
                 iou_threshold,
                 mapping,
                 class_aware,
+                iou_rule,
             )
         )
     report(progress, len(numbers), len(numbers))
@@ -475,6 +503,7 @@ def evaluate_boxes(
     class_aware: bool = False,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    iou_rule: str = IOU_RULES[0],
 ) -> BoxEvaluation:
     """Evaluate detections against ground truth frame by frame (docs/measures.md §5).
 
@@ -485,6 +514,9 @@ def evaluate_boxes(
         keeps all its boxes as misses (ground truth) or false positives.
     iou_threshold
         A mapped pair is a TP iff its IoU is ``>=`` this value (default 0.5).
+    iou_rule
+        ``"map-then-threshold"`` (default) or ``"threshold-then-map"``: pairs below
+        the threshold are never assigned as true positives (:func:`evaluate_frame`).
     mapping
         ``"hungarian"`` (maximum total IoU, default) or ``"greedy"`` (largest IoU first).
     class_aware
@@ -504,6 +536,7 @@ def evaluate_boxes(
         )
     if math.isnan(iou_threshold) or not 0 <= iou_threshold <= 1:
         raise InvalidOptionError(f"the IoU threshold must be in [0, 1], got {iou_threshold}")
+    check_iou_rule(iou_rule)
     gt_videos, det_videos = _as_videos(gt, "ground truth"), _as_videos(det, "detections")
     if class_aware:
         _require_labels(gt_videos, "ground truth")
@@ -527,8 +560,11 @@ def evaluate_boxes(
                 class_aware,
                 video_progress if progress is not None else None,
                 cancel,
+                iou_rule,
             )
         )
     report(progress, total, total)
     overall = totals(f for r in results for f in r.frames)
-    return BoxEvaluation(tuple(results), overall, float(iou_threshold), mapping, class_aware)
+    return BoxEvaluation(
+        tuple(results), overall, float(iou_threshold), mapping, class_aware, iou_rule
+    )

@@ -9,6 +9,9 @@ curve point of one blended matrix.
 
 Arrays of confusion matrices have one row per threshold and columns
 ``tp, fp, fn, tn`` (a fifth column, shadow errors, is accepted and ignored).
+Beyond the sweep, threshold :data:`NOTHING_DETECTED` (256) is the end point
+where no pixel is detected: ROC point ``(0, 0)``, recall 0. The areas under the
+curves are in :mod:`referee.core.measures.curve_areas`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from referee.core.model.confusion import check_weights
 THRESHOLDS = np.arange(N_LEVELS)
 """The 256 thresholds ``T = 0..255``; row ``T`` of every curve array."""
 
+NOTHING_DETECTED = N_LEVELS
+"""Threshold 256, above every score: the curves' end point where nothing is detected."""
+
 ISO_F_LEVELS: tuple[float, ...] = tuple(i / 10 for i in range(2, 10))
 """F1 values of the iso-F1 lines drawn in PR space (:func:`iso_f1_curve`)."""
 
@@ -37,9 +43,10 @@ class Curves:
     Attributes
     ----------
     thresholds
-        ``0..255``; row ``T`` means "detected iff score >= T".
+        ``0..255``; row ``T`` means "detected iff score >= T" (:meth:`with_end`
+        adds :data:`NOTHING_DETECTED`).
     confusions
-        ``(256, 4)`` float array ``tp, fp, fn, tn`` (counts for one video,
+        One row per threshold, a float array ``tp, fp, fn, tn`` (counts for one video,
         probabilities for a summary).
     fpr, tpr, precision
         False-positive rate, true-positive rate (= recall) and precision per
@@ -57,12 +64,34 @@ class Curves:
         """Recall, the same as :attr:`tpr`."""
         return self.tpr
 
+    @property
+    def positives(self) -> float:
+        """Positive (motion) pixels, ``tp + fn``: a count, or a probability for a summary."""
+        return float(self.confusions[0, 0] + self.confusions[0, 2])
+
+    @property
+    def negatives(self) -> float:
+        """Negative (static and shadow) pixels, ``fp + tn``, counted like :attr:`positives`."""
+        return float(self.confusions[0, 1] + self.confusions[0, 3])
+
+    def with_end(self) -> Curves:
+        """These curves with one more row, the end point where nothing is detected.
+
+        Row :data:`NOTHING_DETECTED` (256) has ``tp = fp = 0``, ``fn`` the
+        positives and ``tn`` the negatives: ROC point ``(0, 0)``, recall 0,
+        precision undefined.
+        """
+        end = [0.0, 0.0, self.positives, self.negatives]
+        return _curves(
+            np.append(self.thresholds, NOTHING_DETECTED), np.vstack([self.confusions, end])
+        )
+
     def roc_points(self) -> np.ndarray:
-        """``(256, 2)`` array of ROC points ``(FPR, TPR)``."""
+        """``(thresholds, 2)`` array of ROC points ``(FPR, TPR)``."""
         return np.column_stack([self.fpr, self.tpr])
 
     def pr_points(self) -> np.ndarray:
-        """``(256, 2)`` array of PR points ``(recall, precision)``."""
+        """``(thresholds, 2)`` array of PR points ``(recall, precision)``."""
         return np.column_stack([self.tpr, self.precision])
 
 
@@ -82,17 +111,20 @@ def _as_confusions(confusions: np.ndarray) -> np.ndarray:
     return c[:, :4]
 
 
-def curves_from_confusions(confusions: np.ndarray) -> Curves:
-    """ROC and PR curves of 256 confusion matrices ``(tp, fp, fn, tn)``, one per threshold."""
-    c = _as_confusions(confusions)
-    tp, fp, fn, tn = c.T
+def _curves(thresholds: np.ndarray, confusions: np.ndarray) -> Curves:
+    tp, fp, fn, tn = confusions.T
     return Curves(
-        thresholds=THRESHOLDS.copy(),
-        confusions=c.copy(),
+        thresholds=thresholds,
+        confusions=confusions,
         fpr=_ratio(fp, fp + tn),
         tpr=_ratio(tp, tp + fn),
         precision=_ratio(tp, tp + fp),
     )
+
+
+def curves_from_confusions(confusions: np.ndarray) -> Curves:
+    """ROC and PR curves of 256 confusion matrices ``(tp, fp, fn, tn)``, one per threshold."""
+    return _curves(THRESHOLDS.copy(), _as_confusions(confusions).copy())
 
 
 def roc_pr_curves(histograms: np.ndarray) -> Curves:

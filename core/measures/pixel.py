@@ -18,7 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from referee.core.errors import InvalidOptionError
+from referee.core.measures.choices import check_threshold as check_threshold
 
 GT_STATIC = 0
 GT_SHADOW = 50
@@ -51,38 +51,6 @@ _CLASS_LUT = np.zeros(N_LEVELS, dtype=np.uint8)
 _CLASS_LUT[GT_STATIC] = 1
 _CLASS_LUT[GT_SHADOW] = 2
 _CLASS_LUT[GT_MOTION] = 3
-
-
-def check_threshold(threshold: int | None) -> int | None:
-    """Validate the detection-threshold option (docs/measures.md §1).
-
-    Parameters
-    ----------
-    threshold
-        ``None`` (a detection is positive iff its value is 255) or a whole
-        number ``T`` in 0..255 (positive iff value ``>= T``).
-
-    Returns
-    -------
-    The threshold as a Python ``int``, or ``None``.
-
-    Raises
-    ------
-    InvalidOptionError
-        If ``threshold`` is not a whole number in 0..255.
-    """
-    if threshold is None:
-        return None
-    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, np.integer)):
-        raise InvalidOptionError(
-            f"detection threshold must be a whole number from 0 to 255, not {threshold!r}"
-        )
-    if not 0 <= int(threshold) <= 255:
-        raise InvalidOptionError(
-            f"detection threshold must be from 0 to 255 (a mask value >= T is a detection), "
-            f"not {threshold}"
-        )
-    return int(threshold)
 
 
 def detection_mask(detection: np.ndarray, threshold: int | None = None) -> np.ndarray:

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import kendalltau
 
 from referee.core.errors import InvalidOptionError, RefereeError
+from referee.core.measures.choices import WEIGHT_SCHEMES
 from referee.core.measures.indicators import (
     INDICATORS,
     IndicatorValue,
@@ -39,9 +39,6 @@ from referee.core.measures.indicators import (
 )
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion, blend
 from referee.core.model.videos import VideoKey
-
-WEIGHT_SCHEMES: tuple[str, ...] = ("auto", "video", "category", "pixels", "custom")
-"""Weight schemes of docs/measures.md §2; ``auto`` means ``category`` if any video has one, else ``video``."""
 
 CDNET_STATISTICS: tuple[str, ...] = (
     "recall",
@@ -434,8 +431,9 @@ def compare_rankings(
     if len(methods) < 2:
         tau = undefined("undefined: fewer than 2 methods to rank")
     else:
-        result = kendalltau([summary_rank[m] for m in methods], [cdnet_rank[m] for m in methods])
-        tau = IndicatorValue(float(result.statistic))
+        tau = IndicatorValue(
+            permutation_tau([summary_rank[m] for m in methods], [cdnet_rank[m] for m in methods])
+        )
     return RankComparison(
         indicator_key,
         summary_values,
@@ -446,6 +444,17 @@ def compare_rankings(
         cdnet_rank,
         tau,
     )
+
+
+def permutation_tau(a: Sequence[int], b: Sequence[int]) -> float:
+    """Kendall's τ between two rankings without ties: (concordant − discordant pairs) / pairs.
+
+    Computed directly (no SciPy at start-up); for untied ranks it is SciPy's τ-b.
+    """
+    n = len(a)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    signs = [(a[i] - a[j]) * (b[i] - b[j]) for i, j in pairs]
+    return (sum(s > 0 for s in signs) - sum(s < 0 for s in signs)) / len(pairs)
 
 
 @dataclass(frozen=True)

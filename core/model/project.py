@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.errors import InvalidOptionError
+from referee.core.model.videos import FrameRange
 
 #: A project file's name ends with this.
 PROJECT_SUFFIX = ".referee.json"
@@ -62,8 +63,10 @@ class Project:
     the frames someone has annotated (increasing frame numbers, docs/measures.md §8): a
     video listed there is compared with its ground truth on those frames only;
     a video not listed has ground truth on every frame of its temporal ROI.
-    ``file`` is where the project was loaded from or saved to; it is not stored
-    in the file.
+    ``file`` is where the project was loaded from or saved to; ``frame_range``,
+    when set, keeps only those frames of each video's temporal ROI
+    (docs/measures.md §1; the command line's ``--frames``). Neither is stored in
+    the file.
     """
 
     name: str
@@ -75,6 +78,7 @@ class Project:
     detectors: tuple[DetectorSource, ...] = ()
     annotated: tuple[tuple[str, tuple[int, ...]], ...] = ()
     file: Path | None = None
+    frame_range: FrameRange | None = None
 
     def annotated_frames(self, label: str) -> tuple[int, ...] | None:
         """The frames recorded as annotated for the video ``label``, or ``None`` if none are."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from referee.core.errors import InvalidOptionError
 
 INPUT_DIR = "input"
 GROUNDTRUTH_DIR = "groundtruth"
@@ -36,6 +39,36 @@ def frame_runs(frames: Iterable[int]) -> list[tuple[int, int]]:
         else:
             runs.append((frame, frame))
     return runs
+
+
+@dataclass(frozen=True)
+class FrameRange:
+    """Frames ``first..last``, 1-based and inclusive as CDnet numbers them; ``None`` leaves
+    that end open. A video restricted to it keeps the frames of its temporal ROI that lie
+    in it (docs/measures.md §1).
+
+    Raises
+    ------
+    InvalidOptionError
+        An end below 1, or ``first`` after ``last``.
+    """
+
+    first: int | None = None
+    last: int | None = None
+
+    def __post_init__(self) -> None:
+        for end in (self.first, self.last):
+            if end is not None and end < 1:
+                raise InvalidOptionError(f"frame numbers start at 1, not {end}")
+        if self.first is not None and self.last is not None and self.first > self.last:
+            raise InvalidOptionError(
+                f"the frame range {self} ends before it starts; give FIRST <= LAST"
+            )
+
+    def __str__(self) -> str:
+        """``FIRST:LAST``, an open end left empty (``FIRST:``, ``:LAST``)."""
+        first, last = ("" if end is None else str(end) for end in (self.first, self.last))
+        return f"{first}:{last}"
 
 
 @dataclass(frozen=True)
@@ -116,6 +149,24 @@ class VideoSpec:
         if not self.partly_annotated:
             return None
         return AnnotatedFrames(self.label, tuple(self.truth_frames), self.n_frames)
+
+    def within(self, frames: FrameRange) -> VideoSpec:
+        """This video with only the frames of its temporal ROI that lie in ``frames``
+        (docs/measures.md §1).
+
+        Raises
+        ------
+        InvalidOptionError
+            Naming the video, when none of its frames lies in ``frames``.
+        """
+        first = self.first if frames.first is None else max(self.first, frames.first)
+        last = self.last if frames.last is None else min(self.last, frames.last)
+        if first > last:
+            raise InvalidOptionError(
+                f"the frame range {frames} leaves video {self.label} no frame: its temporal "
+                f"ROI is frames {self.first} to {self.last}"
+            )
+        return dataclasses.replace(self, first=first, last=last)
 
     @property
     def roi_path(self) -> Path:

@@ -12,6 +12,7 @@ from typing import (
 
 import numpy as np
 
+from referee.core import cluster
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.frames.results import result_sources
 from referee.core.frames.sources import masks_by_frame
@@ -19,7 +20,13 @@ from referee.core.measures.indicators import (
     IndicatorValue,
 )
 from referee.core.model.videos import VideoKey, VideoSpec, video_label
-from referee.core.parallel import check_workers, chunk_size, frame_chunks, map_chunks
+from referee.core.parallel import (
+    check_workers,
+    chunk_size,
+    frame_chunks,
+    map_chunks,
+    resolve_workers,
+)
 from referee.core.progress import CancelToken, ProgressCallback, check, shifted
 from referee.core.pseudo.committee import CommitteeOptions, _Rules
 from referee.core.pseudo.consensus import ncc_from_sums, psnr_from_sums
@@ -98,18 +105,22 @@ def _passes(
     committee: CommitteeOptions,
     entropy: bool,
     luts: Sequence[np.ndarray | None],
-    workers: int,
+    workers: int | None,
     progress: ProgressCallback,
     cancel: CancelToken | None,
 ) -> list[list[_Partial]]:
     """One pass over every job's frames: each video's pieces, in frame order.
 
-    With more than one worker the frames are split into chunks evaluated in
-    worker processes; otherwise each video is streamed whole.
+    With more than one worker (or on a cluster) the frames are split into
+    chunks evaluated in worker processes; otherwise each video is streamed whole.
     """
-    chunks = _plan(jobs, methods, committee, entropy, workers, luts) if workers > 1 else []
+    on_cluster = cluster.current_client() is not None
+    spread = resolve_workers(workers)
+    chunks = (
+        _plan(jobs, methods, committee, entropy, spread, luts) if spread > 1 or on_cluster else []
+    )
     per_video: list[list[_Partial]] = [[] for _ in jobs]
-    if len(chunks) > 1:
+    if len(chunks) > 1 or (on_cluster and chunks):
         sizes = [len(c.job.frames) for c in chunks]
         pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
         for chunk, piece in zip(chunks, pieces):
@@ -230,7 +241,7 @@ def pseudo_evaluate(
     videos: Sequence[VideoSpec],
     results_by_method: Mapping[str, str | Path],
     committee: CommitteeOptions | None = None,
-    workers: int = 1,
+    workers: int | None = 1,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     scheme: str = "auto",

@@ -9,23 +9,18 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.boxes import FrameBoxes, evaluate_frame
+from referee.core.measures.choices import check_threshold
 from referee.core.measures.indicators import evaluate
-from referee.core.measures.pixel import check_threshold
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 from referee.core.pseudo.consensus import binary_entropy, consensus, pseudo_confusion
-
-VOTE_ENTROPY = "vote-entropy"
-PAIRWISE_DICE = "pairwise-dice"
-PSEUDO_GAP = "pseudo-gap"
-PAIRWISE_FDA = "pairwise-fda"
-CLASSES = "classes"
-
-#: Criteria for masks; the first is the default (docs/measures.md §8).
-MASK_CRITERIA: tuple[str, ...] = (VOTE_ENTROPY, PAIRWISE_DICE, PSEUDO_GAP)
-#: Criteria that compare exactly two chosen detectors.
-PAIR_CRITERIA: tuple[str, ...] = (PAIRWISE_DICE, PSEUDO_GAP, PAIRWISE_FDA)
-#: Every criterion, for readers of exported rankings.
-CRITERIA: tuple[str, ...] = (*MASK_CRITERIA, PAIRWISE_FDA, CLASSES)
+from referee.core.ranking.choices import CLASSES as CLASSES
+from referee.core.ranking.choices import CRITERIA as CRITERIA
+from referee.core.ranking.choices import MASK_CRITERIA as MASK_CRITERIA
+from referee.core.ranking.choices import PAIR_CRITERIA as PAIR_CRITERIA
+from referee.core.ranking.choices import PAIRWISE_DICE as PAIRWISE_DICE
+from referee.core.ranking.choices import PAIRWISE_FDA as PAIRWISE_FDA
+from referee.core.ranking.choices import PSEUDO_GAP as PSEUDO_GAP
+from referee.core.ranking.choices import VOTE_ENTROPY as VOTE_ENTROPY
 
 _DESCRIPTIONS = {
     VOTE_ENTROPY: "mean binary entropy (bits) of the detectors' vote fraction over the "

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
+from referee.core import cluster
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.formats.cdnet import read_roi
 from referee.core.frames.sources import FrameSource, masks_by_frame
 from referee.core.measures.boxes import MAPPINGS, VideoBoxes
 from referee.core.model.annotations import ACTION_CLASSES, VideoAnnotation
 from referee.core.model.videos import VideoSpec
+from referee.core.parallel import chunk_size, frame_chunks, map_chunks, resolve_workers
 from referee.core.progress import CancelToken, ProgressCallback, check, report, shifted
 from referee.core.ranking.criteria import (
     CLASSES,
@@ -96,6 +98,25 @@ def mask_frame_scores(
     )
 
 
+class _MaskChunk(NamedTuple):
+    """A range of one video's frames, scored in a worker."""
+
+    position: int
+    video: VideoSpec
+    sources: dict[str, FrameSource]
+    criterion: str
+    pair: tuple[str, str] | None
+    threshold: int | None
+    frames: Sequence[int]
+
+
+def _score_chunk(chunk: _MaskChunk) -> FrameScores:
+    """Score one chunk (module level so that workers can run it)."""
+    return mask_frame_scores(
+        chunk.video, chunk.sources, chunk.criterion, chunk.pair, chunk.threshold, chunk.frames
+    )
+
+
 def mask_scores(
     videos: Sequence[VideoSpec],
     sources: Mapping[str, Sequence[FrameSource]],
@@ -104,12 +125,14 @@ def mask_scores(
     threshold: int | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    workers: int | None = 1,
 ) -> list[FrameScores]:
     """:func:`mask_frame_scores` of every video over its temporal ROI (docs/measures.md §8).
 
     ``sources[method][v]`` is that method's masks of ``videos[v]`` (e.g. from
     :func:`~referee.core.evaluate.result_sources`). Progress counts frames over
-    all videos.
+    all videos. With more than one worker (``None``: every available core) or
+    on a cluster, frame ranges are scored by workers; the scores are the same.
     """
     for method, per_video in sources.items():
         if len(per_video) != len(videos):
@@ -117,6 +140,11 @@ def mask_scores(
                 f"{method}: {len(per_video)} result sources for {len(videos)} videos"
             )
     total = sum(v.n_frames for v in videos)
+    spread = resolve_workers(workers)
+    if spread > 1 or cluster.current_client() is not None:
+        return _mask_scores_in_chunks(
+            videos, sources, criterion, pair, threshold, spread, progress, cancel
+        )
     out = []
     offset = 0
     for index, video in enumerate(videos):
@@ -134,6 +162,45 @@ def mask_scores(
             )
         )
         offset += video.n_frames
+    return out
+
+
+def _mask_scores_in_chunks(
+    videos: Sequence[VideoSpec],
+    sources: Mapping[str, Sequence[FrameSource]],
+    criterion: str,
+    pair: tuple[str, str] | None,
+    threshold: int | None,
+    workers: int,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> list[FrameScores]:
+    """:func:`mask_scores` with every video split into frame ranges scored by workers."""
+    size = chunk_size(sum(v.n_frames for v in videos), workers)
+    chunks = []
+    for position, video in enumerate(videos):
+        by_method = {m: s[position] for m, s in sources.items()}
+        sequential = any(not getattr(s, "random_access", True) for s in by_method.values())
+        frames = video.frames
+        for first, last in frame_chunks(0, len(frames) - 1, len(frames) if sequential else size):
+            piece = frames[first : last + 1]
+            chunks.append(_MaskChunk(position, video, by_method, criterion, pair, threshold, piece))
+    sizes = [len(c.frames) for c in chunks]
+    pieces = map_chunks(_score_chunk, chunks, sizes, workers, progress, cancel, threads=True)
+    out = []
+    for position in range(len(videos)):
+        parts = [piece for c, piece in zip(chunks, pieces) if c.position == position]
+        head = parts[0]
+        out.append(
+            FrameScores(
+                head.video,
+                head.criterion,
+                head.methods,
+                np.concatenate([piece.frames for piece in parts]),
+                np.concatenate([piece.scores for piece in parts]),
+                head.committee,
+            )
+        )
     return out
 
 

@@ -8,6 +8,7 @@ from collections import defaultdict
 from referee.core.exports.actions import INTEGRAL_SYMBOLS
 from referee.core.exports.boxes import annotated_wording, totals_cells
 from referee.core.measures.action_matching import THRESHOLD_KEYS
+from referee.core.measures.box_rules import groundtruth_rules_wording
 from referee.core.report.compute import ReportResults
 from referee.core.report.document import Cell, Figure, Paragraph, Section, Table, figure_key
 from referee.core.report.plots import class_confusion_figure, counts_figure, liris_curves_figure
@@ -130,6 +131,7 @@ def boxes_section(results: ReportResults) -> Section | None:
         for video, t in [*totals, ("all videos", evaluation.overall)]:
             rows.append((name, video, *totals_cells(t)))
     classes = "boxes of different classes never match" if options.class_aware else "classes ignored"
+    rules = groundtruth_rules_wording(options.groundtruth_min_conf, options.mot_classes)
     restricted = [
         f"{name}{'' if frames.video == name else f' (video {frames.video})'} is "
         + annotated_wording(frames)
@@ -154,8 +156,10 @@ def boxes_section(results: ReportResults) -> Section | None:
             Paragraph(
                 f"On every frame, ground-truth and detected boxes are paired one to one "
                 f"({options.mapping} mapping on IoU, {classes}); a pair is a true positive "
-                f"when its IoU is at least {options.iou:g} (docs/measures.md §5). Frames count "
+                f"when its IoU is at least {options.iou:g}, under the IoU rule "
+                f"{options.iou_rule} (docs/measures.md §5). Frames count "
                 "when either side has a box; 'all videos' pools their frames."
+                + (f" {rules}." if rules else "")
             ),
             *annotated,
             Table(

@@ -15,6 +15,7 @@ from referee.core.measures.indicators import f1_scores
 from referee.core.model.case_scores import CaseScores, scores_table
 from referee.core.model.videos import video_label
 from referee.core.pseudo.dataset import PseudoResult
+from referee.core.significance.choices import CASE_KINDS as CASE_KINDS
 
 # --- test-case builders ----------------------------------------------------------------------
 
@@ -187,12 +188,3 @@ def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
         columns[name] = dice
     labels = [f"{video}:{number}" for video, number in (reference or [])]
     return scores_table("per-action Dice", labels, columns)
-
-
-#: Kinds of paired test cases built from a project's results, and what each compares.
-CASE_KINDS: dict[str, str] = {
-    "frames": "F1 of each evaluated frame (needs ground truth)",
-    "pseudo": "pseudo-F1 of each frame against the consensus (no ground truth needed)",
-    "actions": "Dice of each ground-truth action (LIRIS)",
-    "boxes": "FDA of each frame's boxes (per-frame boxes)",
-}

@@ -13,11 +13,9 @@ from scipy import stats
 
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.indicators import IndicatorValue, undefined
+from referee.core.significance.choices import PAIR_TESTS as PAIR_TESTS
+from referee.core.significance.choices import SEVERAL_TESTS as SEVERAL_TESTS
 
-#: Tests of two methods; the first is the default.
-PAIR_TESTS: tuple[str, ...] = ("t", "wilcoxon", "welch")
-#: Tests of more than two methods; the first is the default.
-SEVERAL_TESTS: tuple[str, ...] = ("anova", "friedman")
 #: Readable names of the tests.
 TEST_NAMES: dict[str, str] = {
     "t": "paired t-test",

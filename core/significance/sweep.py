@@ -12,22 +12,16 @@ import numpy as np
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.indicators import IndicatorValue
 from referee.core.model.case_scores import CaseScores
-from referee.core.significance.hypothesis_tests import (
+from referee.core.significance.choices import AUTO_TEST as AUTO_TEST
+from referee.core.significance.choices import DEFAULT_ALPHA as DEFAULT_ALPHA
+from referee.core.significance.choices import (
+    DEFAULT_TAU,
+    DEFAULT_THRESHOLDS,
     PAIR_TESTS,
-    RELATIVE_TOLERANCE,
     SEVERAL_TESTS,
-    TEST_NAMES,
-    _run_test,
+    TESTS,
 )
-
-DEFAULT_ALPHA = 0.05
-DEFAULT_TAU = 0.1
-DEFAULT_THRESHOLDS = 20
-#: The test chosen by the number of methods: :data:`PAIR_TESTS`' first for two, else
-#: :data:`SEVERAL_TESTS`' first.
-AUTO_TEST = "auto"
-#: Every value of the ``test`` option.
-TESTS: tuple[str, ...] = (AUTO_TEST, *PAIR_TESTS, *SEVERAL_TESTS)
+from referee.core.significance.hypothesis_tests import RELATIVE_TOLERANCE, TEST_NAMES, _run_test
 
 
 class VerdictKind(Enum):

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from referee.core.errors import UnavailableError
+from referee.core.errors import InvalidOptionError, UnavailableError
 from referee.core.formats import registry
 from referee.core.formats.counts_csv import read_counts_pair
+from referee.core.formats.mot_benchmark import (
+    MOT_BENCHMARK,
+    Benchmark,
+    find_benchmark,
+    is_benchmark,
+    read_groundtruth,
+    read_tracker,
+    tracker_files,
+)
+from referee.core.formats.mot_csv import read_mot_boxes
 from referee.core.measures.action_scores import evaluate_actions
 from referee.core.measures.boxes import VideoBoxes, evaluate_boxes
 from referee.core.measures.counting import evaluate_counts
+from referee.core.measures.mot_groundtruth import counted_groundtruth, without_distractor_matches
 from referee.core.model.project import GROUND_TRUTH, Project
 from referee.core.model.videos import AnnotatedFrames, VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, check, part, report
@@ -56,6 +68,35 @@ def read_boxes(path: Path, min_conf: float | None = None) -> tuple[list[VideoBox
     """The per-frame boxes of a file or folder in any registered format, and its format."""
     videos, name = registry.read(path, registry.BOXES, min_conf=min_conf)
     return list(videos), name
+
+
+def read_groundtruth_boxes(path: Path, classes: str | None = None) -> tuple[list[VideoBoxes], str]:
+    """The ground-truth boxes of a file or folder in any registered format, every row
+    kept, and its format; with MOTChallenge class rules ``classes``, a MOTChallenge file's
+    boxes keep their class (8th column) as label.
+
+    Raises
+    ------
+    InvalidOptionError
+        Class rules on ground truth that is not a MOTChallenge file.
+    """
+    reader = registry.detect(path, registry.BOXES)
+    if classes is None:
+        return list(reader.read(path)), reader.name
+    if reader.name != registry.MOT_CSV:
+        raise InvalidOptionError(
+            f"the MOTChallenge class rules ({classes}) need MOTChallenge ground truth; "
+            f"{path} is {reader.description}"
+        )
+    return [read_mot_boxes(path, classes=True)], reader.name
+
+
+def benchmark_of(path: Path, options: BoxOptions) -> Benchmark | None:
+    """The MOTChallenge benchmark folder ``path`` is (docs/measures.md §5), or ``None`` if
+    it is none and ``options`` names no seqmap."""
+    if options.seqmap is None and not is_benchmark(path):
+        return None
+    return find_benchmark(path, options.seqmap)
 
 
 def pair_single_videos(
@@ -125,16 +166,22 @@ def run_boxes(
 ) -> BoxesResult:
     """Every detector's per-frame boxes against the ground truth, frame by frame.
 
-    The boxes are the project's box files, or its actions' boxes when it has none.
-    A sequence paired with a partly annotated video of the project is evaluated on
-    that video's recorded annotated frames only, for every detector
-    (:func:`annotated_only`, docs/measures.md §5); the result says which.
-    Progress counts frames over all detectors.
+    The boxes are the project's box files, or its actions' boxes when it has none. When
+    the ground truth is a MOTChallenge benchmark folder (:func:`benchmark_of`), every
+    detector is a tracker's folder and every sequence of the seqmap is evaluated. The
+    ground-truth rules of ``options`` (consider flag, MOTChallenge classes) set boxes
+    aside first; the evaluations count them. A sequence paired with a partly annotated
+    video of the project is evaluated on that video's recorded annotated frames only,
+    for every detector (:func:`annotated_only`, docs/measures.md §5); the result says
+    which. Progress counts frames over all detectors.
 
     Raises
     ------
     UnavailableError
         If the project has no ground-truth boxes or actions, or no detector has any.
+    InputFileError
+        A missing or malformed file; against a benchmark, every tracker's files are
+        checked before any is read.
     """
     options = options or BoxOptions()
     source = project.box_groundtruth
@@ -143,29 +190,61 @@ def run_boxes(
         raise UnavailableError("the project has no ground-truth boxes or actions")
     if not detectors:
         raise UnavailableError("no detector has boxes or actions")
-    groundtruth, gt_format = read_boxes(source, options.groundtruth_min_conf)
+    benchmark = benchmark_of(source, options)
+    if benchmark is not None:
+        groundtruth = read_groundtruth(benchmark, classes=options.mot_classes is not None)
+        gt_format = MOT_BENCHMARK
+        for path in detectors.values():
+            tracker_files(path, benchmark)
+    else:
+        groundtruth, gt_format = read_groundtruth_boxes(source, options.mot_classes)
     videos = recorded_videos(project)
     # A MOTChallenge ground truth is one sequence; detections paired with it take its name.
     single = gt_format == registry.MOT_CSV and len(groundtruth) == 1
     motchallenge = groundtruth[0].name if single else None
     restricted: dict[str, AnnotatedFrames] = {}
-    truth = annotated_only(groundtruth, videos, motchallenge, restricted)
+    counted = [
+        counted_groundtruth(v, options.groundtruth_min_conf, options.mot_classes)
+        for v in groundtruth
+    ]
+    ignored = _set_aside(groundtruth, counted)
+    truth = annotated_only(counted, videos, motchallenge, restricted)
+    whole = {v.name: v for v in groundtruth}
     evaluations, formats = {}, {"": gt_format}
     for k, (name, path) in enumerate(detectors.items()):
         check(cancel)
-        detections, formats[name] = read_boxes(path, options.min_conf)
-        detections = pair_single_videos(groundtruth, detections, (gt_format, formats[name]))
-        detections = annotated_only(detections, videos, motchallenge, restricted)
-        evaluations[name] = evaluate_boxes(
+        if benchmark is not None:
+            detections, formats[name] = read_tracker(path, benchmark, options.min_conf), gt_format
+        else:
+            detections, formats[name] = read_boxes(path, options.min_conf)
+            detections = pair_single_videos(groundtruth, detections, (gt_format, formats[name]))
+        kept = [
+            without_distractor_matches(whole[d.name], d, options.mot_classes)
+            if d.name in whole
+            else d
+            for d in detections
+        ]
+        removed = _set_aside(detections, kept)
+        evaluation = evaluate_boxes(
             truth,
-            detections,
+            annotated_only(kept, videos, motchallenge, restricted),
             options.iou,
             options.mapping,
             options.class_aware,
             part(progress, k, len(detectors)),
             cancel,
+            options.iou_rule,
+        )
+        evaluations[name] = replace(
+            evaluation, groundtruth_ignored=ignored, detections_removed=removed
         )
     return BoxesResult(options, evaluations, formats, restricted)
+
+
+def _set_aside(before: Sequence[VideoBoxes], after: Sequence[VideoBoxes]) -> dict[str, int]:
+    """How many boxes of each video the rules set aside (videos without any left out)."""
+    counts = {a.name: a.box_count - b.box_count for a, b in zip(before, after)}
+    return {name: count for name, count in counts.items() if count}
 
 
 def evaluate_count_pair(

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
-from referee.core.errors import InvalidOptionError, UnavailableError
+from referee.core.errors import InvalidOptionError, RefereeError, UnavailableError
 from referee.core.estimation.estimators import PLAIN
 from referee.core.estimation.result import (
     EstimateResult,
@@ -33,12 +34,12 @@ from referee.core.estimation.sampler import (
     labelled_sequence,
     probabilities,
 )
-from referee.core.evaluation.masks import evaluate_video
+from referee.core.evaluation.batch import evaluate_methods
 from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.frames.results import result_sources
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
-from referee.core.progress import CancelToken, ProgressCallback, check, report
+from referee.core.progress import CancelToken, ProgressCallback, report
 from referee.core.workflow.options import EstimateOptions, PixelOptions, PseudoOptions
 from referee.core.workflow.pixels import run_pixels
 from referee.core.workflow.projects import project_videos
@@ -102,7 +103,7 @@ def run_estimate(
     threshold = pseudo.options.committee.threshold
     evaluated = None if options.simulate else pixels  # a simulation reads the drawn frames
     chosen = [frames[i] for i in drawn]
-    truth = _true_counts(project, methods, chosen, threshold, cancel, evaluated)
+    truth = _true_counts(project, methods, chosen, threshold, options.workers, cancel, evaluated)
     true_totals = None
     if options.simulate:
         if pixels is None:
@@ -283,11 +284,13 @@ def _true_counts(
     methods: Sequence[str],
     chosen: Sequence[tuple[VideoSpec, int]],
     threshold: int | None,
+    workers: int | None,
     cancel: CancelToken | None,
     pixels: PixelResult | None = None,
 ) -> np.ndarray:
     """``(K, D, 3)`` true ``tp, fp, fn`` of the chosen frames: from ``pixels`` where they
-    were evaluated with ``threshold``, else reading only the chosen frames' ground truth."""
+    were evaluated with ``threshold``, else reading only the chosen frames' ground truth
+    (once per frame for every detector)."""
     roots = project.mask_detectors()
     counts: dict[tuple[tuple[str, str], int], np.ndarray] = {}
     if pixels is not None and pixels.options.threshold == threshold:
@@ -296,14 +299,19 @@ def _true_counts(
     for video, i in chosen:
         if (video.key, i) not in counts:
             wanted.setdefault(video.key, (video, set()))[1].add(i)
-    for key, (video, numbers) in wanted.items():
-        rows = []
-        for method in methods:
-            check(cancel)
-            source = result_sources([video], roots[method])[0]
-            rows.append(evaluate_video(video, source, threshold, sorted(numbers)).per_frame)
-        for k, frame in enumerate(rows[0][:, 0].tolist()):
-            counts[(key, frame)] = np.stack([r[k, 1:4] for r in rows]).astype(np.float64)
+    subset = [
+        replace(video, annotated=tuple(sorted(numbers))) for video, numbers in wanted.values()
+    ]
+    if subset:
+        sources = {method: result_sources(subset, roots[method]) for method in methods}
+        found = evaluate_methods(subset, sources, threshold, workers, cancel=cancel)
+        if found.missing:
+            first = found.missing[0]
+            raise RefereeError(f"{first.method} on {first.video}: {first.reason}")
+        for v, video in enumerate(subset):
+            rows = [found.results[method][v].per_frame for method in methods]
+            for k, frame in enumerate(rows[0][:, 0].tolist()):
+                counts[(video.key, frame)] = np.stack([r[k, 1:4] for r in rows]).astype(np.float64)
     out = np.zeros((len(chosen), len(methods), 3))
     for k, (video, i) in enumerate(chosen):
         out[k] = counts[(video.key, i)]

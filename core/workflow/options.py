@@ -11,25 +11,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from referee.core.errors import InvalidOptionError
-from referee.core.estimation.estimators import ESTIMATORS
-from referee.core.estimation.sampler import (
+from referee.core.estimation.choices import (
     DEFAULT_UNIFORM_SHARE,
+    ESTIMATORS,
     LABELLED,
     SAMPLERS,
     check_uniform_share,
 )
-from referee.core.measures.action_matching import LirisParameters
-from referee.core.measures.boxes import DEFAULT_IOU_THRESHOLD, MAPPINGS
-from referee.core.measures.pixel import check_threshold
-from referee.core.measures.summarize import WEIGHT_SCHEMES
+from referee.core.measures.box_rules import IOU_RULES, check_class_rule, check_iou_rule
+from referee.core.measures.choices import (
+    DEFAULT_IOU_THRESHOLD,
+    MAPPINGS,
+    WEIGHT_SCHEMES,
+    check_threshold,
+)
+from referee.core.measures.liris_parameters import LirisParameters
 from referee.core.model.videos import VideoKey
 from referee.core.parallel import check_workers
-from referee.core.pseudo.committee import CommitteeOptions
-from referee.core.ranking.criteria import CRITERIA
-from referee.core.ranking.order import DEFAULT_GAP
-from referee.core.significance.cases import CASE_KINDS
-from referee.core.significance.sweep import (
+from referee.core.pseudo.committee_options import CommitteeOptions
+from referee.core.ranking.choices import CRITERIA, DEFAULT_GAP
+from referee.core.significance.choices import (
     AUTO_TEST,
+    CASE_KINDS,
     DEFAULT_ALPHA,
     DEFAULT_TAU,
     DEFAULT_THRESHOLDS,
@@ -67,7 +70,7 @@ class PixelOptions:
     rank_by
         Indicator ranking the methods under both summaries.
     workers
-        Processes evaluating frame ranges.
+        Workers comparing frame ranges (``None``: every available core).
     pattern, offset
         Result file names inside a one-video result folder (``mask_%04d.png``) and
         the difference between file and frame numbers; default CDnet's ``bin%06d``.
@@ -77,7 +80,7 @@ class PixelOptions:
     weights: str = "auto"
     custom_weights: Mapping[VideoKey, float] | None = None
     rank_by: str = "f1"
-    workers: int = 1
+    workers: int | None = None
     pattern: str | None = None
     offset: int = 0
 
@@ -97,7 +100,7 @@ class CurveOptions:
     """ROC and PR curves of soft scores (docs/measures.md §3)."""
 
     weights: str = "auto"
-    workers: int = 1
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         _check_scheme(self.weights)
@@ -117,8 +120,14 @@ class BoxOptions:
 
     ``iou``: a mapped pair is a true positive iff its IoU is at least this;
     ``mapping``: ``hungarian`` or ``greedy``; ``class_aware``: only boxes of one
-    class match; ``min_conf`` / ``groundtruth_min_conf``: MOTChallenge rows of
-    lower confidence are dropped from the detections / the ground truth.
+    class match; ``min_conf``: MOTChallenge detections of lower confidence are
+    dropped; ``groundtruth_min_conf``: MOTChallenge ground-truth boxes of lower
+    confidence (the consider flag) are not counted; ``iou_rule``:
+    ``map-then-threshold`` or ``threshold-then-map`` (pairs below ``iou`` are never
+    assigned); ``mot_classes``: ``None`` (classes ignored) or the class rules of
+    ``mot16``, ``mot17`` or ``mot20`` (one class counted, detections on distractors
+    removed); ``seqmap``: against a MOTChallenge benchmark folder, the seqmap file, or
+    a name in its ``seqmaps/`` folder (default: the only one there).
     """
 
     iou: float = DEFAULT_IOU_THRESHOLD
@@ -126,6 +135,9 @@ class BoxOptions:
     class_aware: bool = False
     min_conf: float | None = None
     groundtruth_min_conf: float | None = None
+    iou_rule: str = IOU_RULES[0]
+    mot_classes: str | None = None
+    seqmap: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.iou <= 1:
@@ -134,6 +146,8 @@ class BoxOptions:
             raise InvalidOptionError(
                 f"unknown mapping {self.mapping!r} (choose from {', '.join(MAPPINGS)})"
             )
+        check_iou_rule(self.iou_rule)
+        check_class_rule(self.mot_classes)
 
 
 @dataclass(frozen=True)
@@ -160,7 +174,7 @@ class PseudoOptions:
 
     committee: CommitteeOptions = field(default_factory=CommitteeOptions)
     weights: str = "auto"
-    workers: int = 1
+    workers: int | None = None
     entropy: bool = True
     compare_with_truth: bool = True
     methods: tuple[str, ...] | None = None
@@ -193,6 +207,8 @@ class RankingOptions:
         Masks: the detection rule, as in :class:`PixelOptions`.
     mapping
         Boxes: the per-frame mapping of ``pairwise-fda``.
+    workers
+        Masks: workers scoring frame ranges (``None``: every available core).
     """
 
     criterion: str | None = None
@@ -202,8 +218,10 @@ class RankingOptions:
     include_annotated: bool = False
     threshold: int | None = None
     mapping: str = MAPPINGS[0]
+    workers: int | None = None
 
     def __post_init__(self) -> None:
+        check_workers(self.workers)
         if self.criterion is not None and self.criterion not in CRITERIA:
             raise InvalidOptionError(
                 f"unknown ranking criterion {self.criterion!r} (choose from {', '.join(CRITERIA)})"
@@ -290,7 +308,7 @@ class EstimateOptions:
         Play an annotator on fully annotated data: ground truth is read only for
         the drawn frames, and the true values over every frame are reported too.
     workers
-        Processes computing the consensus (and the true values).
+        Workers computing the consensus and the true values (``None``: every available core).
     """
 
     labels: int | None = None
@@ -300,7 +318,7 @@ class EstimateOptions:
     seed: int = 0
     uniform_share: float = DEFAULT_UNIFORM_SHARE
     simulate: bool = False
-    workers: int = 1
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         if self.sampler not in SAMPLERS:

@@ -5,16 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from referee.core.errors import UnavailableError
-from referee.core.evaluation.masks import (
-    VideoEvaluation,
-    evaluate_method,
-    score_histograms_method,
-    summarized_histogram_curves,
-)
+from referee.core.evaluation.batch import MissingResult, evaluate_methods, histograms_methods
+from referee.core.evaluation.masks import VideoEvaluation, summarized_histogram_curves
+from referee.core.frames.results import result_sources
 from referee.core.measures.summarize import compare_rankings, summarize_method
 from referee.core.model.confusion import VideoConfusion
 from referee.core.model.project import Project
-from referee.core.progress import CancelToken, ProgressCallback, part
+from referee.core.progress import CancelToken, ProgressCallback
 from referee.core.workflow.options import CurveOptions, PixelOptions
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.results import CurvesResult, PixelResult
@@ -28,7 +25,9 @@ def run_pixels(
 ) -> PixelResult:
     """Every mask detector on every video against the ground truth, summarized.
 
-    Progress counts frames over all detectors.
+    One pass decodes each ground-truth frame once for every detector; progress
+    counts frames. On a cluster, a detector's video that kept failing is left
+    out of its summary and named in :attr:`PixelResult.missing`.
 
     Raises
     ------
@@ -44,29 +43,32 @@ def run_pixels(
     if not detectors:
         raise UnavailableError("no detector has masks")
     videos = project_videos(project)
-    evaluations = {}
-    for k, (name, root) in enumerate(detectors.items()):
-        evaluations[name] = evaluate_method(
-            videos,
-            root,
-            threshold=options.threshold,
-            workers=options.workers,
-            progress=part(progress, k, len(detectors)),
-            cancel=cancel,
-            pattern=options.pattern,
-            offset=options.offset,
-        )
-    return summarize_evaluations(evaluations, options)
+    sources = {
+        name: result_sources(videos, root, options.pattern, options.offset)
+        for name, root in detectors.items()
+    }
+    found = evaluate_methods(videos, sources, options.threshold, options.workers, progress, cancel)
+    return summarize_evaluations(found.results, options, found.missing)
 
 
 def summarize_evaluations(
-    evaluations: Mapping[str, list[VideoEvaluation]], options: PixelOptions | None = None
+    evaluations: Mapping[str, list[VideoEvaluation]],
+    options: PixelOptions | None = None,
+    missing: tuple[MissingResult, ...] = (),
 ) -> PixelResult:
-    """Every detector's evaluated videos with their summaries (:func:`summarize_pixels`)."""
+    """Every detector's evaluated videos with their summaries (:func:`summarize_pixels`).
+
+    A detector left with no video (every one ``missing``) is not summarized.
+    """
     options = options or PixelOptions()
-    confusions = {name: [e.confusion for e in found] for name, found in evaluations.items()}
+    kept = {name: found for name, found in evaluations.items() if found}
+    if not kept:
+        raise UnavailableError(
+            "no result could be evaluated: " + "; ".join(m.reason for m in missing[:3])
+        )
+    confusions = {name: [e.confusion for e in found] for name, found in kept.items()}
     summarized = summarize_pixels(confusions, options)
-    return PixelResult(options, dict(evaluations), summarized.methods, summarized.ranking)
+    return PixelResult(options, kept, summarized.methods, summarized.ranking, missing)
 
 
 def summarize_pixels(
@@ -94,7 +96,7 @@ def summarize_pixels(
 def resummarize(result: PixelResult, options: PixelOptions) -> PixelResult:
     """``result`` summarized again with other weights or ranking indicator (no frame is read)."""
     if result.evaluations:
-        return summarize_evaluations(result.evaluations, options)
+        return summarize_evaluations(result.evaluations, options, result.missing)
     return summarize_pixels({name: m.videos for name, m in result.methods.items()}, options)
 
 
@@ -116,9 +118,15 @@ def run_curves(
     if project.dataset is None or not soft:
         raise UnavailableError("no detector has soft scores (0–255) for ROC and PR curves")
     videos = project_videos(project)
-    histograms, summaries = {}, {}
-    for k, (name, root) in enumerate(soft.items()):
-        step = part(progress, k, len(soft))
-        histograms[name] = score_histograms_method(videos, root, options.workers, step, cancel)
-        summaries[name] = summarized_histogram_curves(histograms[name], options.weights)
-    return CurvesResult(options, histograms, summaries)
+    sources = {name: result_sources(videos, root) for name, root in soft.items()}
+    found = histograms_methods(videos, sources, options.workers, progress, cancel)
+    histograms = {name: found for name, found in found.results.items() if found}
+    if not histograms:
+        raise UnavailableError(
+            "no result could be evaluated: " + "; ".join(m.reason for m in found.missing[:3])
+        )
+    summaries = {
+        name: summarized_histogram_curves(found, options.weights)
+        for name, found in histograms.items()
+    }
+    return CurvesResult(options, histograms, summaries, found.missing)

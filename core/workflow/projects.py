@@ -18,7 +18,7 @@ from referee.core.model.project import (
     Project,
     detector_name_problem,
 )
-from referee.core.model.videos import VideoSpec
+from referee.core.model.videos import TEMPORAL_ROI_FILE, FrameRange, VideoSpec
 
 #: Folders next to (or inside) a dataset folder that :func:`open_path` takes as detectors'
 #: outputs: ``<folder>/<method>/<category>/<video>``, masks then soft scores.
@@ -35,7 +35,9 @@ _WHAT_OPENS = (
 
 def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[VideoSpec, ...]:
     """The CDnet videos of the project's dataset, by category then name (empty without one),
-    each with the frames the project records as annotated (:attr:`VideoSpec.annotated`).
+    each with the frames the project records as annotated (:attr:`VideoSpec.annotated`)
+    and, with the project's :attr:`~Project.frame_range`, only the frames of its temporal
+    ROI in that range.
 
     ``require_groundtruth=False`` also lists video folders without ground truth
     (for the computations that need none).
@@ -44,13 +46,31 @@ def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[
     ------
     InputFileError
         If the dataset folder is missing or holds no valid CDnet video.
+    InvalidOptionError
+        If the frame range leaves a video no frame, or a video it applies to has no
+        temporal ROI file.
     """
     if project.dataset is None:
         return ()
-    return tuple(
+    videos = [
         dataclasses.replace(video, annotated=project.annotated_frames(video.label))
         for video in discover_videos(project.dataset, require_groundtruth)
-    )
+    ]
+    if project.frame_range is not None:
+        videos = [_within(video, project.frame_range) for video in videos]
+    return tuple(videos)
+
+
+def _within(video: VideoSpec, frames: FrameRange) -> VideoSpec:
+    """``video`` restricted to ``frames``; refused without a temporal ROI file, whose
+    absence lets pseudo ground truth take the frames every detector has instead."""
+    if not os.path.lexists(video.temporal_roi_path):
+        raise InvalidOptionError(
+            f"the frame range {frames} narrows each video's temporal ROI, but video "
+            f"{video.label} has no {TEMPORAL_ROI_FILE}; add one ('first last') or leave the "
+            "range out"
+        )
+    return video.within(frames)
 
 
 def method_names(paths: Sequence[Path]) -> list[str]:
@@ -79,6 +99,7 @@ def project_of_outputs(
     outputs: Sequence[Path],
     dataset: Path | None = None,
     groundtruth: Path | None = None,
+    frame_range: FrameRange | None = None,
 ) -> Project:
     """A project of detector outputs given one by one (the command line's arguments).
 
@@ -92,6 +113,8 @@ def project_of_outputs(
         The CDnet dataset or video folder of masks and scores.
     groundtruth
         The ground-truth actions (``actions``) or boxes (``boxes``).
+    frame_range
+        The frames of each video's temporal ROI to keep (:attr:`Project.frame_range`).
 
     Raises
     ------
@@ -108,6 +131,7 @@ def project_of_outputs(
         actions_groundtruth=groundtruth if kind == "actions" else None,
         boxes_groundtruth=groundtruth if kind == "boxes" else None,
         detectors=detectors,
+        frame_range=frame_range,
     )
 
 

@@ -109,7 +109,9 @@ def _rank_masks(
         return RankingResult(options, criterion, methods, [], [], considered, considered)
     read = [a, b] if criterion == PAIRWISE_DICE else names
     sources = {name: result_sources(videos, roots[name]) for name in read}
-    scores = mask_scores(videos, sources, criterion, (a, b), options.threshold, progress, cancel)
+    scores = mask_scores(
+        videos, sources, criterion, (a, b), options.threshold, progress, cancel, options.workers
+    )
     return _ranked(options, criterion, methods, scores, annotated)
 
 

@@ -7,30 +7,33 @@ session holds it and its docks draw it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from referee.core.estimation.result import EstimateResult
-from referee.core.evaluation.masks import VideoEvaluation, VideoHistograms
-from referee.core.formats.counts_csv import CountSeries
-from referee.core.measures.action_scores import ActionEvaluation
-from referee.core.measures.boxes import BoxEvaluation
-from referee.core.measures.counting import CountingResult
-from referee.core.measures.curves import Curves
-from referee.core.measures.summarize import MethodResult, RankComparison
-from referee.core.model.videos import AnnotatedFrames
-from referee.core.pseudo.dataset import PseudoResult
-from referee.core.pseudo.truth import TruthComparison
-from referee.core.ranking.criteria import FrameScores
-from referee.core.ranking.order import RankedFrame
-from referee.core.significance.sweep import DiscriminativeResult
-from referee.core.workflow.options import (
-    ActionOptions,
-    BoxOptions,
-    CountOptions,
-    CurveOptions,
-    PixelOptions,
-    PseudoOptions,
-    RankingOptions,
-)
+if TYPE_CHECKING:
+    from referee.core.estimation.result import EstimateResult
+    from referee.core.evaluation.batch import MissingResult
+    from referee.core.evaluation.masks import VideoEvaluation, VideoHistograms
+    from referee.core.formats.counts_csv import CountSeries
+    from referee.core.measures.action_scores import ActionEvaluation
+    from referee.core.measures.boxes import BoxEvaluation
+    from referee.core.measures.counting import CountingResult
+    from referee.core.measures.curves import Curves
+    from referee.core.measures.summarize import MethodResult, RankComparison
+    from referee.core.model.videos import AnnotatedFrames
+    from referee.core.pseudo.dataset import PseudoResult
+    from referee.core.pseudo.truth import TruthComparison
+    from referee.core.ranking.criteria import FrameScores
+    from referee.core.ranking.order import RankedFrame
+    from referee.core.significance.sweep import DiscriminativeResult
+    from referee.core.workflow.options import (
+        ActionOptions,
+        BoxOptions,
+        CountOptions,
+        CurveOptions,
+        PixelOptions,
+        PseudoOptions,
+        RankingOptions,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,13 +42,15 @@ class PixelResult:
     (docs/measures.md §1, §2).
 
     ``evaluations`` is empty when the matrices were given, not counted
-    (``referee summarize``).
+    (``referee summarize``). ``missing`` names the results that kept failing on
+    a cluster: they are left out of the summaries (locally a failure stops the run).
     """
 
     options: PixelOptions
     evaluations: dict[str, list[VideoEvaluation]]
     methods: dict[str, MethodResult]
     ranking: RankComparison
+    missing: tuple[MissingResult, ...] = ()
 
     @property
     def scheme(self) -> str:
@@ -64,6 +69,7 @@ class CurvesResult:
     options: CurveOptions
     histograms: dict[str, list[VideoHistograms]]
     summaries: dict[str, tuple[str, Curves]]
+    missing: tuple[MissingResult, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

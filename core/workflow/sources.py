@@ -11,11 +11,13 @@ from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.cdnet import discover_videos, is_video_folder
 from referee.core.formats.counts_csv import read_counts_csv
 from referee.core.formats.liris_xml import read_liris
+from referee.core.formats.mot_benchmark import Benchmark, tracker_files
 from referee.core.frames.sources import CdnetResultSource, first_frame_size
 from referee.core.model.project import GROUND_TRUTH, DetectorSource, Project
 from referee.core.model.videos import VideoSpec
-from referee.core.workflow.detections import read_boxes
+from referee.core.workflow.detections import benchmark_of, read_boxes
 from referee.core.workflow.frame_layers import CdnetInputSource
+from referee.core.workflow.options import BoxOptions
 from referee.core.workflow.projects import _has_results
 
 #: States of a :class:`SourceStatus`.
@@ -67,13 +69,15 @@ def source_status(project: Project) -> tuple[SourceStatus, ...]:
     rows.extend(_video_file_status(path) for path in project.video_files)
     if project.actions_groundtruth is not None:
         rows.append(_actions_status("Ground truth", project.actions_groundtruth))
+    benchmark = None
     if project.boxes_groundtruth is not None:
-        rows.append(_boxes_status("Ground truth", project.boxes_groundtruth))
+        benchmark = _benchmark(project.boxes_groundtruth)
+        rows.append(_boxes_status("Ground truth", project.boxes_groundtruth, benchmark))
     if project.counts is not None:
         rows.append(_counts_status("Ground truth", project.counts, GROUND_TRUTH))
     single = project.dataset is not None and is_video_folder(project.dataset)
     for detector in project.detectors:
-        rows.extend(_detector_status(detector, videos, single, project.counts))
+        rows.extend(_detector_status(detector, videos, single, project.counts, benchmark))
     return tuple(rows)
 
 
@@ -149,8 +153,23 @@ def _actions_status(group: str, path: Path) -> SourceStatus:
     return _file_status(group, "actions", "actions", path, "actions file", describe)
 
 
-def _boxes_status(group: str, path: Path) -> SourceStatus:
+def _benchmark(path: Path) -> Benchmark | None:
+    """The MOTChallenge benchmark folder the box ground truth is, if it is one that reads
+    (one that does not is reported by its row)."""
+    try:
+        return benchmark_of(path, BoxOptions())
+    except RefereeError:
+        return None
+
+
+def _boxes_status(group: str, path: Path, benchmark: Benchmark | None = None) -> SourceStatus:
     def describe(path: Path) -> str:
+        if benchmark is not None and group == "Ground truth":
+            count = _plural(len(benchmark.sequences), "sequence")
+            return f"MOTChallenge benchmark of {count} (seqmap {benchmark.seqmap.name})"
+        if benchmark is not None:
+            files = tracker_files(path, benchmark)
+            return f"MOTChallenge tracker files of {_plural(len(files), 'sequence')}"
         sequences, format_name = read_boxes(path)
         return f"{format_name} boxes of {_plural(len(sequences), 'video')}"
 
@@ -199,7 +218,11 @@ def _count_files(root: Path, name: str) -> list[Path]:
 
 
 def _detector_status(
-    detector: DetectorSource, videos: list[VideoSpec], single_video: bool, counts: Path | None
+    detector: DetectorSource,
+    videos: list[VideoSpec],
+    single_video: bool,
+    counts: Path | None,
+    benchmark: Benchmark | None,
 ) -> list[SourceStatus]:
     rows = [
         _results_status(detector.name, kind, root, videos, single_video)
@@ -209,7 +232,7 @@ def _detector_status(
     if detector.actions is not None:
         rows.append(_actions_status(detector.name, detector.actions))
     if detector.boxes is not None:
-        rows.append(_boxes_status(detector.name, detector.boxes))
+        rows.append(_boxes_status(detector.name, detector.boxes, benchmark))
     if counts is not None and counts.is_dir() and _count_files(counts, detector.name):
         rows.append(_counts_status(detector.name, counts, detector.name))
     return rows

@@ -151,9 +151,11 @@ def test_curves_on_soft_demo_output(demo, tmp_path):
     completed = run_referee("curves", demo.dataset, root, "--quiet", "--csv", tmp_path / "c.csv")
     assert completed.returncode == 0, completed.stderr
     lines = (tmp_path / "c.csv").read_text().splitlines()
-    assert len(lines) == 1 + 256 * (len(demo.videos) + 1)
+    assert len(lines) == 1 + 257 * (len(demo.videos) + 1)  # thresholds 0..255 and the end 256
     threshold_zero = [line for line in lines[1:] if line.split(",")[4] == "0"]
     assert all(line.split(",")[10] == "1" for line in threshold_zero), "TPR at T=0 must be 1"
+    ends = [line.split(",") for line in lines[1:] if line.split(",")[4] == "256"]
+    assert all(cells[10:] == ["0", "", "nothing detected"] for cells in ends), "TPR 0 at T=256"
 
 
 def test_demo_command_generates_once_then_reuses(tmp_path):

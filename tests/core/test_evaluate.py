@@ -17,13 +17,15 @@ from referee.core.errors import (
     RefereeError,
     SizeMismatchError,
 )
+from referee.core.evaluation.batch import (
+    evaluate_method,
+    evaluate_methods,
+    score_histograms_method,
+)
 from referee.core.evaluation.masks import (
     PER_FRAME_COLUMNS,
     VideoEvaluation,
-    evaluate_method,
     evaluate_video,
-    evaluate_videos,
-    score_histograms_method,
     score_histograms_video,
 )
 from referee.core.formats.cdnet import discover_videos
@@ -319,7 +321,9 @@ def test_mask_video_source_evaluates_like_image_files(
     expected = reference_rows(video, folder, 128)
     got = evaluate_video(video, MaskVideoSource(path), threshold=128)
     np.testing.assert_array_equal(got.per_frame, expected)
-    [parallel] = evaluate_videos([(video, MaskVideoSource(path))], threshold=128, workers=2)
+    parallel = evaluate_methods(
+        [video], {"m": [MaskVideoSource(path)]}, threshold=128, workers=2
+    ).results["m"][0]
     np.testing.assert_array_equal(parallel.per_frame, expected)
 
 
@@ -334,8 +338,9 @@ def test_options_are_validated(dataset: tuple[list[VideoSpec], Path]) -> None:
 def test_sequential_progress_spans_all_videos(dataset: tuple[list[VideoSpec], Path]) -> None:
     videos, results = dataset
     calls: list[tuple[int, int]] = []
-    evaluate_videos(
-        [(v, CdnetResultSource.for_video(results, v)) for v in videos],
+    evaluate_methods(
+        videos,
+        {"m": [CdnetResultSource.for_video(results, v) for v in videos]},
         progress=lambda d, t: calls.append((d, t)),
     )
     total = sum(v.n_frames for v in videos)
@@ -507,7 +512,7 @@ def test_highway_input_grey_as_result_matches_numpy(highway: VideoSpec, grey_inp
 def test_highway_two_workers_and_histograms(highway: VideoSpec, grey_inputs: Path) -> None:
     source = PatternFolderSource(grey_inputs, "in%06d.png")
     serial = evaluate_video(highway, source, threshold=100)
-    [parallel] = evaluate_videos([(highway, source)], threshold=100, workers=2)
+    [parallel] = evaluate_methods([highway], {"m": [source]}, threshold=100, workers=2).results["m"]
     np.testing.assert_array_equal(serial.per_frame, parallel.per_frame)
     hist = score_histograms_video(highway, source)
     assert hist.histograms[2].sum() == HIGHWAY_POSITIVES

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from referee.core.errors import RefereeError
-from referee.core.evaluation.masks import evaluate_method
+from referee.core.evaluation.batch import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.frames.sources import CdnetResultSource
 from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayerReader

@@ -18,7 +18,7 @@ from referee.core.errors import (
     RefereeError,
     SizeMismatchError,
 )
-from referee.core.evaluation.masks import evaluate_method
+from referee.core.evaluation.batch import evaluate_method
 from referee.core.formats.cdnet import discover_videos, load_video
 from referee.core.frames.sources import CdnetResultSource
 from referee.core.measures.indicators import NO_DETECTED

@@ -94,3 +94,34 @@ def test_failed_sources_keeps_the_rows_that_could_not_be_read(damaged: DemoLayou
     ]
     assert all(row.failed for row in failed)
     assert sum(not row.failed for row in rows) == len(rows) - 2
+
+
+def test_a_motchallenge_benchmark_is_described_and_its_trackers_checked(tmp_path: Path) -> None:
+    gt = tmp_path / "gt"
+    (gt / "seqmaps").mkdir(parents=True)
+    (gt / "seqmaps" / "MOT17-train.txt").write_text("name\nA\nB\n", encoding="utf-8")
+    for sequence in ("A", "B"):
+        (gt / "MOT17-train" / sequence / "gt").mkdir(parents=True)
+        (gt / "MOT17-train" / sequence / "gt" / "gt.txt").write_text(
+            "1,1,10,10,20,40,1,1,1\n", encoding="utf-8"
+        )
+    whole, partial = tmp_path / "whole" / "data", tmp_path / "partial" / "data"
+    for folder, sequences in ((whole, ("A", "B")), (partial, ("A",))):
+        folder.mkdir(parents=True)
+        for sequence in sequences:
+            (folder / f"{sequence}.txt").write_text("1,-1,10,10,20,40,0.9\n", encoding="utf-8")
+    project = Project(
+        "p",
+        boxes_groundtruth=gt,
+        detectors=(
+            DetectorSource("whole", boxes=whole.parent),
+            DetectorSource("partial", boxes=partial.parent),
+        ),
+    )
+    rows = _rows(project)
+    truth = rows[("Ground truth", "boxes")]
+    assert truth.state == "loaded"
+    assert truth.message == "MOTChallenge benchmark of 2 sequences (seqmap MOT17-train.txt)"
+    assert rows[("whole", "boxes")].message == "MOTChallenge tracker files of 2 sequences"
+    missing = rows[("partial", "boxes")]
+    assert missing.state == "error" and "B.txt" in f"{missing.path} {missing.message}"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.core.evaluation.masks import evaluate_method
+from referee.core.evaluation.batch import evaluate_method
 from referee.core.measures.indicators import IndicatorValue, undefined
 from referee.core.pseudo.truth import (
     MAX_TRUTH_ERROR,

@@ -62,7 +62,7 @@ def test_an_undefined_box_measure_without_a_reason_is_printed() -> None:
 
 def test_counts_and_histograms_come_back_as_their_own_types(demo) -> None:
     """Evaluation once typed score histograms as per-frame evaluations."""
-    from referee.core.evaluation.masks import evaluate_method, score_histograms_method
+    from referee.core.evaluation.batch import evaluate_method, score_histograms_method
     from referee.core.formats.cdnet import discover_videos
 
     videos = discover_videos(demo.dataset)[:1]

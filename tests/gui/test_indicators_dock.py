@@ -10,7 +10,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QIcon
 
-from referee.core.evaluation.masks import VideoEvaluation, evaluate_method
+from referee.core.evaluation.batch import evaluate_method
+from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.cdnet import discover_videos
 from referee.core.workflow.options import PixelOptions
 from referee.core.workflow.pixels import summarize_evaluations

@@ -104,8 +104,8 @@ def test_score_curves(session, report, demo, tmp_path) -> None:
     rows = [r for r in csv.DictReader(out.open()) if r["row"].startswith("summary")]
     scheme, ours = session.results.curves.summaries[name]
     assert report.curves.summaries[name][1].confusions.tolist() == ours.confusions.tolist()
-    assert [float(r["tp"]) for r in rows] == pytest.approx(
-        ours.confusions[:, 0].tolist(), rel=1e-12
+    assert [float(r["tp"]) for r in rows] == pytest.approx(  # T = 0..255 and the end, 256
+        ours.with_end().confusions[:, 0].tolist(), rel=1e-12
     )
     assert rows[0]["row"] == f"summary:{scheme}"
 

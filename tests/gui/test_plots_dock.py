@@ -11,7 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
-from referee.core.evaluation.masks import VideoEvaluation, evaluate_method
+from referee.core.evaluation.batch import evaluate_method
+from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.cdnet import discover_videos
 from referee.core.formats.liris_xml import read_liris
 from referee.core.measures.action_scores import ActionEvaluation, evaluate_actions, operating_point

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QListWidget, QPushButton
 from scipy import stats
 
-from referee.core.evaluation.masks import evaluate_method
+from referee.core.evaluation.batch import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.pseudo.committee import CommitteeOptions
 from referee.core.pseudo.dataset import pseudo_evaluate, summarize_pseudo

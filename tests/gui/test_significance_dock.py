@@ -9,7 +9,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QComboBox, QListWidget, QPushButton
 from scipy import stats
 
-from referee.core.evaluation.masks import evaluate_method
+from referee.core.evaluation.batch import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.significance.cases import frame_f1_cases
 from referee.core.significance.sweep import DEFAULT_ALPHA, compare_cases

@@ -10,7 +10,7 @@ import time
 from PySide6.QtCore import QThreadPool, QTimer
 
 from referee.core.errors import InputFileError
-from referee.core.evaluation.masks import evaluate_method
+from referee.core.evaluation.batch import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.progress import check
 from referee.gui.worker import JOB_NICENESS, JobRunner

@@ -39,6 +39,23 @@ class Outcome:
         return [line for line in self.stderr.splitlines() if line.strip()]
 
 
+#: Runs ``python -m referee.core.cli ARGS`` and, at exit, writes its own peak resident memory
+#: (``VmHWM``, in KiB) to the file named by its first argument. The kernel's ``ru_maxrss``
+#: of a child started with ``fork`` keeps the parent's peak (the test process, hundreds of MB
+#: by then); ``VmHWM`` belongs to the memory of the program after ``exec`` alone.
+_MEASURED = """
+import atexit, runpy, sys
+report = sys.argv.pop(1)
+def peak():
+    with open("/proc/self/status") as status:
+        kib = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(report, "w") as out:
+        out.write(kib)
+atexit.register(peak)
+runpy.run_module("referee.core.cli", run_name="__main__", alter_sys=True)
+"""
+
+
 def _limit_memory() -> None:  # runs in the child before exec
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
 
@@ -60,9 +77,14 @@ def run_referee(
     ``preexec`` also runs in the child before ``exec`` (e.g. to drop privileges).
     """
     environment = {**os.environ, **(env or {})}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as measured,
+    ):
+        peak_file = Path(measured) / "peak"
         process = subprocess.Popen(
-            [sys.executable, "-m", "referee.core.cli", *map(str, args)],
+            [sys.executable, "-c", _MEASURED, str(peak_file), *map(str, args)],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
@@ -89,9 +111,17 @@ def run_referee(
             status=process.returncode,
             stdout=out.read().decode("utf-8", "replace"),
             stderr=err.read().decode("utf-8", "replace"),
-            peak_rss_mib=usage.ru_maxrss / 1024,
+            peak_rss_mib=_peak_kib(peak_file, usage.ru_maxrss) / 1024,
             timed_out=killed.is_set(),
         )
+
+
+def _peak_kib(report: Path, fallback: int) -> int:
+    """The peak the program wrote at exit, or (killed before) the kernel's ``ru_maxrss``."""
+    try:
+        return int(report.read_text())
+    except (OSError, ValueError):
+        return fallback
 
 
 def assert_refused(outcome: Outcome, *names: str | Path) -> str:

@@ -1,6 +1,7 @@
-"""The catalogue of faults around worker processes: ``referee evaluate --workers 2`` killed
-by SIGKILL, stopped by SIGTERM or interrupted by Ctrl+C leaves no process behind, and the
-last two end with one line, never a traceback (Linux: processes found through /proc)."""
+"""The catalogue of faults around worker processes: ``referee pseudo --workers 2`` (whose
+consensus runs in worker processes) killed by SIGKILL, stopped by SIGTERM or interrupted
+by Ctrl+C leaves no process behind, and the last two end with one line, never a traceback
+(Linux: processes found through /proc)."""
 
 from __future__ import annotations
 
@@ -79,22 +80,24 @@ def _ignores_sigint(pid: int) -> bool:
 @pytest.fixture(scope="module")
 def highway_methods(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """A dataset root holding the highway video and METHODS results roots whose masks are
-    its ground truth, all symbolic links to the shared copy (nothing copied)."""
+    its ground truth, all symbolic links to the shared copy's files (nothing copied)."""
     root = tmp_path_factory.mktemp("highway")
     (root / "dataset" / "baseline").mkdir(parents=True)
     (root / "dataset" / "baseline" / "highway").symlink_to(HIGHWAY)
     roots = [root / "dataset"]
     for k in range(METHODS):
         method = root / f"method{k}"
-        (method / "baseline").mkdir(parents=True)
-        (method / "baseline" / "highway").symlink_to(HIGHWAY / "groundtruth")
+        folder = method / "baseline" / "highway"
+        folder.mkdir(parents=True)
+        for gt in (HIGHWAY / "groundtruth").glob("gt*.png"):
+            (folder / f"bin{gt.name[2:]}").symlink_to(gt)
         roots.append(method)
     return roots
 
 
 def _start(highway_methods: list[Path], stderr: object) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "referee.core.cli", "evaluate", *map(str, highway_methods)]
-    options = ["--pattern", "gt%06d.png", "--threshold", "255", "--workers", "2", "--quiet"]
+    command = [sys.executable, "-m", "referee.core.cli", "pseudo", *map(str, highway_methods)]
+    options = ["--workers", "2", "--quiet"]
     # What a killed command cannot remove (its workers' socket folder) stays in the test's folder.
     temporary = highway_methods[0].parent / "tmp"
     temporary.mkdir(exist_ok=True)
@@ -144,7 +147,7 @@ def _wait_until_gone(processes: dict[int, tuple[int, int]]) -> list[int]:
         ("SIGINT", 130, "referee: interrupted"),
     ],
 )
-def test_a_signalled_evaluation_leaves_no_process(highway_methods, name, status, line):
+def test_a_signalled_consensus_leaves_no_process(highway_methods, name, status, line):
     with tempfile.TemporaryFile() as err:
         process = _start(highway_methods, err)
         descendants: dict[int, tuple[int, int]] = {}

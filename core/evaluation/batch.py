@@ -1,0 +1,286 @@
+"""Many videos and methods at once, in chunks of frames (docs/measures.md §1, §3).
+
+Every chunk is a range of one video's frames compared with every method at
+once, so each ground-truth frame is decoded once whatever the number of
+methods. Chunks run on threads (decoding releases the interpreter lock) or on
+a Dask cluster (:mod:`referee.core.cluster`); the counts add up to exactly what
+one process computes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, Literal, NamedTuple, TypeVar
+
+import numpy as np
+
+from referee.core import cluster
+from referee.core.evaluation.ground_truth import StrayLevels, check_temporal_roi
+from referee.core.evaluation.masks import (
+    PER_FRAME_COLUMNS,
+    VideoEvaluation,
+    VideoHistograms,
+    VideoPieces,
+    count_video,
+    histograms_video,
+)
+from referee.core.frames.results import result_sources
+from referee.core.frames.sources import FrameSource
+from referee.core.measures.pixel import N_LEVELS, check_threshold
+from referee.core.model.videos import VideoSpec
+from referee.core.parallel import chunk_size, frame_chunks, map_chunks, resolve_workers
+from referee.core.progress import CancelToken, ProgressCallback, shifted
+
+_Kind = Literal["counts", "histograms"]
+"""What the chunks of a job compute: per-frame counts, or score histograms."""
+
+_Result = TypeVar("_Result", VideoEvaluation, VideoHistograms)
+
+
+@dataclass(frozen=True)
+class MissingResult:
+    """A method's result on one video that could not be evaluated on a cluster, and why."""
+
+    method: str
+    video: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class MethodResults(Generic[_Result]):
+    """Each method's per-video results, in the order of the videos, and what is missing.
+
+    ``missing`` is empty unless the run was on a cluster: locally, a result that
+    cannot be read stops the run with its error.
+    """
+
+    results: dict[str, list[_Result]]
+    missing: tuple[MissingResult, ...] = ()
+
+
+class _Chunk(NamedTuple):
+    """A run of one video's frames, compared with every method's results."""
+
+    kind: _Kind
+    position: int  # position of the video in the job list
+    video: VideoSpec
+    sources: tuple[FrameSource, ...]
+    threshold: int | None
+    frames: Sequence[int]
+    keep_going: bool
+
+
+def _run_chunk(chunk: _Chunk) -> VideoPieces:
+    """Evaluate one chunk (module level so that workers can run it)."""
+    if chunk.kind == "counts":
+        return count_video(
+            chunk.video, chunk.sources, chunk.threshold, chunk.frames, keep_going=chunk.keep_going
+        )
+    return histograms_video(chunk.video, chunk.sources, chunk.frames, keep_going=chunk.keep_going)
+
+
+def _failed_chunk(chunk: _Chunk, error: BaseException) -> VideoPieces:
+    """A chunk that kept failing on the cluster: every method misses its video."""
+    first, last = chunk.frames[0], chunk.frames[-1]
+    reason = f"frames {first}-{last} kept failing on the cluster ({type(error).__name__}: {error})"
+    return VideoPieces(
+        [np.zeros(0)] * len(chunk.sources), [reason] * len(chunk.sources), StrayLevels()
+    )
+
+
+def _plan(
+    kind: _Kind,
+    videos: Sequence[VideoSpec],
+    sources: Sequence[tuple[FrameSource, ...]],
+    threshold: int | None,
+    workers: int,
+    keep_going: bool,
+) -> list[_Chunk]:
+    size = chunk_size(sum(len(video.truth_frames) for video in videos), workers)
+    chunks = []
+    for position, (video, video_sources) in enumerate(zip(videos, sources)):
+        frames = video.truth_frames
+        # Sequential decoders (video files) would re-decode from the start per chunk.
+        sequential = any(not getattr(s, "random_access", True) for s in video_sources)
+        for first, last in frame_chunks(0, len(frames) - 1, len(frames) if sequential else size):
+            piece = frames[first : last + 1]
+            chunks.append(
+                _Chunk(kind, position, video, video_sources, threshold, piece, keep_going)
+            )
+    return chunks
+
+
+def _run_jobs(
+    kind: _Kind,
+    videos: Sequence[VideoSpec],
+    sources: Mapping[str, Sequence[FrameSource]],
+    threshold: int | None,
+    workers: int | None,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> tuple[list[str], list[list[VideoPieces]]]:
+    """Every video's pieces (one per chunk, in frame order) for every method of ``sources``."""
+    names = list(sources)
+    by_video = [tuple(sources[name][v] for name in names) for v in range(len(videos))]
+    for video in videos:
+        check_temporal_roi(video)
+    on_cluster = cluster.current_client() is not None
+    chunks = _plan(kind, videos, by_video, threshold, resolve_workers(workers), on_cluster)
+    per_video: list[list[VideoPieces]] = [[] for _ in videos]
+    if on_cluster or (resolve_workers(workers) > 1 and len(chunks) > 1):
+        sizes = [len(c.frames) for c in chunks]
+        pieces = map_chunks(
+            _run_chunk,
+            chunks,
+            sizes,
+            workers,
+            progress,
+            cancel,
+            threads=True,
+            on_failure=_failed_chunk,
+        )
+        for chunk, piece in zip(chunks, pieces):
+            per_video[chunk.position].append(piece)
+        return names, per_video
+    total = sum(len(video.truth_frames) for video in videos)
+    offset = 0
+    for video, video_sources, pieces_of_video in zip(videos, by_video, per_video):
+        step = shifted(progress, offset, total)
+        if kind == "counts":
+            piece = count_video(video, video_sources, threshold, None, step, cancel)
+        else:
+            piece = histograms_video(video, video_sources, None, step, cancel)
+        pieces_of_video.append(piece)
+        offset += len(video.truth_frames)
+    return names, per_video
+
+
+def _per_method(
+    videos: Sequence[VideoSpec], names: Sequence[str], per_video: Sequence[Sequence[VideoPieces]]
+) -> tuple[dict[str, list[tuple[VideoSpec, list[np.ndarray]]]], tuple[MissingResult, ...]]:
+    """Each method's chunk values video by video, and the videos it misses.
+
+    Stray ground-truth levels give one warning per video.
+    """
+    found: dict[str, list[tuple[VideoSpec, list[np.ndarray]]]] = {name: [] for name in names}
+    missing = []
+    for video, pieces in zip(videos, per_video):
+        stray = StrayLevels()
+        for piece in pieces:
+            stray.merge(piece.stray)
+        stray.warn(video)
+        for k, name in enumerate(names):
+            reason = next((p.failures[k] for p in pieces if p.failures[k] is not None), None)
+            if reason is None:
+                found[name].append((video, [p.values[k] for p in pieces]))
+            else:
+                missing.append(MissingResult(name, video.label, reason))
+    return found, tuple(missing)
+
+
+def evaluate_methods(
+    videos: Sequence[VideoSpec],
+    sources: Mapping[str, Sequence[FrameSource]],
+    threshold: int | None = None,
+    workers: int | None = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> MethodResults[VideoEvaluation]:
+    """Every method's masks on every video, each ground-truth frame decoded once
+    (docs/measures.md §1).
+
+    Parameters
+    ----------
+    videos
+        The dataset's videos, each over :attr:`VideoSpec.truth_frames`.
+    sources
+        ``sources[method][v]`` is that method's masks of ``videos[v]``
+        (:func:`~referee.core.frames.results.result_sources`).
+    threshold
+        Detection threshold option (``None``: value == 255).
+    workers
+        Threads comparing frame ranges (``None``: every available core); 1
+        streams every video in this thread. Inside
+        :func:`referee.core.cluster.connected` the chunks run on the cluster.
+    progress, cancel
+        Progress in frames over all videos; cancellation token.
+
+    Ground truth with grey levels other than CDnet's five gives one
+    :class:`RefereeWarning` per video. The result is identical whatever the
+    workers.
+    """
+    threshold = check_threshold(threshold)
+    names, per_video = _run_jobs("counts", videos, sources, threshold, workers, progress, cancel)
+    found, missing = _per_method(videos, names, per_video)
+    empty = np.zeros((0, len(PER_FRAME_COLUMNS)), dtype=np.int64)
+    results = {
+        name: [
+            VideoEvaluation.from_per_frame(
+                video.category, video.name, np.concatenate([empty, *values]), threshold
+            )
+            for video, values in pieces
+        ]
+        for name, pieces in found.items()
+    }
+    return MethodResults(results, missing)
+
+
+def histograms_methods(
+    videos: Sequence[VideoSpec],
+    sources: Mapping[str, Sequence[FrameSource]],
+    workers: int | None = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> MethodResults[VideoHistograms]:
+    """Score histograms of every method's soft results on every video, each ground-truth
+    frame decoded once (docs/measures.md §3; parameters as :func:`evaluate_methods`)."""
+    names, per_video = _run_jobs("histograms", videos, sources, None, workers, progress, cancel)
+    found, missing = _per_method(videos, names, per_video)
+    empty = np.zeros((3, N_LEVELS), dtype=np.int64)
+    results = {
+        name: [
+            VideoHistograms(
+                video.category,
+                video.name,
+                np.asarray(np.sum([empty, *values], axis=0, dtype=np.int64)),
+                len(video.truth_frames),
+            )
+            for video, values in pieces
+        ]
+        for name, pieces in found.items()
+    }
+    return MethodResults(results, missing)
+
+
+def evaluate_method(
+    videos: Sequence[VideoSpec],
+    results: str | Path,
+    threshold: int | None = None,
+    workers: int | None = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    pattern: str | None = None,
+    offset: int = 0,
+) -> list[VideoEvaluation]:
+    """One method's results on every video (:func:`evaluate_methods`; docs/measures.md §1, §10).
+
+    ``results``, ``pattern`` and ``offset`` say where the masks are: see
+    :func:`~referee.core.frames.results.result_sources`.
+    """
+    check_threshold(threshold)
+    sources = {"": result_sources(videos, results, pattern, offset)}
+    return evaluate_methods(videos, sources, threshold, workers, progress, cancel).results[""]
+
+
+def score_histograms_method(
+    videos: Sequence[VideoSpec],
+    results_root: str | Path,
+    workers: int | None = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> list[VideoHistograms]:
+    """Score histograms of one soft result tree on every video (docs/measures.md §3)."""
+    sources = {"": result_sources(videos, results_root)}
+    return histograms_methods(videos, sources, workers, progress, cancel).results[""]

@@ -1,0 +1,91 @@
+"""The rules a user chooses for per-frame boxes (docs/measures.md §5): when the IoU
+threshold applies, and the MOTChallenge ground-truth class rules; importable without
+numpy so that the command line parses its options quickly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.core.errors import InvalidOptionError
+
+#: Map the boxes maximizing IoU, then a mapped pair below the threshold is no true
+#: positive (VACE; the default).
+MAP_THEN_THRESHOLD = "map-then-threshold"
+#: Pairs below the threshold may not be assigned at all; the assignment maximizes the IoU
+#: of the others (CLEAR-MOT tools, TrackEval).
+THRESHOLD_THEN_MAP = "threshold-then-map"
+#: When the IoU threshold applies to the true positives; the first is the default.
+IOU_RULES: tuple[str, ...] = (MAP_THEN_THRESHOLD, THRESHOLD_THEN_MAP)
+
+#: The object classes of MOTChallenge ground truth (the 8th column of MOT16, MOT17 and
+#: MOT20 ``gt.txt``), by id.
+MOT_CLASSES: dict[int, str] = {
+    1: "pedestrian",
+    2: "person on vehicle",
+    3: "car",
+    4: "bicycle",
+    5: "motorbike",
+    6: "non-motorized vehicle",
+    7: "static person",
+    8: "distractor",
+    9: "occluder",
+    10: "occluder on the ground",
+    11: "occluder full",
+    12: "reflection",
+    13: "crowd",
+}
+PEDESTRIAN = 1
+#: A detection assigned to a distractor-class box at this IoU or more is removed (the
+#: benchmarks' fixed value, whatever the threshold of the true positives).
+DISTRACTOR_IOU = 0.5
+
+
+@dataclass(frozen=True)
+class ClassRule:
+    """Which ground-truth class is counted and which classes are distractors."""
+
+    counted: int
+    distractors: tuple[int, ...]
+
+
+_MOT16_17 = ClassRule(PEDESTRIAN, (2, 7, 8, 12))
+#: The class rules of each benchmark (docs/measures.md §5): MOT16 and MOT17 count
+#: pedestrians and treat persons on vehicles, static persons, distractors and
+#: reflections as distractors; MOT20 also non-motorized vehicles.
+CLASS_RULES: dict[str, ClassRule] = {
+    "mot16": _MOT16_17,
+    "mot17": _MOT16_17,
+    "mot20": ClassRule(PEDESTRIAN, (2, 6, 7, 8, 12)),
+}
+
+
+def check_iou_rule(rule: str) -> None:
+    """Refuse an IoU rule that is not one of :data:`IOU_RULES`."""
+    if rule not in IOU_RULES:
+        raise InvalidOptionError(f"unknown IoU rule {rule!r} (choose from {', '.join(IOU_RULES)})")
+
+
+def check_class_rule(rule: str | None) -> None:
+    """Refuse class rules that are neither ``None`` nor one of :data:`CLASS_RULES`."""
+    if rule is not None and rule not in CLASS_RULES:
+        raise InvalidOptionError(
+            f"unknown MOTChallenge class rules {rule!r} (choose from {', '.join(CLASS_RULES)})"
+        )
+
+
+def groundtruth_rules_wording(min_conf: float | None, classes: str | None) -> str | None:
+    """What the ground-truth rules set aside, in one sentence, or ``None`` if nothing:
+    ``Ground truth: rows with conf < 0.5 not counted; mot17 classes: …``."""
+    check_class_rule(classes)
+    parts = []
+    if min_conf is not None:
+        parts.append(f"rows with conf < {min_conf:g} not counted")
+    if classes is not None:
+        rule = CLASS_RULES[classes]
+        distractors = ", ".join(str(c) for c in rule.distractors)
+        parts.append(
+            f"{classes} classes: only class {rule.counted} ({MOT_CLASSES[rule.counted]}) "
+            f"counted, detections assigned to classes {distractors} at IoU >= "
+            f"{DISTRACTOR_IOU:g} removed"
+        )
+    return "Ground truth: " + "; ".join(parts) if parts else None

@@ -1,0 +1,94 @@
+"""Start-up of the ``referee`` command: asking for the version or a command's help imports
+none of the heavy libraries, which each command imports only when it runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.core.cli import main as cli
+
+#: Libraries that parsing the options must not import: each costs from 0.05 s (numpy)
+#: to 0.6 s (SciPy) before the command does any work.
+HEAVY = ("numpy", "scipy", "matplotlib", "PySide6", "pyqtgraph", "cv2", "lxml")
+
+#: Run ``referee`` with the arguments after the output file, in a fresh interpreter, and
+#: write its exit status and every module it imported to that file.
+_PROBE = """
+import json, sys
+from referee.core.cli.main import main
+try:
+    status = main(sys.argv[2:])
+except SystemExit as exit:
+    status = exit.code
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"status": status, "modules": sorted(sys.modules)}, out)
+"""
+
+
+def _core_commands() -> list[str]:
+    return list(cli.subcommands(cli.build_parser()).choices)
+
+
+def _every_command() -> list[str]:
+    """Every command of the real parser, the plugins' (the desktop application's) too."""
+    parser = cli.build_parser()
+    cli.add_command_plugins(cli.subcommands(parser))
+    return list(cli.subcommands(parser).choices)
+
+
+CORE_COMMANDS = _core_commands()
+EVERY_COMMAND = _every_command()
+
+
+def imported_by(arguments: list[str], folder: Path) -> tuple[int, set[str]]:
+    """The exit status of ``referee ARGUMENTS`` run in a new process, and the modules
+    it imported."""
+    record = folder / "modules.json"
+    subprocess.run(
+        [sys.executable, "-c", _PROBE, str(record), *arguments],
+        capture_output=True,
+        check=False,
+        cwd=folder,
+        timeout=300,
+    )
+    outcome = json.loads(record.read_text(encoding="utf-8"))
+    return outcome["status"], set(outcome["modules"])
+
+
+def heavy_in(modules: set[str]) -> list[str]:
+    return [name for name in HEAVY if name in modules]
+
+
+def test_the_commands_are_found_on_the_real_parser() -> None:
+    assert {"evaluate", "pseudo", "report", "significance"} <= set(CORE_COMMANDS)
+    assert "gui" in EVERY_COMMAND and "gui" not in CORE_COMMANDS
+
+
+@pytest.mark.parametrize("arguments", [["--version"], ["--help"]], ids=["version", "help"])
+def test_version_and_help_import_no_heavy_library(arguments: list[str], tmp_path: Path) -> None:
+    status, modules = imported_by(arguments, tmp_path)
+    assert status == 0
+    assert heavy_in(modules) == []
+
+
+@pytest.mark.parametrize("command", EVERY_COMMAND)
+def test_a_commands_help_imports_no_heavy_library(command: str, tmp_path: Path) -> None:
+    status, modules = imported_by([command, "--help"], tmp_path)
+    assert status == 0
+    assert heavy_in(modules) == []
+    if command in CORE_COMMANDS:  # the plugins are not even looked for
+        assert "referee.gui" not in modules
+
+
+def test_a_command_that_needs_scipy_imports_it(tmp_path: Path) -> None:
+    """The probe sees what a command imports when it runs: a paired t-test needs SciPy."""
+    scores = tmp_path / "scores.csv"
+    scores.write_text("case,A,B\n1,0.5,0.7\n2,0.4,0.6\n3,0.6,0.9\n4,0.3,0.4\n", encoding="utf-8")
+    status, modules = imported_by(["significance", "--scores", str(scores)], tmp_path)
+    assert status == 0
+    assert {"scipy", "numpy"} <= modules
