@@ -4,7 +4,6 @@ number can be reproduced."""
 from __future__ import annotations
 
 import platform
-from importlib import metadata
 
 from referee.core import __version__
 
@@ -24,6 +23,8 @@ def library_versions() -> dict[str, str]:
 
 
 def _distribution_version(name: str) -> str:
+    from importlib import metadata  # here: reading installed packages' metadata is slow to import
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
