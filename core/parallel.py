@@ -21,7 +21,7 @@ import select
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from referee.core import cluster
@@ -102,6 +102,14 @@ def frame_chunks(first: int, last: int, size: int) -> list[tuple[int, int]]:
     if size < 1:
         raise ValueError(f"chunk size must be positive, got {size}")
     return [(a, min(a + size - 1, last)) for a in range(first, last + 1, size)]
+
+
+def video_chunks(n_frames: int, sources: Iterable[object], size: int) -> list[tuple[int, int]]:
+    """Positions ``first..last`` (inclusive) of one video's ``n_frames`` frames, in runs of at
+    most ``size``; a single run when one of ``sources`` decodes sequentially (a video file,
+    ``random_access`` false), which would otherwise decode from the start for every run."""
+    sequential = any(not getattr(source, "random_access", True) for source in sources)
+    return frame_chunks(0, n_frames - 1, n_frames if sequential else size)
 
 
 def _pool_context(preload: Sequence[str]) -> multiprocessing.context.BaseContext:

@@ -30,7 +30,7 @@ from referee.core.frames.results import result_sources
 from referee.core.frames.sources import FrameSource
 from referee.core.measures.pixel import N_LEVELS, check_threshold
 from referee.core.model.videos import VideoSpec
-from referee.core.parallel import chunk_size, frame_chunks, map_chunks, resolve_workers
+from referee.core.parallel import chunk_size, map_chunks, resolve_workers, video_chunks
 from referee.core.progress import CancelToken, ProgressCallback, shifted
 
 _Kind = Literal["counts", "histograms"]
@@ -102,9 +102,7 @@ def _plan(
     chunks = []
     for position, (video, video_sources) in enumerate(zip(videos, sources)):
         frames = video.truth_frames
-        # Sequential decoders (video files) would re-decode from the start per chunk.
-        sequential = any(not getattr(s, "random_access", True) for s in video_sources)
-        for first, last in frame_chunks(0, len(frames) - 1, len(frames) if sequential else size):
+        for first, last in video_chunks(len(frames), video_sources, size):
             piece = frames[first : last + 1]
             chunks.append(
                 _Chunk(kind, position, video, video_sources, threshold, piece, keep_going)
@@ -127,9 +125,10 @@ def _run_jobs(
     for video in videos:
         check_temporal_roi(video)
     on_cluster = cluster.current_client() is not None
-    chunks = _plan(kind, videos, by_video, threshold, resolve_workers(workers), on_cluster)
+    spread = resolve_workers(workers)
+    chunks = _plan(kind, videos, by_video, threshold, spread, on_cluster)
     per_video: list[list[VideoPieces]] = [[] for _ in videos]
-    if on_cluster or (resolve_workers(workers) > 1 and len(chunks) > 1):
+    if on_cluster or (spread > 1 and len(chunks) > 1):
         sizes = [len(c.frames) for c in chunks]
         pieces = map_chunks(
             _run_chunk,

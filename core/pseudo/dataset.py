@@ -23,9 +23,9 @@ from referee.core.model.videos import VideoKey, VideoSpec, video_label
 from referee.core.parallel import (
     check_workers,
     chunk_size,
-    frame_chunks,
     map_chunks,
     resolve_workers,
+    video_chunks,
 )
 from referee.core.progress import CancelToken, ProgressCallback, check, shifted
 from referee.core.pseudo.committee import CommitteeOptions, _Rules
@@ -89,10 +89,7 @@ def _plan(
     size = chunk_size(sum(len(job.frames) for job in jobs), workers)
     chunks = []
     for index, (job, lut) in enumerate(zip(jobs, luts)):
-        n = len(job.frames)
-        # Sequential decoders (video files) would re-decode from the start per chunk.
-        sequential = any(not getattr(s, "random_access", True) for s in job.sources)
-        for first, last in frame_chunks(0, n - 1, n if sequential else size):
+        for first, last in video_chunks(len(job.frames), job.sources, size):
             piece = job._replace(frames=job.frames[first : last + 1])
             chunks.append(_Chunk(index, first, piece, methods, committee, entropy, lut))
     return chunks

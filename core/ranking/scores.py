@@ -14,7 +14,7 @@ from referee.core.frames.sources import FrameSource, masks_by_frame
 from referee.core.measures.boxes import MAPPINGS, VideoBoxes
 from referee.core.model.annotations import ACTION_CLASSES, VideoAnnotation
 from referee.core.model.videos import VideoSpec
-from referee.core.parallel import chunk_size, frame_chunks, map_chunks, resolve_workers
+from referee.core.parallel import chunk_size, map_chunks, resolve_workers, video_chunks
 from referee.core.progress import CancelToken, ProgressCallback, check, report, shifted
 from referee.core.ranking.criteria import (
     CLASSES,
@@ -180,9 +180,8 @@ def _mask_scores_in_chunks(
     chunks = []
     for position, video in enumerate(videos):
         by_method = {m: s[position] for m, s in sources.items()}
-        sequential = any(not getattr(s, "random_access", True) for s in by_method.values())
         frames = video.frames
-        for first, last in frame_chunks(0, len(frames) - 1, len(frames) if sequential else size):
+        for first, last in video_chunks(len(frames), by_method.values(), size):
             piece = frames[first : last + 1]
             chunks.append(_MaskChunk(position, video, by_method, criterion, pair, threshold, piece))
     sizes = [len(c.frames) for c in chunks]
