@@ -3,18 +3,25 @@
 What the box editor asks of a set of items, beyond editing one of them
 (:mod:`referee.core.annotation.keyframes`): their numbers, a new item from
 one drawn box, what lies on a frame, and removing one frame's box. Every
-function returns new items and never changes its arguments.
+function returns new items and never changes its arguments; a drawn box is
+rounded to whole pixels (:func:`whole_box`, halves up, docs/measures.md §10).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from referee.core.annotation.keyframes import Box, Item, ended_at, item_name, split_at
+from referee.core.annotation.keyframes import (
+    Box,
+    Item,
+    ended_at,
+    item_name,
+    split_at,
+    whole_pixels,
+)
 from referee.core.annotation.tracks import Track
 from referee.core.errors import InvalidOptionError
 from referee.core.model.annotations import Action
@@ -50,13 +57,14 @@ def new_action(number: int, action_class: int, frame: int, box: Sequence[float])
 
 
 def new_track(track_id: int, frame: int, box: Sequence[float]) -> Track:
-    """A track of one keyframe."""
-    return Track(track_id, np.array([frame]), np.array([list(box)], dtype=np.float64))
+    """A track of one keyframe, ``box`` rounded to whole pixels (halves up), confidence 1."""
+    return Track(track_id, np.array([frame]), np.array([whole_box(box)], dtype=np.float64))
 
 
 def whole_box(box: Sequence[float]) -> tuple[int, int, int, int]:
-    """``(x, y, w, h)`` rounded to whole pixels, halves up, as action boxes are stored."""
-    x, y, w, h = (math.floor(float(v) + 0.5) for v in box)
+    """``(x, y, w, h)`` rounded to whole pixels, halves up
+    (:func:`~referee.core.annotation.keyframes.whole_pixels`)."""
+    x, y, w, h = (int(v) for v in whole_pixels([float(v) for v in box]))
     return (x, y, w, h)
 
 

@@ -5,11 +5,13 @@ An item is an :class:`~referee.core.model.annotations.Action` or a
 pixels per consecutive frame, each flagged as a keyframe or as interpolated.
 Every function returns new items and never changes its arguments.
 
-An edit re-interpolates only the frames between the keyframes it touches:
-every other box keeps its value, so interpolated boxes read from a file stay
-as they were. Action boxes are interpolated as
-:func:`~referee.core.model.annotations.interpolate_action` does (whole pixels,
-halves rounded up, docs/measures.md §4); track boxes linearly, without rounding.
+Every box an edit sets or fills in is in whole pixels, each of ``x, y, w, h``
+rounded by :func:`whole_pixels` (halves up, docs/measures.md §10), so that the
+items equal what is written and read back. An edit re-interpolates only the
+frames between the keyframes it touches: every other box keeps its value, so
+boxes read from a file (decimals included) stay as they were. Interpolation is
+that of :func:`~referee.core.model.annotations.interpolate_action`
+(docs/measures.md §4), for actions and tracks alike.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from referee.core.model.annotations import Action
 
 #: An editable item: an action or a track.
 Item = TypeVar("Item", bound=Action | Track)
-#: A box ``(x, y, w, h)`` in pixels (whole numbers for actions).
+#: A box ``(x, y, w, h)`` in pixels.
 Box = tuple[float, float, float, float]
 
 
@@ -51,6 +53,15 @@ class _Draft:
         )
 
 
+def whole_pixels(values: np.ndarray | Sequence[float]) -> np.ndarray:
+    """``values`` rounded to whole pixels, halves up: ``floor(v + 0.5)``, exactly (2.5 → 3,
+    −2.5 → −2), as ``float64`` (docs/measures.md §10)."""
+    values = np.asarray(values, dtype=np.float64)
+    whole = np.floor(values)
+    rounded: np.ndarray = whole + (values - whole >= 0.5)  # ``values − whole`` is exact
+    return rounded
+
+
 def keyframes_of(item: Action | Track) -> dict[int, Box]:
     """Frame → box of the item's keyframes, in frame order (pixels)."""
     values = item.boxes.tolist()
@@ -64,16 +75,19 @@ def keyframes_of(item: Action | Track) -> dict[int, Box]:
 def with_keyframe(item: Item, frame: int, box: Sequence[float]) -> Item:
     """``item`` with the keyframe ``box`` ``(x, y, w, h)`` at ``frame`` (docs/measures.md §4, §5).
 
-    Inside the span the box is replaced and the frames between the previous
-    and the next keyframe are interpolated again. Before or after the span the
-    span grows to ``frame`` and the frames between the old end and ``frame``
-    are interpolated from the old end's box.
+    ``box`` is rounded to whole pixels (:func:`whole_pixels`), unless it is the
+    box the item already has on ``frame``, which is kept as it is. Inside the
+    span the box is replaced and the frames between the previous and the next
+    keyframe are interpolated again. Before or after the span the span grows
+    to ``frame`` and the frames between the old end and ``frame`` are
+    interpolated from the old end's box; a track's new rows take the
+    confidence of that end.
 
     Raises
     ------
     InvalidOptionError
-        A box that is not four numbers (whole numbers for an action), a frame
-        outside the allowed range, or a box the item refuses.
+        A box that is not four finite numbers, a frame outside the allowed
+        range, or a box the item refuses.
     """
     return with_keyframes(item, {frame: box})
 
@@ -166,7 +180,8 @@ def merged(first: Item, second: Item) -> Item:
 
     The items may come in either time order. The boxes on either side of the
     gap become keyframes with their values and the gap between them is
-    interpolated; every other box keeps its value and flag.
+    interpolated, each of its rows taking the confidence of the nearer side
+    (the earlier on a tie); every other box keeps its value and flag.
 
     Raises
     ------
@@ -184,12 +199,20 @@ def merged(first: Item, second: Item) -> Item:
         )
     head, tail = _draft(early), _draft(late)
     gap = late.first - early.last - 1
+    nearer_head = (gap + 1) // 2  # gap row k (from 1) is nearer the head when 2k <= gap + 1
     head.interpolated[-1] = tail.interpolated[0] = False
     draft = _Draft(
         early.first,
         np.concatenate([head.boxes, np.zeros((gap, 4), head.boxes.dtype), tail.boxes]),
         np.concatenate([head.interpolated, np.ones(gap, dtype=bool), tail.interpolated]),
-        np.concatenate([head.conf, np.ones(gap), tail.conf]),
+        np.concatenate(
+            [
+                head.conf,
+                np.full(nearer_head, head.conf[-1]),
+                np.full(gap - nearer_head, tail.conf[0]),
+                tail.conf,
+            ]
+        ),
     )
     _interpolate(draft, len(early) - 1, len(early) + gap)
     return _built(first, draft)
@@ -232,7 +255,8 @@ def _set_keyframe(draft: _Draft, frame: int, box: np.ndarray) -> _Draft:
 
 
 def _grown(draft: _Draft, added: int, at_start: bool) -> _Draft:
-    """``draft`` with ``added`` interpolated rows (to be filled in) before or after it."""
+    """``draft`` with ``added`` interpolated rows (to be filled in) before or after it,
+    with the confidence of the row they grow from."""
 
     def joined(new: np.ndarray, old: np.ndarray) -> np.ndarray:
         return np.concatenate([new, old] if at_start else [old, new])
@@ -241,27 +265,25 @@ def _grown(draft: _Draft, added: int, at_start: bool) -> _Draft:
         draft.first - added if at_start else draft.first,
         joined(np.zeros((added, 4), draft.boxes.dtype), draft.boxes),
         joined(np.ones(added, dtype=bool), draft.interpolated),
-        joined(np.ones(added), draft.conf),
+        joined(np.full(added, draft.conf[0 if at_start else -1]), draft.conf),
     )
 
 
 def _interpolate(draft: _Draft, start: int, stop: int) -> None:
     """Interpolate rows ``start + 1 … stop − 1`` between rows ``start`` and ``stop``, in place.
 
-    Integer boxes (actions) take ``v0 + (v1 − v0)·s/steps`` rounded to the
-    nearest pixel, halves up, exactly as ``interpolate_action``
-    (docs/measures.md §4); float boxes (tracks) take it unrounded.
+    Each takes ``v0 + (v1 − v0)·s/steps`` rounded by :func:`whole_pixels`. For
+    whole ``v0, v1`` within the limits of :mod:`referee.core.limits` this is the
+    exact rounding of ``interpolate_action`` (docs/measures.md §4): ``(v1 − v0)·s``
+    is exact, a quotient ending in .5 is exact, and any other lies at least
+    ``1/(2·steps)`` ≥ 5e-8 from a half, far beyond the float error (< 1e-9).
     """
     steps = stop - start
     if steps < 2:
         return
     v0, v1 = draft.boxes[start], draft.boxes[stop]
     step = np.arange(1, steps, dtype=np.int64)[:, None]
-    if draft.boxes.dtype.kind == "i":
-        filled = (2 * (v0 * steps + (v1 - v0) * step) + steps) // (2 * steps)
-    else:
-        filled = v0 + (v1 - v0) * step / steps
-    draft.boxes[start + 1 : stop] = filled
+    draft.boxes[start + 1 : stop] = whole_pixels(v0 + (v1 - v0) * step / steps)
     draft.interpolated[start + 1 : stop] = True
 
 
@@ -294,16 +316,17 @@ def _built(item: Item, draft: _Draft, number: int | None = None) -> Item:
 
 
 def _box_values(item: Action | Track, frame: int, box: Sequence[float]) -> np.ndarray:
-    """``box`` as a row of ``item.boxes``: four finite numbers, whole for an action."""
+    """``box`` as a row of ``item.boxes``: the item's own box on ``frame`` when equal to it,
+    else four finite numbers rounded to whole pixels."""
     values = [float(v) for v in box]
     where = f"{item_name(item)}, frame {frame}"
     if len(values) != 4:
         raise InvalidOptionError(f"{where}: a box is (x, y, w, h), got {len(values)} values")
     if not all(math.isfinite(v) for v in values):
         raise InvalidOptionError(f"{where}: box values must be finite numbers, not {values}")
-    if isinstance(item, Action) and not all(v.is_integer() for v in values):
-        raise InvalidOptionError(f"{where}: action boxes are whole pixels, not {values}")
-    return np.array(values, dtype=item.boxes.dtype)
+    if item.first <= frame <= item.last and values == item.boxes[frame - item.first].tolist():
+        return np.array(item.boxes[frame - item.first])
+    return whole_pixels(values).astype(item.boxes.dtype)
 
 
 def _check_frame(item: Action | Track, frame: int) -> None:

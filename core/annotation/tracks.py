@@ -3,19 +3,24 @@
 A :class:`Track` is what the box editor edits of a MOTChallenge file: the rows
 of one id over a run of consecutive frames, each box flagged as a keyframe or
 as interpolated. A MOT id seen on frames with a gap becomes several tracks
-with the same :attr:`Track.track_id`. Boxes are ``(x, y, w, h)`` in pixels,
-kept as the file's floats.
+with the same :attr:`Track.track_id`. Boxes are ``(x, y, w, h)`` in pixels:
+the file's floats as read, whole pixels where the editor set or filled them
+in (:mod:`referee.core.annotation.keyframes`). :func:`parse_tracks` reads a
+file's bytes and :func:`updated_tracks` writes the tracks back over them,
+keeping every row that did not change (docs/measures.md §10).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
-from referee.core.formats.mot_csv import MAX_ID, MotRows
+from referee.core.formats.mot_csv import MAX_ID, MotRows, parse_mot_csv, updated_mot_csv
+from referee.core.formats.text_edits import decoded_text
 from referee.core.limits import MAX_COORDINATE, MAX_FRAME_NUMBER
 from referee.core.model.annotations import FrameSpan
 
@@ -42,7 +47,8 @@ class Track(FrameSpan):
         ``bool`` ``(n,)``: True where the box was interpolated, False for keyframes.
         Omitted: every box is a keyframe.
     conf
-        ``float64`` ``(n,)``: the confidence column. Omitted: all 1.0.
+        ``float64`` ``(n,)``: the confidence column (MOTChallenge ground truth: 0 for
+        a box not to be considered). Omitted: all 1.0.
     """
 
     track_id: int
@@ -159,3 +165,39 @@ def rows_of_tracks(tracks: Iterable[Track]) -> MotRows:
     return MotRows(
         frames[order], ids[order], boxes[order], conf[order], np.arange(len(order), dtype=np.int64)
     )
+
+
+def parse_tracks(data: bytes, path: str | Path = "<bytes>") -> tuple[Track, ...]:
+    """The tracks of a MOTChallenge file's bytes (UTF-8, byte-order mark allowed);
+    ``path`` only names it in errors.
+
+    Raises
+    ------
+    InputFileError
+        What :func:`~referee.core.formats.mot_csv.parse_mot_csv` refuses, or bytes
+        that are not UTF-8 text.
+    InvalidOptionError
+        An id given twice on one frame (see :func:`tracks_from_rows`).
+    """
+    return tracks_from_rows(parse_mot_csv(decoded_text(data, path), path))
+
+
+def updated_tracks(
+    original: bytes | None, tracks: Iterable[Track], path: str | Path = "<original>"
+) -> bytes:
+    """The MOTChallenge file ``original`` (its bytes as read, ``None`` for a new file)
+    holding ``tracks`` instead (docs/measures.md §10).
+
+    Rows known by ``(frame, id)`` whose box and confidence did not change come
+    back as they were; see :func:`~referee.core.formats.mot_csv.updated_mot_csv`
+    for the rest. :func:`parse_tracks` of the result gives ``tracks`` (keyframe
+    flags aside: every row read is a keyframe).
+
+    Raises
+    ------
+    InvalidOptionError
+        Two tracks of one id on the same frame.
+    InputFileError
+        ``original`` is not a MOTChallenge file with one box per id and frame.
+    """
+    return updated_mot_csv(original, rows_of_tracks(tracks), path)

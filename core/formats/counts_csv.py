@@ -5,7 +5,8 @@ each once, and other columns are ignored. Frames are whole numbers from 0 to
 ``MAX_FRAME_NUMBER``, listed in order and consecutive: a gap, a duplicate or a
 frame out of order is an error naming the file, the line and the frame. Counts
 are whole numbers from 0 to ``MAX_COUNT`` (:mod:`referee.core.limits`), written
-with ASCII digits. Blank lines are ignored.
+with ASCII digits. Blank lines are ignored. :func:`updated_counts_csv` rewrites a
+file Referee read, changing only the count cells that changed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from referee.core.errors import InputFileError, RefereeError
+from referee.core.formats.text_edits import (
+    csv_records,
+    decoded_text,
+    encoded_like,
+    joined,
+    line_ending,
+    with_cells,
+)
 from referee.core.formats.text_files import (
     WHOLE_NUMBER,
     header_columns,
@@ -186,7 +195,8 @@ def _name(series: CountSeries, fallback: str) -> str:
 
 
 def format_counts_csv(first_frame: int, counts: Sequence[int] | np.ndarray) -> str:
-    """The CSV text ``frame,count`` for counts of consecutive frames from ``first_frame``."""
+    """The CSV text ``frame,count`` for counts of consecutive frames from ``first_frame``
+    (a new file; :func:`updated_counts_csv` rewrites an existing one)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(HEADER)
@@ -200,3 +210,55 @@ def write_counts_csv(
 ) -> None:
     """Write counts of consecutive frames to ``path`` (atomically)."""
     write_text(path, format_counts_csv(first_frame, counts))
+
+
+def updated_counts_csv(
+    original: bytes | None, series: CountSeries, path: str | Path = "<original>"
+) -> bytes:
+    """The content of the counts file ``original`` holding ``series`` instead (docs/measures.md §10).
+
+    A row is known by its frame. A row whose count is unchanged is written as
+    it was; a changed one gets the new count in its count cell, every other
+    character kept; a row of a frame ``series`` does not cover is dropped.
+    Frames added before the file's first or after its last row get a new line
+    in the header's layout (frame and count in their columns, other columns
+    empty). Header, blank lines, line endings and a byte-order mark are kept.
+    Without ``original`` (a new file) this is :func:`format_counts_csv`.
+
+    Raises
+    ------
+    InputFileError
+        ``original`` is not a counts file (see :func:`parse_counts_csv`).
+    """
+    if original is None:
+        return format_counts_csv(series.first_frame, series.counts).encode("utf-8")
+    records, plain = csv_records(decoded_text(original, path, keep_endings=True))
+    old = parse_counts_csv(plain, path)
+    header, *rows = [k for k, record in enumerate(records) if not record.blank]
+    columns = header_columns(records[header].cells, path, records[header].line)
+    frame_cell, count_cell = columns["frame"], columns["count"]
+    pieces = [record.text for record in records]
+    for k, at in enumerate(rows):
+        frame = old.first_frame + k
+        count = int(old.counts[k])
+        if not series.first_frame <= frame <= series.last_frame:
+            pieces[at] = ""
+        elif (new := int(series.counts[frame - series.first_frame])) != count:
+            pieces[at] = with_cells(records[at], {count_cell: str(new)})
+    ending = line_ending(records)
+    width = len(records[header].cells)
+
+    def new_lines(first: int, last: int) -> str:
+        """The lines of frames ``first..last`` in the header's layout."""
+        cells = [""] * width
+        out = []
+        for frame in range(first, last + 1):
+            cells[frame_cell] = str(frame)
+            cells[count_cell] = str(int(series.counts[frame - series.first_frame]))
+            out.append(",".join(cells) + ending)
+        return "".join(out)
+
+    last = series.last_frame
+    pieces.insert(rows[-1] + 1, new_lines(max(series.first_frame, old.last_frame + 1), last))
+    pieces.insert(rows[0], new_lines(series.first_frame, min(last, old.first_frame - 1)))
+    return encoded_like(joined(pieces, ending), original)

@@ -15,23 +15,37 @@ without any row (empty, blank or a header only) is a video without boxes: a
 detector that found nothing, or ground truth with no object (a
 :class:`~referee.core.errors.RefereeWarning` says so). An id given twice on one
 frame is read as two boxes, with a warning: the box measures do not use ids.
-:func:`write_mot_csv` writes rows that read back identical.
+:func:`write_mot_csv` writes rows that read back identical;
+:func:`updated_mot_csv` rewrites a file Referee read, keeping every row that did
+not change as it was.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import warnings
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 
 from referee.core.errors import InputFileError, InvalidOptionError, RefereeWarning
+from referee.core.formats.text_edits import (
+    Record,
+    csv_records,
+    decoded_text,
+    encoded_like,
+    joined,
+    line_ending,
+    text_from_cell,
+    with_cells,
+)
 from referee.core.formats.text_files import (
     DECIMAL_NUMBER,
     numbered_csv_rows,
@@ -47,6 +61,11 @@ _EXPECTED = "frame,id,x,y,w,h,conf,…"
 #: Largest id in absolute value: ids up to 2**53 are exact after reading as a decimal.
 MAX_ID = 2**53
 _ROW = re.compile(",".join([DECIMAL_NUMBER.pattern] * len(COLUMNS)))
+#: Columns after ``conf`` of a new row whose id the file does not have, by the file's
+#: number of columns (that of its first row, else of its header, else 10): 9 (MOT16/17/20
+#: ground truth ``class,visibility``) gets ``1,1``, a pedestrian fully visible; any other
+#: count gets ``-1`` in each (MOTChallenge's "unknown", as in the 10 columns of MOT15).
+NEW_ID_COLUMNS: dict[int, str] = {9: ",1,1"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,30 +194,166 @@ def mot_boxes(rows: MotRows, name: str) -> VideoBoxes:
 
 
 def format_mot_csv(rows: MotRows) -> str:
-    """The text of a MOTChallenge file holding ``rows``, in their order (docs/measures.md §10).
+    """The text of a new MOTChallenge file holding ``rows``, in their order (docs/measures.md §10).
 
     One line ``frame,id,x,y,w,h,conf,-1,-1,-1`` per row, no header. Each
     decimal is written with the fewest digits that read back as the same float
     (a whole number without ``.0``), so :func:`parse_mot_csv` gives identical arrays.
+    :func:`updated_mot_csv` rewrites an existing file instead.
 
     Raises
     ------
     InvalidOptionError
         A box or confidence that is not a finite number (no file could hold it).
     """
-    numbers = np.column_stack([rows.boxes, rows.conf])
-    if not np.all(np.isfinite(numbers)):
-        row = int(np.flatnonzero(~np.all(np.isfinite(numbers), axis=1))[0])
-        raise InvalidOptionError(
-            f"row {row} (frame {rows.frames[row]}, id {rows.ids[row]}) holds a value that "
-            "is not a finite number; MOTChallenge files hold finite decimals only"
-        )
+    numbers = _finite_numbers(rows)
     return "".join(
-        f"{frame},{track_id},{','.join(map(_decimal_text, values))},-1,-1,-1\n"
+        f"{_first_cells(frame, track_id, values)},-1,-1,-1\n"
         for frame, track_id, values in zip(
             rows.frames.tolist(), rows.ids.tolist(), numbers.tolist()
         )
     )
+
+
+def updated_mot_csv(
+    original: bytes | None, rows: MotRows, path: str | Path = "<original>"
+) -> bytes:
+    """The content of the MOTChallenge file ``original`` holding ``rows`` instead (docs/measures.md §10).
+
+    A row is known by its ``(frame, id)``. A row of ``original`` whose box and
+    confidence are unchanged is written as it was; a changed one gets its new
+    values in those cells and keeps every other character (class, visibility,
+    world coordinates…); a row not in ``rows`` is dropped. Header, blank
+    lines, line endings and a byte-order mark are kept. New rows follow the
+    file's order when it is sorted by ``(frame, id)`` or by ``(id, frame)``,
+    else come after its last row, by frame then id. A new row of an id of the
+    file takes the columns after ``conf`` of that id's nearest row in frame
+    (the earlier on a tie), a row of a new id :data:`NEW_ID_COLUMNS`. Without
+    ``original`` (a new file) this is :func:`format_mot_csv`.
+
+    Parameters
+    ----------
+    original
+        The file's bytes as read, or ``None``.
+    rows
+        Every row the file should hold, at most one per ``(frame, id)``; ``lines``
+        is not used.
+    path
+        Names ``original`` in errors.
+
+    Raises
+    ------
+    InvalidOptionError
+        A value that is not finite, or an id twice on one frame of ``rows``.
+    InputFileError
+        ``original`` is not a MOTChallenge file, or holds an id twice on one frame.
+    """
+    numbers = _finite_numbers(rows)
+    _, again = _repeats(rows.frames, rows.ids, np.arange(len(rows)))
+    if len(again):
+        raise InvalidOptionError(
+            f"id {rows.ids[again[0]]} has two boxes on frame {rows.frames[again[0]]}; "
+            "a MOTChallenge file holds one box per id and frame"
+        )
+    if original is None:
+        return format_mot_csv(rows).encode("utf-8")
+    records, old, at = _original_rows(original, path)
+    old_row = {key: i for i, key in enumerate(zip(old.frames.tolist(), old.ids.tolist()))}
+    match = np.array(
+        [old_row.get(key, -1) for key in zip(rows.frames.tolist(), rows.ids.tolist())],
+        dtype=np.int64,
+    )  # the old row of each row, -1 for a new one
+    pieces = [record.text for record in records]
+    for i in sorted(set(range(len(old))) - set(match.tolist())):
+        pieces[at[i]] = ""
+    same = np.flatnonzero(match >= 0)
+    changed = np.column_stack([old.boxes, old.conf])[match[same]] != numbers[same]
+    for j, cells in zip(same.tolist(), changed.tolist()):
+        if any(cells):
+            i = int(match[j])
+            new_cells = {2 + k: _decimal_text(float(numbers[j, k])) for k in range(5) if cells[k]}
+            pieces[at[i]] = with_cells(records[at[i]], new_cells)
+    new = np.flatnonzero(match < 0).tolist()
+    ending = line_ending(records)
+    extras = _extra_columns(old, records, at)
+    for anchor, added in sorted(_placed(old, at, len(records), rows, new).items(), reverse=True):
+        pieces.insert(
+            anchor + 1,
+            "".join(
+                f"{_first_cells(rows.frames[j], rows.ids[j], numbers[j].tolist())}"
+                f"{extras(int(rows.frames[j]), int(rows.ids[j]))}{ending}"
+                for j in added
+            ),
+        )
+    return encoded_like(joined(pieces, ending), original)
+
+
+def _original_rows(original: bytes, path: str | Path) -> tuple[list[Record], MotRows, list[int]]:
+    """The records of ``original``, its rows, and the record of each row; an id twice on
+    one frame is refused."""
+    records, plain = csv_records(decoded_text(original, path, keep_endings=True))
+    with warnings.catch_warnings():  # the reader warned when the file was first read
+        warnings.simplefilter("ignore", RefereeWarning)
+        old = parse_mot_csv(plain, path)
+    first, again = _repeats(old.frames, old.ids, old.lines)
+    if len(again):
+        k = int(np.argmin(old.lines[again]))
+        raise InputFileError(
+            path,
+            f"line {old.lines[again[k]]}: id {old.ids[again[k]]} appears twice on frame "
+            f"{old.frames[again[k]]} (first on line {old.lines[first[k]]}); give each id at "
+            "most one box per frame to rewrite the file",
+        )
+    place = {record.line: k for k, record in enumerate(records)}
+    return records, old, [place[line] for line in old.lines.tolist()]
+
+
+def _extra_columns(old: MotRows, records: list[Record], at: list[int]) -> Callable[[int, int], str]:
+    """``(frame, id) →`` the text after ``conf`` of a new row (see :func:`updated_mot_csv`);
+    ``records[at[i]]`` is old row ``i``'s."""
+    sample = records[at[0]] if at else next((r for r in records if not r.blank), None)
+    columns = len(sample.cells) if sample is not None else 10
+    default = NEW_ID_COLUMNS.get(columns, ",-1" * max(columns - len(COLUMNS), 0))
+    order = np.lexsort((old.frames, old.ids))
+    ids, frames = old.ids[order], old.frames[order]
+
+    def extras(frame: int, track_id: int) -> str:
+        low, high = np.searchsorted(ids, [track_id, track_id + 1]).tolist()
+        if low == high:
+            return default
+        span = frames[low:high]
+        k = int(np.searchsorted(span, frame))
+        if k == len(span) or (k > 0 and frame - span[k - 1] <= span[k] - frame):
+            k -= 1
+        nearest = records[at[int(order[low + k])]]
+        rest = text_from_cell(nearest, len(COLUMNS))
+        return f",{rest}" if len(nearest.cells) > len(COLUMNS) else ""
+
+    return extras
+
+
+def _placed(
+    old: MotRows, at: list[int], n_records: int, rows: MotRows, new: list[int]
+) -> dict[int, list[int]]:
+    """Where the new rows ``rows[new]`` go: the record after which (``-1``: the start) → rows.
+
+    ``at[i]`` is the record of old row ``i``; see :func:`updated_mot_csv`.
+    """
+    if not new:
+        return {}
+    by_frame = [(int(rows.frames[j]), int(rows.ids[j]), j) for j in new]
+    if not len(old):
+        return {n_records - 1: [j for *_, j in sorted(by_frame)]}
+    frame_first = list(zip(old.frames.tolist(), old.ids.tolist()))
+    id_first = [(b, a) for a, b in frame_first]
+    placed: dict[int, list[int]] = {}
+    for keys, swap in ((frame_first, False), (id_first, True)):
+        if all(a < b for a, b in pairwise(keys)):
+            for frame, track_id, j in sorted(by_frame, key=lambda r: r[1::-1] if swap else r):
+                k = bisect.bisect_left(keys, (track_id, frame) if swap else (frame, track_id))
+                placed.setdefault(at[k - 1] if k else at[0] - 1, []).append(j)
+            return placed
+    return {at[-1]: [j for *_, j in sorted(by_frame)]}
 
 
 def write_mot_csv(path: str | Path, rows: MotRows) -> None:
@@ -215,6 +370,23 @@ def write_mot_csv(path: str | Path, rows: MotRows) -> None:
 def _decimal_text(value: float) -> str:
     """The shortest text that reads back as ``value``: ``repr``, a trailing ``.0`` dropped."""
     return repr(value).removesuffix(".0")
+
+
+def _first_cells(frame: int, track_id: int, values: Sequence[float]) -> str:
+    """``frame,id,x,y,w,h,conf`` of one row (``values``: the last five)."""
+    return f"{frame},{track_id},{','.join(map(_decimal_text, values))}"
+
+
+def _finite_numbers(rows: MotRows) -> np.ndarray:
+    """``x, y, w, h, conf`` of every row, ``(n, 5)``, refusing a value that is not finite."""
+    numbers = np.column_stack([rows.boxes, rows.conf])
+    if not np.all(np.isfinite(numbers)):
+        row = int(np.flatnonzero(~np.all(np.isfinite(numbers), axis=1))[0])
+        raise InvalidOptionError(
+            f"row {row} (frame {rows.frames[row]}, id {rows.ids[row]}) holds a value that "
+            "is not a finite number; MOTChallenge files hold finite decimals only"
+        )
+    return numbers
 
 
 def _parse_row(cells: Sequence[str], path: str | Path, line: int) -> list[float]:
@@ -281,15 +453,23 @@ def _class_id(cells: Sequence[str], path: str | Path, line: int) -> int:
     return int(value)
 
 
+def _repeats(
+    frames: np.ndarray, ids: np.ndarray, lines: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose id is already on their frame (``again``) and the row before them there
+    (``first``), by ``lines`` within a frame and id."""
+    order = np.lexsort((lines, ids, frames))
+    repeated = np.flatnonzero((np.diff(frames[order]) == 0) & (np.diff(ids[order]) == 0))
+    return order[repeated], order[repeated + 1]
+
+
 def _warn_repeated_ids(
     frames: np.ndarray, ids: np.ndarray, lines: np.ndarray, path: str | Path
 ) -> None:
     """Warn about the first row whose id is already on its frame (both boxes are kept)."""
-    order = np.lexsort((lines, ids, frames))
-    repeated = np.flatnonzero((np.diff(frames[order]) == 0) & (np.diff(ids[order]) == 0))
-    if len(repeated) == 0:
+    first, again = _repeats(frames, ids, lines)
+    if len(again) == 0:
         return
-    first, again = order[repeated], order[repeated + 1]
     k = int(np.argmin(lines[again]))
     warnings.warn(
         f"{path}: line {lines[again[k]]}: id {ids[again[k]]} appears twice on frame "

@@ -34,8 +34,9 @@ def test_numbers_and_new_items() -> None:
     assert (action.number, action.action_class, action.first, action.last) == (2, 8, 12, 12)
     assert action.box_at(12) == (4, 4, 11, 20)  # halves up
     assert whole_box((-0.5, 0.5, 1.4999, 2.5)) == (0, 1, 1, 3)
-    track = new_track(9, 3, (1.25, 2.5, 3.75, 4.0))
-    assert track.track_id == 9 and track.boxes.tolist() == [[1.25, 2.5, 3.75, 4.0]]
+    track = new_track(9, 3, (1.25, 2.5, 3.75, -0.5))
+    assert track.track_id == 9 and track.boxes.tolist() == [[1, 3, 4, 0]]
+    assert track.conf.tolist() == [1]
 
 
 def test_boxes_on_a_frame_say_which_are_keyframes() -> None:

@@ -1,7 +1,8 @@
 """Editing keyframed boxes of actions and tracks (docs/measures.md §4, §5).
 
 Expected boxes are worked out by hand, or by the small exact reference below
-(fractions, halves rounded up), never by the code under test.
+(fractions, halves rounded up), never by the code under test. Boxes set or
+filled in are whole pixels, for actions and tracks alike (docs/measures.md §10).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from referee.core.annotation.keyframes import (
     keyframes_of,
     merged,
     split_at,
+    whole_pixels,
     with_keyframe,
     with_keyframes,
     without_keyframe,
@@ -27,8 +29,9 @@ from referee.core.errors import InvalidOptionError
 from referee.core.model.annotations import Action, interpolate_action
 
 
-def _reference(keyframes: dict[int, tuple[float, ...]], rounded: bool) -> dict[int, list[float]]:
-    """Every frame's box from the keyframes, linear between neighbours, computed exactly."""
+def _reference(keyframes: dict[int, tuple[float, ...]]) -> dict[int, list[float]]:
+    """Every frame's box from the keyframes, linear between neighbours, computed exactly
+    and rounded to whole pixels, halves up."""
     frames = sorted(keyframes)
     boxes = {f: list(keyframes[f]) for f in frames}
     for f0, f1 in pairwise(frames):
@@ -37,7 +40,7 @@ def _reference(keyframes: dict[int, tuple[float, ...]], rounded: bool) -> dict[i
                 Fraction(v0) + (Fraction(v1) - Fraction(v0)) * Fraction(f - f0, f1 - f0)
                 for v0, v1 in zip(keyframes[f0], keyframes[f1])
             ]
-            boxes[f] = [math.floor(v + Fraction(1, 2)) if rounded else float(v) for v in values]
+            boxes[f] = [math.floor(v + Fraction(1, 2)) for v in values]
     return boxes
 
 
@@ -69,22 +72,44 @@ def test_action_interpolation_rounds_halves_up() -> None:
     assert action.boxes.dtype == np.int64
 
 
-def test_track_interpolation_is_linear_without_rounding() -> None:
-    track = with_keyframe(Track(4, [1], [[0, 0, 1, 1]]), 5, (1, 0.1, 3, 1))
+def test_track_boxes_set_or_filled_in_are_whole_pixels_halves_up() -> None:
+    # Frame 1 as read from a file (x = 0.4) stays; the keyframe (2.5, 0.1, 3, 1.5) is
+    # stored (3, 0, 3, 2); between them x: 0.4 + 2.6·s/4 = 1.05, 1.7, 2.35 → 1, 2, 2;
+    # w: 1 + 2·s/4 = 1.5, 2, 2.5 → 2, 2, 3; h: 1 + s/4 = 1.25, 1.5, 1.75 → 1, 2, 2.
+    track = with_keyframe(Track(4, [1], [[0.4, 0, 1, 1]]), 5, (2.5, 0.1, 3, 1.5))
     assert track.frames.tolist() == [1, 2, 3, 4, 5]
-    assert track.boxes[:, 0].tolist() == [0, 0.25, 0.5, 0.75, 1]
-    assert track.boxes[:, 2].tolist() == [1, 1.5, 2, 2.5, 3]
-    assert track.boxes[:, 1] == pytest.approx([0, 0.025, 0.05, 0.075, 0.1], abs=1e-15)
+    assert track.boxes.tolist() == [
+        [0.4, 0, 1, 1],
+        [1, 0, 2, 1],
+        [2, 0, 2, 2],
+        [2, 0, 3, 2],
+        [3, 0, 3, 2],
+    ]
     assert track.boxes.dtype == np.float64
     assert _flags(track) == [False, True, True, True, False]
+
+
+def test_whole_pixels_rounds_halves_up_exactly() -> None:
+    values = [2.5, -2.5, -0.5, 0.49999999999999994, 1.4999999, -1.5000001, 7.0]
+    assert whole_pixels(values).tolist() == [3, -2, 0, 0, 1, -2, 7]
+
+
+def test_a_keyframe_set_to_the_box_it_has_keeps_its_decimals() -> None:
+    loaded = Track(1, [1, 2], [[0.4, 1.5, 2, 2], [1.6, 1.5, 2, 2]], conf=[0, 0])
+    same = with_keyframe(loaded, 2, (1.6, 1.5, 2, 2))
+    assert same.boxes.tolist() == loaded.boxes.tolist()
+    extended = with_keyframe(loaded, 3, (1.6, 1.5, 2, 2))  # beyond the span: a new box
+    assert extended.boxes[2].tolist() == [2, 2, 2, 2]
+    assert extended.conf.tolist() == [0, 0, 0]  # new rows take the confidence of the end
+    before = with_keyframe(Track(1, [5], [[0, 0, 1, 1]], conf=[0.5]), 3, (4, 0, 1, 1))
+    assert before.conf.tolist() == [0.5, 0.5, 0.5]
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_random_edits_match_the_exact_reference(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    rounded = seed % 2 == 0
     keys: dict[int, tuple[float, ...]] = {20: (50, 50, 30, 30)}
-    item: Action | Track = _action(keys) if rounded else Track(1, [20], [keys[20]])
+    item: Action | Track = _action(keys) if seed % 2 == 0 else Track(1, [20], [keys[20]])
     for _ in range(25):
         frame = int(rng.integers(1, 60))
         if frame in keys and len(keys) > 1 and rng.random() < 0.4:
@@ -93,17 +118,17 @@ def test_random_edits_match_the_exact_reference(seed: int) -> None:
             item = changed
             del keys[frame]
             continue
-        box = rng.integers(0, 200, 4) if rounded else rng.uniform(0, 200, 4).round(3)
-        keys[frame] = tuple(box.tolist())
-        item = with_keyframe(item, frame, keys[frame])
-    expected = _reference(keys, rounded)
+        box = rng.uniform(-0.5, 200, 4).round(1).tolist()
+        if isinstance(item, Action):
+            box = [abs(v) for v in box]
+        item = with_keyframe(item, frame, box)
+        keys[frame] = tuple(math.floor(Fraction(v) + Fraction(1, 2)) for v in box)
+    expected = _reference(keys)
     assert item.frames.tolist() == list(range(min(keys), max(keys) + 1))
-    assert keyframes_of(item) == {f: pytest.approx(b) for f, b in keys.items()}
+    assert keyframes_of(item) == keys
+    assert _boxes(item) == expected
     if isinstance(item, Action):
-        assert _boxes(item) == expected
         assert item.same_as(interpolate_action(7, 3, keys))
-    else:
-        assert _boxes(item) == {f: pytest.approx(b, rel=1e-12) for f, b in expected.items()}
 
 
 def test_editing_a_keyframe_leaves_boxes_outside_its_segment_as_they_were() -> None:
@@ -170,7 +195,7 @@ def test_extending_interpolates_from_the_old_end_box_and_keeps_the_rest() -> Non
 def test_several_keyframes_at_once_whatever_their_order() -> None:
     start = interpolate_action(7, 3, {10: (0, 0, 10, 10), 12: (4, 0, 10, 10)})
     drafts = {16: (16, 0, 10, 10), 13: (9, 1, 10, 10), 8: (8, 8, 8, 8), 11: (3, 3, 10, 10)}
-    expected = _reference({10: (0, 0, 10, 10), 12: (4, 0, 10, 10)} | drafts, rounded=True)
+    expected = _reference({10: (0, 0, 10, 10), 12: (4, 0, 10, 10)} | drafts)
     for order in (sorted(drafts), sorted(drafts, reverse=True), [13, 8, 16, 11]):
         result = with_keyframes(start, {f: drafts[f] for f in order})
         assert _boxes(result) == expected
@@ -275,13 +300,17 @@ def test_merging_interpolates_the_gap_and_keeps_both_keyframes() -> None:
         assert _flags(joined) == [False, True, False, True, True, True, False, False, True]
 
 
-def test_merging_tracks_gives_the_gap_full_confidence() -> None:
+def test_merging_tracks_gives_the_gap_the_confidence_of_the_nearer_side() -> None:
     a = Track(1, [1, 2], [[0, 0, 1, 1], [1, 0, 1, 1]], conf=[0.5, 0.5])
     b = Track(2, [5], [[2.5, 0, 1, 1]], conf=[0.25])
     joined = merged(a, b)
     assert joined.track_id == 1
-    assert joined.boxes[:, 0].tolist() == [0, 1, 1.5, 2, 2.5]
-    assert joined.conf.tolist() == [0.5, 0.5, 1, 1, 0.25]
+    # 1 + 1.5·s/3 = 1.5, 2 → 2, 2; frame 5 (read as 2.5) keeps its value
+    assert joined.boxes[:, 0].tolist() == [0, 1, 2, 2, 2.5]
+    assert joined.conf.tolist() == [0.5, 0.5, 0.5, 0.25, 0.25]
+    c = Track(3, [6], [[4, 0, 1, 1]], conf=[0])
+    # gap 3, 4, 5: frame 4 is as near frame 2 as frame 6, and takes the earlier side
+    assert merged(c, a).conf.tolist() == [0.5, 0.5, 0.5, 0.5, 0, 0]
 
 
 def test_overlapping_or_mixed_items_are_not_merged() -> None:
@@ -297,7 +326,6 @@ def test_overlapping_or_mixed_items_are_not_merged() -> None:
     ("frame", "box", "expected"),
     [
         (3, (1, 2, 3), r"a box is \(x, y, w, h\), got 3 values"),
-        (3, (1.5, 2, 3, 4), r"action boxes are whole pixels"),
         (3, (1, 2, -3, 4), r"cannot be negative"),
         (-1, (1, 2, 3, 4), r"frame -1 is outside 0\.\.10,000,000"),
         (10_000_001, (1, 2, 3, 4), r"frame 10000001 is outside"),
@@ -307,6 +335,11 @@ def test_overlapping_or_mixed_items_are_not_merged() -> None:
 def test_bad_keyframes_are_refused(frame: int, box: tuple[float, ...], expected: str) -> None:
     with pytest.raises(InvalidOptionError, match=expected):
         with_keyframe(_action({5: (1, 1, 1, 1)}), frame, box)
+
+
+def test_action_keyframes_are_rounded_to_whole_pixels() -> None:
+    action = with_keyframe(_action({5: (1, 1, 1, 1)}), 5, (1.5, 2.49, 3, 0.5))
+    assert action.boxes.tolist() == [[2, 2, 3, 1]]
 
 
 def test_a_track_keyframe_cannot_go_before_frame_one() -> None:
