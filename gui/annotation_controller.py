@@ -11,7 +11,6 @@ evaluates and ranks again in the background), and show what changed.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -28,13 +27,17 @@ from PySide6.QtWidgets import (
 from referee.core.annotation.count_changes import with_count_change
 from referee.core.annotation.document import GroundTruthDocument
 from referee.core.annotation.label_maps import draft_from_mask, draft_from_share
+from referee.core.annotation.review import FrameStatus
+from referee.core.annotation.saving import SaveOutcome
 from referee.core.errors import ChangedOnDiskError, RefereeError
+from referee.core.model.origins import CONSENSUS, Origin, Source, now_utc
 from referee.core.model.videos import VideoSpec
 from referee.core.significance.wording import sentence, verdict_text
 from referee.core.workflow.changes import score_changes
-from referee.gui.annotation.commands import AnnotatedCommand, CountsCommand, LabelMapCommand
+from referee.gui.annotation.commands import CountsCommand, LabelMapCommand, ReviewCommand
 from referee.gui.annotation.editor import AnnotationEditor, save_autosave_seconds
 from referee.gui.annotation.keys import (
+    ACCEPT_KEYS,
     COUNT_DOWN_KEY,
     COUNT_UP_KEY,
     MARK_KEY,
@@ -86,9 +89,10 @@ class AnnotationController(QObject):
         dock.radius_chosen.connect(self.painter.set_radius)
         dock.draft_requested.connect(self.draft)
         dock.mark_requested.connect(self.mark_annotated)
+        dock.accept_requested.connect(self.accept_frame)
         dock.count_requested.connect(self.change_count)
         dock.next_requested.connect(self.next_suggested)
-        editor.stack.cleanChanged.connect(self._on_clean_changed)
+        editor.modified_changed.connect(self._on_modified_changed)
         editor.stack.indexChanged.connect(self._on_edited)
         editor.annotated_changed.connect(self._show_state)
         editor.counts_edited.connect(self._on_edited)
@@ -116,6 +120,7 @@ class AnnotationController(QObject):
         menu.addSeparator()
         add_key_action(self.window, menu, "Next suggested frame", NEXT_KEY, self.next_suggested)
         add_key_action(self.window, menu, "Mark frame annotated", MARK_KEY, self.toggle_annotated)
+        add_key_action(self.window, menu, "Accept frame", ACCEPT_KEYS, self.accept_frame)
         add_key_action(
             self.window, menu, "Count +1 at this frame", COUNT_UP_KEY, lambda: self.change_count(1)
         )
@@ -176,13 +181,22 @@ class AnnotationController(QObject):
             self.errors.show(str(error))
 
     def confirm_leaving(self) -> bool:
-        """Before closing or switching project: ask about unsaved annotation; ``False`` to stay."""
+        """Before closing or switching project: ask about unsaved annotation; ``False`` to stay.
+
+        Drafts not accepted are not saved: they stay in the autosave, offered next time."""
         if not self.editor.modified:
             return True
+        drafts = len(self.editor.document_or_raise().drafts())
+        kept = (
+            f" {drafts:,} draft frame{'s' if drafts != 1 else ''} not accepted will be kept in "
+            "the autosave, not saved as ground truth."
+            if drafts
+            else ""
+        )
         answer = QMessageBox.question(
             self.window,
             "Unsaved annotation",
-            "The annotation has unsaved changes. Save them?",
+            f"The annotation has unsaved changes. Save them?{kept}",
             QMessageBox.StandardButton.Save
             | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel,
@@ -193,21 +207,23 @@ class AnnotationController(QObject):
             return self.save()
         self.editor.discard_recovery()
         self.editor.stack.clear()
+        self.editor.document = None
         return True
 
     def save(self) -> bool:
         """Save the annotation and the project; evaluate and rank again in the background.
 
         A file changed on disk since it was read is replaced only if the user says so;
-        a failed save keeps the changes and says why. Returns whether it was saved.
+        a failed or cancelled save keeps the changes and says why. Drafts not accepted
+        stay unsaved, and the status bar says how many. Returns whether it was saved.
         """
         document = self.editor.document_or_raise()
         known = self.session.project
         if document.project.file is None and known is not None and known.file is not None:
-            document.project = replace(document.project, file=known.file)  # saved as, meanwhile
+            document.with_file(known.file)  # saved as, meanwhile
         try:
             try:
-                project = self.editor.save()
+                outcome = self.editor.save()
             except ChangedOnDiskError as error:
                 answer = QMessageBox.warning(
                     self.window,
@@ -217,12 +233,13 @@ class AnnotationController(QObject):
                 )
                 if answer != QMessageBox.StandardButton.Yes:
                     return False
-                project = self.editor.save(replace_changed=True)
+                outcome = self.editor.save(replace_changed=True)
         except RefereeError as error:
             self.errors.show(f"The annotation was not saved: {error}")
             return False
-        self.session.annotations_saved(project)
-        self.window.setWindowModified(False)
+        if outcome.files:
+            self.session.annotations_saved(outcome.project)
+        self._say(save_sentence(outcome))
         return True
 
     # --- editing ----------------------------------------------------------------------------
@@ -252,7 +269,7 @@ class AnnotationController(QObject):
                 self._say("A consensus needs at least two detectors with masks.")
                 return
             after = draft_from_share(layers.consensus, CONSENSUS_DRAFT_SHARE, roi)
-            text = "Draft from the consensus"
+            origin, text = CONSENSUS, "Draft from the consensus"
         else:
             shown = self.viewer.detectors_shown()
             mask = layers.masks.get(shown[0]) if shown else None
@@ -260,20 +277,43 @@ class AnnotationController(QObject):
                 self._say("No detector mask on this frame to start from.")
                 return
             after = draft_from_mask(mask, roi)
-            text = f"Draft from {shown[0]}"
-        self.editor.push(LabelMapCommand(self.editor, *self._frame, after, text))
+            origin, text = Origin(Source.DETECTOR, shown[0]), f"Draft from {shown[0]}"
+        self.editor.push(LabelMapCommand(self.editor, *self._frame, after, origin, text))
+        self._say(f"{text} on frame {self._frame[1]}: correct it, then accept it (Enter).")
 
     def mark_annotated(self, annotated: bool) -> None:
+        """Mark the frame shown annotated (a blank draft, to accept) or take it out of the
+        annotated record (undoable)."""
         if self._frame is None or self.current_video() is None:
             return
         document = self.editor.document_or_raise()
-        if (self._frame[1] in document.annotated.get(self._frame[0], set())) != annotated:
-            self.editor.push(AnnotatedCommand(self.editor, *self._frame, annotated))
+        after = document.marked(*self._frame, annotated)
+        if after != document.review(*self._frame):
+            verb = "Mark" if annotated else "Unmark"
+            text = f"{verb} frame {self._frame[1]} annotated"
+            self.editor.push(ReviewCommand(self.editor, *self._frame, after, text))
+        self._show_state()
 
     def toggle_annotated(self) -> None:
-        if self._frame is not None:
+        if self._frame is not None and self.current_video() is not None:
             document = self.editor.document_or_raise()
-            self.mark_annotated(self._frame[1] not in document.annotated.get(self._frame[0], set()))
+            status = document.status(*self._frame)
+            self.mark_annotated(status in (FrameStatus.NONE, FrameStatus.UNMARKED))
+
+    def accept_frame(self) -> None:
+        """Accept the frame shown as ground truth: its draft, or the frame as painted (blank
+        when nothing was painted), is written by the next save (undoable)."""
+        if self._frame is None or self.current_video() is None:
+            self._say("Accepting needs a frame of a CDnet video on screen.")
+            return
+        document = self.editor.document_or_raise()
+        after = document.accepted(*self._frame, now_utc())
+        if after == document.review(*self._frame):
+            self._say(f"Frame {self._frame[1]} is already {document.status(*self._frame).value}.")
+            return
+        text = f"Accept frame {self._frame[1]}"
+        self.editor.push(ReviewCommand(self.editor, *self._frame, after, text))
+        self._say(f"Frame {self._frame[1]} accepted; saving (Ctrl+S) writes it as ground truth.")
 
     def change_count(self, delta: int) -> None:
         """Mark a count change of ``delta`` at the frame shown (docs/measures.md §6)."""
@@ -304,9 +344,7 @@ class AnnotationController(QObject):
             [] if estimate is None else sorted(estimate.videos, key=lambda v: v.video != current)
         )
         for video in sampled:
-            if video.next_frame is None or video.next_frame in document.annotated.get(
-                video.video, set()
-            ):
+            if video.next_frame is None or _has_truth(document, video.video, video.next_frame):
                 continue
             self._suggest(document, video.video, video.next_frame)
             self._say(
@@ -315,7 +353,7 @@ class AnnotationController(QObject):
             )
             return
         for ranked in self.session.ranking:
-            if ranked.frame in document.annotated.get(ranked.video, set()):
+            if _has_truth(document, ranked.video, ranked.frame):
                 continue
             self._suggest(document, ranked.video, ranked.frame)
             self._say(
@@ -342,7 +380,12 @@ class AnnotationController(QObject):
             self.painter.set_target(None)
         else:
             self._frame = (label, frame)
-            self.painter.set_target(label, frame)
+            try:
+                self.painter.set_target(label, frame)
+            except RefereeError as error:  # ground truth that cannot be edited: said once
+                self._frame = None
+                self.painter.set_target(None)
+                self.errors.report(f"This frame cannot be annotated: {error}")
             if self._draft_pending == self._frame:
                 self._draft_pending = None
                 if self.viewer.layers is not None and self.viewer.layers.consensus is not None:
@@ -356,24 +399,24 @@ class AnnotationController(QObject):
         if document is None:
             return
         done, total = document.annotated_count()
-        self.dock.show_progress(done, total, self.editor.modified)
+        self.dock.show_progress(done, total, len(document.drafts()), self.editor.modified)
         video = self.current_video()
         if video is None or self._frame is None:
             self.dock.show_frame_state(None, None)
             return
-        frame = self._frame[1]
+        frame, status = self._frame[1], document.status(*self._frame)
         try:
             counts = document.counts(video)
         except RefereeError as error:  # a counts file that cannot be read: said once
             self.errors.report(str(error))
-            self.dock.show_frame_state(frame in document.annotated.get(video.label, set()), None)
+            self.dock.show_frame_state(status, None)
             return
         count = (
             int(counts.counts[frame - counts.first_frame])
             if counts.first_frame <= frame <= counts.last_frame
             else None
         )
-        self.dock.show_frame_state(frame in document.annotated.get(video.label, set()), count)
+        self.dock.show_frame_state(status, count)
 
     def _show_changes(self) -> None:
         pixels = self.session.pixels
@@ -400,9 +443,26 @@ class AnnotationController(QObject):
     def _on_edited(self, _what: object) -> None:
         self._show_state()
 
-    def _on_clean_changed(self, clean: bool) -> None:
-        self.window.setWindowModified(not clean)
+    def _on_modified_changed(self, modified: bool) -> None:
+        self.window.setWindowModified(modified)
         self._show_state()
 
     def _say(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 8000)
+
+
+def _has_truth(document: GroundTruthDocument, label: str, frame: int) -> bool:
+    """Whether a frame is (or is about to be saved as) ground truth."""
+    return label in document.videos and document.is_annotated(label, frame)
+
+
+def save_sentence(outcome: SaveOutcome) -> str:
+    """What a save did, in one sentence for the status bar."""
+    frames = f"{outcome.frames:,} frame{'s' if outcome.frames != 1 else ''}"
+    said = f"Saved {frames} of ground truth" if outcome.files else "Nothing to save"
+    if outcome.drafts:
+        said += (
+            f"; {outcome.drafts:,} draft frame{'s' if outcome.drafts != 1 else ''} not "
+            "accepted stay unsaved (Enter accepts the frame shown)"
+        )
+    return said + "."

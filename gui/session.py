@@ -24,6 +24,7 @@ from referee.core.estimation.result import EstimateResult
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.measures.action_scores import ActionEvaluation
+from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
 from referee.core.ranking.order import RankedFrame
@@ -126,9 +127,9 @@ class ProjectSession(QObject):
         """Detectors with LIRIS actions: name → XML file."""
         return {} if self.project is None else self.project.action_detectors()
 
-    def annotated(self) -> set[tuple[str, int]]:
-        """(video label, frame) of every frame that already has ground truth."""
-        return {(v.label, i) for v in self.videos for i in frames_with_ground_truth(v)}
+    def annotated(self) -> dict[str, FrameSet]:
+        """The frames of each video (by label) that already have ground truth."""
+        return {v.label: frames_with_ground_truth(v) for v in self.videos}
 
     # --- the project ------------------------------------------------------------------------
 

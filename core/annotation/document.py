@@ -1,21 +1,25 @@
-"""The ground truth being edited for one project, and saving it (docs/measures.md §8, §10).
+"""The ground truth being edited for one project (docs/measures.md §8, §10).
 
 A :class:`GroundTruthDocument` holds what an annotator changes: CDnet label maps
-(one per video and frame), which frames are annotated, the LIRIS actions, the
-MOTChallenge tracks and the count series. It is plain data, edited by the
-desktop application's undo commands; nothing here knows about Qt.
+(one per video and frame), the :class:`~referee.core.annotation.review.Review`
+of each frame not saved yet (drafts, accepted frames, frames taken out of the
+record), the LIRIS actions, the MOTChallenge tracks and the count series. It is
+plain data, edited by the desktop application's undo commands; nothing here
+knows about Qt.
 
-Saving writes every changed file atomically (:mod:`referee.core.formats.text_files`)
-and then the project file, which records the annotated frames. A file that
-changed on disk since it was read is not replaced unless the caller says so
-(:class:`~referee.core.errors.ChangedOnDiskError`).
+The document also keeps what was last saved or loaded: a digest of each label
+map read, the annotated record, the actions, tracks and counts as read. What is
+*modified*, and what a save writes (:mod:`referee.core.annotation.saving`), is
+the difference between the two, never a log of touched items: undoing back to
+the saved state leaves nothing to write.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import hashlib
 import os
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -23,20 +27,20 @@ import numpy as np
 from referee.core.annotation.count_changes import empty_counts
 from referee.core.annotation.file_stamps import FileStamps
 from referee.core.annotation.label_maps import blank_label_map
-from referee.core.annotation.tracks import Track, rows_of_tracks, tracks_from_rows
-from referee.core.errors import InputFileError, InvalidOptionError, UnavailableError
+from referee.core.annotation.review import UNTOUCHED, FrameStatus, Review, status_of
+from referee.core.annotation.tracks import Track, parse_tracks
+from referee.core.errors import UnavailableError
 from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.formats.cdnet import read_gt, read_roi
-from referee.core.formats.counts_csv import CountSeries, format_counts_csv, parse_counts_csv
-from referee.core.formats.gt_png import encode_ground_truth_png
+from referee.core.formats.counts_csv import CountSeries, parse_counts_csv
 from referee.core.formats.liris_xml import parse_liris_bytes
-from referee.core.formats.liris_xml_writer import format_liris
-from referee.core.formats.mot_csv import format_mot_csv, parse_mot_csv
-from referee.core.formats.project_json import write_project
 from referee.core.formats.registry import BOXES, MOT_CSV, detect
-from referee.core.formats.text_files import read_text, write_bytes
+from referee.core.formats.text_files import decode_text, read_file_bytes
+from referee.core.limits import MAX_TEXT_FILE_BYTES, MAX_XML_FILE_BYTES
 from referee.core.model.annotations import AnnotationSet, VideoAnnotation
-from referee.core.model.project import GROUND_TRUTH, Project, with_annotated
+from referee.core.model.frame_set import FrameSet
+from referee.core.model.origins import BLANK
+from referee.core.model.project import GROUND_TRUTH, Project
 from referee.core.model.videos import VideoSpec
 
 #: Label maps kept in memory that have no unsaved change (the changed ones are all kept).
@@ -49,47 +53,84 @@ NEW_COUNTS_FOLDER = Path("annotations") / "counts"
 MaskKey = tuple[str, int]  # (video label, frame)
 
 
+def map_digest(label_map: np.ndarray) -> bytes:
+    """A digest of a label map's shape and bytes: equal digests, equal maps."""
+    digest = hashlib.blake2b(str(label_map.shape).encode(), digest_size=20)
+    digest.update(np.ascontiguousarray(label_map).data)
+    return digest.digest()
+
+
 class GroundTruthDocument:
-    """Ground truth under edit for ``project`` and what changed since it was last saved."""
+    """Ground truth under edit for ``project``, and what was last saved or loaded."""
 
     def __init__(self, project: Project, videos: tuple[VideoSpec, ...] = ()) -> None:
         self.project = project
         self.videos = {video.label: video for video in videos}
         self.stamps = FileStamps()
         self._maps: OrderedDict[MaskKey, np.ndarray] = OrderedDict()
+        self._saved_digests: dict[MaskKey, bytes] = {}
+        self._edited: dict[MaskKey, bool] = {}  # whether a map differs, until it changes again
         self._rois: dict[str, np.ndarray] = {}
-        self.changed_masks: set[MaskKey] = set()
-        self.annotated = {label: frames_with_ground_truth(v) for label, v in self.videos.items()}
-        self.changed_annotated: set[str] = set()
+        self.saved_annotated = {
+            label: frames_with_ground_truth(v) for label, v in self.videos.items()
+        }
+        self._reviews: dict[MaskKey, Review] = {}
         self._actions: AnnotationSet | None = None  # read when first needed
-        self.actions_changed = False
+        self.saved_actions: AnnotationSet | None = None
         self._tracks: tuple[Track, ...] | None = None
-        self.tracks_changed = False
+        self.saved_tracks: tuple[Track, ...] | None = None
         self._counts: dict[str, CountSeries] = {}
-        self.changed_counts: set[str] = set()
+        self.saved_counts: dict[str, CountSeries] = {}
+        #: The bytes of each ground-truth file as read, for writing back what was not edited.
+        self.originals: dict[Path, bytes] = {}
         if project.file is not None:
             self.stamps.record(project.file)
 
     # --- state -----------------------------------------------------------------------------
 
     @property
-    def has_changes(self) -> bool:
-        """Whether anything differs from the files (edited, even if edited back)."""
+    def modified(self) -> bool:
+        """Whether anything differs from the files as last saved or loaded: a label map, a
+        frame's review (drafts included), the actions, the tracks or the counts."""
         return bool(
-            self.changed_masks
-            or self.changed_annotated
-            or self.actions_changed
-            or self.tracks_changed
-            or self.changed_counts
+            self._reviews
+            or self.edited_masks()
+            or self.actions_modified()
+            or self.tracks_modified()
+            or self.modified_counts()
         )
 
+    def status(self, label: str, frame: int) -> FrameStatus:
+        """What the frame's ground truth is now (docs/measures.md §8)."""
+        key = (label, frame)
+        saved = frame in self.saved_annotated.get(label, FrameSet())
+        return status_of(self.review(label, frame), saved, self.map_edited(key))
+
+    def is_annotated(self, label: str, frame: int) -> bool:
+        """Whether the frame counts as annotated once the document is saved."""
+        return self.status(label, frame).is_annotated
+
+    def frames_with_status(self, label: str) -> dict[int, FrameStatus]:
+        """The frames of ``label`` whose status differs from the saved record's."""
+        keys = {key for key in self._reviews if key[0] == label}
+        keys |= {key for key in self.edited_masks() if key[0] == label}
+        return {frame: self.status(label, frame) for _, frame in sorted(keys)}
+
     def annotated_count(self) -> tuple[int, int]:
-        """``(annotated, total)`` frames of the temporal ROIs of every video."""
-        done = sum(
-            sum(1 for f in self.annotated[label] if v.first <= f <= v.last)
-            for label, v in self.videos.items()
-        )
+        """``(annotated, total)`` frames of the temporal ROIs of every video, counting the
+        frames as they will be once the document is saved."""
+        done = 0
+        for label, video in self.videos.items():
+            done += self.saved_annotated[label].count_within(video.first, video.last)
+            for frame, status in self.frames_with_status(label).items():
+                if video.first <= frame <= video.last:
+                    saved = frame in self.saved_annotated[label]
+                    done += int(status.is_annotated) - int(saved)
         return done, sum(v.n_frames for v in self.videos.values())
+
+    def drafts(self) -> list[MaskKey]:
+        """The frames waiting to be accepted, in order."""
+        return [key for key in sorted(self._reviews) if self.status(*key) is FrameStatus.DRAFT]
 
     # --- masks -----------------------------------------------------------------------------
 
@@ -98,21 +139,29 @@ class GroundTruthDocument:
 
         Read from ``groundtruth/gt%06d.png`` when it exists, else all static with
         "outside ROI" where the ROI is 0 (docs/measures.md §1).
+
+        Raises
+        ------
+        InputFileError
+            If the ground-truth file or the ROI cannot be read as CDnet ground truth.
         """
         key = (label, frame)
         if key in self._maps:
             self._maps.move_to_end(key)
             return self._maps[key]
-        path = self.videos[label].gt_path(frame)
-        self.stamps.record(path)
-        label_map = (
-            read_gt(path, frame).copy()
-            if path.exists()
-            else blank_label_map(self.roi(label).shape, self.roi(label))
-        )
+        label_map = self._saved_map(label, frame)
         self._maps[key] = label_map
+        self._saved_digests[key] = map_digest(label_map)
+        self._edited[key] = False
         self._forget_clean_maps()
         return label_map
+
+    def _saved_map(self, label: str, frame: int) -> np.ndarray:
+        path = self.videos[label].gt_path(frame)
+        self.stamps.record(path)
+        if os.path.lexists(path):
+            return read_gt(path, frame).copy()
+        return blank_label_map(self.roi(label).shape, self.roi(label))
 
     def roi(self, label: str) -> np.ndarray:
         """The spatial ROI of the video ``label`` (``ROI.bmp``, 0 outside), read once."""
@@ -121,33 +170,88 @@ class GroundTruthDocument:
         return self._rois[label]
 
     def label_map_is_new(self, label: str, frame: int) -> bool:
-        """Whether a frame has neither a ground-truth file nor unsaved edits."""
-        return (label, frame) not in self.changed_masks and not os.path.lexists(
-            self.videos[label].gt_path(frame)
+        """Whether a frame has neither a ground-truth file nor unsaved changes."""
+        return (
+            (label, frame) not in self._reviews
+            and not self.map_edited((label, frame))
+            and not os.path.lexists(self.videos[label].gt_path(frame))
         )
 
     def mask_changed(self, label: str, frame: int) -> None:
-        """Note that the label map of ``(label, frame)`` was edited."""
-        self.changed_masks.add((label, frame))
+        """Note that the label map of ``(label, frame)`` was edited in place."""
+        self._edited.pop((label, frame), None)
+
+    def map_edited(self, key: MaskKey) -> bool:
+        """Whether the label map of ``key`` differs from the saved one (or the blank one)."""
+        if key not in self._maps:
+            return False
+        if key not in self._edited:
+            self._edited[key] = map_digest(self._maps[key]) != self._saved_digests[key]
+        return self._edited[key]
+
+    def edited_masks(self) -> list[MaskKey]:
+        """The frames whose label map differs from the saved one, in order."""
+        return sorted(key for key in self._maps if self.map_edited(key))
 
     def replace_label_map(self, label: str, frame: int, label_map: np.ndarray) -> np.ndarray:
-        """Put ``label_map`` in place of a frame's (a draft); returns the one it replaces."""
+        """Put ``label_map`` in place of a frame's; returns the one it replaces."""
         before = self.label_map(label, frame)
         self._maps[(label, frame)] = label_map
         self.mask_changed(label, frame)
         return before
 
-    def set_annotated(self, label: str, frame: int, annotated: bool) -> None:
-        """Mark a frame as annotated or not (recorded in the project file when saved)."""
-        frames = self.annotated.setdefault(label, set())
-        if (frame in frames) != annotated:
-            (frames.add if annotated else frames.discard)(frame)
-            self.changed_annotated.add(label)
+    def map_shape(self, label: str) -> tuple[int, int]:
+        """The height and width of the video's label maps (its ROI's)."""
+        height, width = self.roi(label).shape[:2]
+        return height, width
 
     def _forget_clean_maps(self) -> None:
-        clean = [key for key in self._maps if key not in self.changed_masks]
+        clean = [key for key in self._maps if key not in self._reviews and not self.map_edited(key)]
         for key in clean[: max(0, len(clean) - CLEAN_MAPS_KEPT)]:
-            del self._maps[key]
+            del self._maps[key], self._saved_digests[key], self._edited[key]
+
+    # --- reviews ---------------------------------------------------------------------------
+
+    def review(self, label: str, frame: int) -> Review:
+        """The unsaved decisions on a frame (:data:`UNTOUCHED` when there are none)."""
+        return self._reviews.get((label, frame), UNTOUCHED)
+
+    def reviews(self) -> dict[MaskKey, Review]:
+        """Every frame with unsaved decisions."""
+        return dict(self._reviews)
+
+    def set_review(self, label: str, frame: int, review: Review) -> None:
+        """Replace a frame's unsaved decisions (the undo commands' way back and forth)."""
+        key = (label, frame)
+        self.label_map(label, frame)  # a reviewed frame's map stays in memory
+        if review == UNTOUCHED:
+            self._reviews.pop(key, None)
+        else:
+            self._reviews[key] = review
+
+    def accepted(self, label: str, frame: int, when: str) -> Review:
+        """The review of the frame once accepted at ``when``: its draft, or the frame as
+        it is (blank when nothing was painted), becomes ground truth at the next save."""
+        review = self.review(label, frame)
+        status = self.status(label, frame)
+        if status in (FrameStatus.GROUND_TRUTH, FrameStatus.ACCEPTED):
+            return review
+        origin = review.origin
+        if origin is None and not self.map_edited((label, frame)):
+            origin = BLANK
+        return Review(origin, when, False) if origin is not None else UNTOUCHED
+
+    def marked(self, label: str, frame: int, annotated: bool) -> Review:
+        """The review of the frame once marked annotated (a blank draft, to accept) or
+        taken out of the annotated record (its edits kept, not saved)."""
+        review, key = self.review(label, frame), (label, frame)
+        saved = frame in self.saved_annotated.get(label, FrameSet())
+        if annotated:
+            if not review.unmarked:
+                return review if review.origin or saved or self.map_edited(key) else Review(BLANK)
+            return Review(review.origin)
+        keeps = saved or self.map_edited(key) or (review.origin not in (None, BLANK))
+        return Review(review.origin, None, True) if keeps else UNTOUCHED
 
     # --- actions, tracks, counts -------------------------------------------------------------
 
@@ -155,19 +259,36 @@ class GroundTruthDocument:
     def actions(self) -> AnnotationSet:
         """The ground-truth actions, read from the project's LIRIS file when first needed."""
         if self._actions is None:
-            self._actions = self._read_actions()
+            self._actions = self.saved_actions = self._read_actions()
         return self._actions
 
     @actions.setter
     def actions(self, actions: AnnotationSet) -> None:
+        self.actions  # noqa: B018 - the saved actions are read first
         self._actions = actions
+
+    def actions_modified(self) -> bool:
+        """Whether the actions differ from the file's."""
+        return (
+            self._actions is not None
+            and self.saved_actions is not None
+            and not self._actions.same_as(self.saved_actions)
+        )
 
     @property
     def tracks(self) -> tuple[Track, ...]:
         """The ground-truth MOTChallenge tracks, read when first needed."""
         if self._tracks is None:
-            self._tracks = self._read_tracks()
+            self._tracks = self.saved_tracks = self._read_tracks()
         return self._tracks
+
+    def tracks_modified(self) -> bool:
+        """Whether the tracks differ from the file's."""
+        if self._tracks is None or self.saved_tracks is None:
+            return False
+        return len(self._tracks) != len(self.saved_tracks) or not all(
+            a is b or a.same_as(b) for a, b in zip(self._tracks, self.saved_tracks)
+        )
 
     def boxes_are_tracks(self) -> bool:
         """Whether the project's ground-truth boxes are a MOTChallenge file (else the boxes
@@ -181,136 +302,92 @@ class GroundTruthDocument:
         before = videos.get(video.name)
         videos[video.name] = video
         self.actions = AnnotationSet(videos)
-        self.actions_changed = True
         return before
 
     def set_tracks(self, tracks: tuple[Track, ...]) -> tuple[Track, ...]:
         """Replace every track; returns the tracks replaced."""
         before, self._tracks = self.tracks, tracks
-        self.tracks_changed = True
         return before
 
     def counts(self, video: VideoSpec) -> CountSeries:
         """The ground-truth counts of ``video``: its file's, else zeros over its temporal ROI."""
         folder = video.file_stem
         if folder not in self._counts:
-            path = self._counts_file(folder) if self._has_counts_place() else None
-            if path is not None:
-                self.stamps.record(path)
-            self._counts[folder] = (
-                parse_counts_csv(read_text(path), path)
-                if path is not None and path.exists()
-                else empty_counts(video.first, video.last)
-            )
+            series = self._read_counts(folder, video)
+            self._counts[folder] = self.saved_counts[folder] = series
         return self._counts[folder]
 
     def set_counts(self, folder: str, series: CountSeries) -> None:
         """Replace the counts of the video whose counts folder is ``folder``
         (:attr:`VideoSpec.file_stem`)."""
+        video = next((v for v in self.videos.values() if v.file_stem == folder), None)
+        if folder not in self.saved_counts and video is not None:
+            self.counts(video)
         self._counts[folder] = series
-        self.changed_counts.add(folder)
 
-    def changed_counts_series(self) -> dict[str, CountSeries]:
-        """The changed count series, by counts folder."""
-        return {folder: self._counts[folder] for folder in sorted(self.changed_counts)}
+    def counts_of(self, folder: str) -> CountSeries:
+        """The counts under edit of the counts folder ``folder`` (read or set before)."""
+        return self._counts[folder]
 
-    def changed_label_maps(self) -> dict[MaskKey, np.ndarray]:
-        """The changed label maps, by (video label, frame)."""
-        return {key: self._maps[key] for key in sorted(self.changed_masks)}
+    def modified_counts(self) -> dict[str, CountSeries]:
+        """The count series that differ from their files', by counts folder."""
+        changed = {}
+        for folder in sorted(self._counts):
+            now, saved = self._counts[folder], self.saved_counts.get(folder)
+            if (
+                saved is None
+                or now.first_frame != saved.first_frame
+                or not np.array_equal(now.counts, saved.counts)
+            ):
+                changed[folder] = now
+        return changed
 
-    # --- saving ------------------------------------------------------------------------------
+    def modified_label_maps(self) -> dict[MaskKey, np.ndarray]:
+        """The label maps that differ from the saved ones or have unsaved decisions."""
+        keys = sorted(set(self.edited_masks()) | set(self._reviews))
+        return {key: self.label_map(*key) for key in keys}
 
-    def files_to_write(self) -> list[Path]:
-        """Every file :meth:`save` would write, the project file last."""
-        paths = [self.videos[label].gt_path(frame) for label, frame in sorted(self.changed_masks)]
-        if self.actions_changed:
-            paths.append(self._actions_file())
-        if self.tracks_changed:
-            paths.append(self._tracks_file())
-        paths += [self._counts_file(folder) for folder in sorted(self.changed_counts)]
-        return [*paths, self._project_file()]
+    # --- after a save --------------------------------------------------------------------
 
-    def save(self, replace_changed: bool = False) -> Project:
-        """Write every change, then the project file; returns the project as saved.
+    def mark_saved(self, key: MaskKey) -> None:
+        """The frame's label map is on disk as it is now, and its decisions are saved."""
+        if key in self._maps:
+            self._saved_digests[key] = map_digest(self._maps[key])
+            self._edited[key] = False
+        self._reviews.pop(key, None)
 
-        Saving a label map marks its frame annotated. Each file is written
-        atomically; the project file, which records the annotated frames, comes last.
+    def set_saved_record(self, label: str, frames: FrameSet) -> None:
+        """The annotated record of ``label`` as it now is on disk."""
+        self.saved_annotated[label] = frames
 
-        Raises
-        ------
-        ChangedOnDiskError
-            If a file to write changed on disk since it was read (unless
-            ``replace_changed``); nothing is written then.
-        InputFileError
-            If a file cannot be written; the files already written stay, and what
-            is not saved stays changed.
-        UnavailableError
-            If the project has never been saved to a file.
-        """
-        self._give_marked_frames_a_file()
-        targets = self.files_to_write()
-        if not replace_changed:
-            self.stamps.check_unchanged(targets)
-        for label, frame in sorted(self.changed_masks):
-            path = self.videos[label].gt_path(frame)
-            path.parent.mkdir(exist_ok=True)
-            try:
-                data = encode_ground_truth_png(self._maps[(label, frame)])
-            except InvalidOptionError as error:
-                raise InputFileError(path, f"not saved: {error}") from None
-            self._write(path, data)
-            self.set_annotated(label, frame, True)
-            self.changed_masks.discard((label, frame))
-        if self.actions_changed:
-            self._write(self._actions_file(), format_liris(self.actions))
-            self.project = dataclasses.replace(
-                self.project, actions_groundtruth=self._actions_file()
-            )
-            self.actions_changed = False
-        if self.tracks_changed:
-            self._write(self._tracks_file(), format_mot_csv(rows_of_tracks(self.tracks)).encode())
-            self.project = dataclasses.replace(self.project, boxes_groundtruth=self._tracks_file())
-            self.tracks_changed = False
-        for folder in sorted(self.changed_counts):
-            series = self._counts[folder]
-            self._write(
-                self._counts_file(folder),
-                format_counts_csv(series.first_frame, series.counts).encode(),
-            )
-            self.project = dataclasses.replace(self.project, counts=self._counts_root())
-            self.changed_counts.discard(folder)
-        self._save_project()
-        return self.project
+    def actions_saved(self) -> None:
+        """The actions are on disk as they are now."""
+        self.saved_actions = self._actions
 
-    def _give_marked_frames_a_file(self) -> None:
-        """A frame marked annotated without a ground-truth file gets the label map shown
-        for it (all static, outside-ROI where the ROI is 0, unless edited)."""
-        for label in self.changed_annotated:
-            video = self.videos.get(label)
-            if video is None:
-                continue
-            for frame in sorted(self.annotated[label]):
-                if self.label_map_is_new(label, frame):
-                    self.label_map(label, frame)
-                    self.mask_changed(label, frame)
+    def tracks_saved(self) -> None:
+        """The tracks are on disk as they are now."""
+        self.saved_tracks = self._tracks
 
-    def _save_project(self) -> None:
-        project = self.project
-        for label in sorted(self.changed_annotated):
-            project = with_annotated(project, label, self.annotated[label])
-        file = self._project_file()
-        self.project = write_project(project, file)
-        self.stamps.record(file)
-        self.changed_annotated.clear()
+    def counts_saved(self, folder: str) -> None:
+        """The counts of ``folder`` are on disk as they are now."""
+        self.saved_counts[folder] = self._counts[folder]
 
-    def _write(self, path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes(path, data)
-        self.stamps.record(path, data)
+    def project_saved(self, project: Project) -> None:
+        """The project file holds ``project`` now (it was written by Referee)."""
+        self.project = project
+        if project.file is not None:
+            self.stamps.record(project.file)
 
     # --- where things are ------------------------------------------------------------------
 
-    def _project_file(self) -> Path:
+    def project_file(self) -> Path:
+        """The project file.
+
+        Raises
+        ------
+        UnavailableError
+            If the project has never been saved to a file.
+        """
         if self.project.file is None:
             raise UnavailableError(
                 "the project has no file yet; save it as a project file first, so that its "
@@ -318,36 +395,54 @@ class GroundTruthDocument:
             )
         return self.project.file
 
-    def _folder(self) -> Path:
-        return self._project_file().parent
+    def actions_file(self) -> Path:
+        """Where the actions are saved."""
+        return self.project.actions_groundtruth or self.project_file().parent / NEW_ACTIONS_FILE
 
-    def _actions_file(self) -> Path:
-        return self.project.actions_groundtruth or self._folder() / NEW_ACTIONS_FILE
+    def tracks_file(self) -> Path:
+        """Where the tracks are saved."""
+        return self.project.boxes_groundtruth or self.project_file().parent / NEW_TRACKS_FILE
 
-    def _tracks_file(self) -> Path:
-        return self.project.boxes_groundtruth or self._folder() / NEW_TRACKS_FILE
+    def counts_root(self) -> Path:
+        """The folder of the count files (the project's, or one beside its file)."""
+        return self.project.counts or self.project_file().parent / NEW_COUNTS_FOLDER
 
-    def _has_counts_place(self) -> bool:
-        """Whether counts have a folder yet (the project's, or one beside its file)."""
-        return self.project.counts is not None or self.project.file is not None
+    def counts_file(self, folder: str) -> Path:
+        """Where the ground-truth counts of ``folder`` are saved."""
+        return self.counts_root() / folder / f"{GROUND_TRUTH}.csv"
 
-    def _counts_root(self) -> Path:
-        return self.project.counts or self._folder() / NEW_COUNTS_FOLDER
+    def with_file(self, file: Path) -> None:
+        """The project has a file now (saved as, meanwhile)."""
+        if self.project.file != file:
+            self.project_saved(replace(self.project, file=file))
 
-    def _counts_file(self, folder: str) -> Path:
-        return self._counts_root() / folder / f"{GROUND_TRUTH}.csv"
+    # --- reading ---------------------------------------------------------------------------
+
+    def _read_bytes(self, path: Path) -> bytes:
+        data = read_file_bytes(
+            path, MAX_XML_FILE_BYTES if path.suffix == ".xml" else MAX_TEXT_FILE_BYTES
+        )
+        self.stamps.record(path, data)
+        self.originals[path] = data
+        return data
 
     def _read_actions(self) -> AnnotationSet:
         path = self.project.actions_groundtruth
         if path is None or not path.is_file():
             return AnnotationSet({})
-        data = path.read_bytes()
-        self.stamps.record(path, data)
-        return parse_liris_bytes(data, path)
+        return parse_liris_bytes(self._read_bytes(path), path)
 
     def _read_tracks(self) -> tuple[Track, ...]:
         path = self.project.boxes_groundtruth
         if path is None or not path.is_file() or detect(path, BOXES).name != MOT_CSV:
             return ()
-        self.stamps.record(path)
-        return tracks_from_rows(parse_mot_csv(read_text(path), path))
+        return parse_tracks(self._read_bytes(path), path)
+
+    def _read_counts(self, folder: str, video: VideoSpec) -> CountSeries:
+        if self.project.counts is None and self.project.file is None:
+            return empty_counts(video.first, video.last)
+        path = self.counts_file(folder)
+        if not path.exists():
+            self.stamps.record(path)
+            return empty_counts(video.first, video.last)
+        return parse_counts_csv(decode_text(self._read_bytes(path), path), path)

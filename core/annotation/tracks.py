@@ -20,7 +20,7 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError
 from referee.core.formats.mot_csv import MAX_ID, MotRows, parse_mot_csv, updated_mot_csv
-from referee.core.formats.text_edits import decoded_text
+from referee.core.formats.text_files import decode_text
 from referee.core.limits import MAX_COORDINATE, MAX_FRAME_NUMBER
 from referee.core.model.annotations import FrameSpan
 
@@ -179,7 +179,7 @@ def parse_tracks(data: bytes, path: str | Path = "<bytes>") -> tuple[Track, ...]
     InvalidOptionError
         An id given twice on one frame (see :func:`tracks_from_rows`).
     """
-    return tracks_from_rows(parse_mot_csv(decoded_text(data, path), path))
+    return tracks_from_rows(parse_mot_csv(decode_text(data, path), path))
 
 
 def updated_tracks(

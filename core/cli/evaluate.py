@@ -242,6 +242,7 @@ def report_summaries(
     """Print the summaries and write the ``--json``, ``--csv`` and ``--stats-txt`` outputs."""
     from referee.core.exports import summary as summary_io
     from referee.core.exports import text_table
+    from referee.core.exports.boxes import annotated_dict, annotated_notes
     from referee.core.formats import stats_txt
 
     methods = list(result.methods.values())
@@ -253,8 +254,14 @@ def report_summaries(
     blocks += [text_table.format_summary_table(methods), text_table.format_cdnet_table(methods)]
     if len(methods) > 1:
         blocks.append(text_table.format_ranking_table(result.ranking))
-    print("\n\n".join(blocks))
-    parameters = {**parameters, "weights": result.scheme, "rank_by": result.options.rank_by}
+    notes = annotated_notes(sorted(result.annotated_only), result.annotated_only)
+    print("\n\n".join(blocks + (["\n".join(notes)] if notes else [])))
+    parameters = {
+        **parameters,
+        "weights": result.scheme,
+        "rank_by": result.options.rank_by,
+        "partly_annotated": [annotated_dict(f) for _, f in sorted(result.annotated_only.items())],
+    }
     if args.json is not None:
         summary_io.write_results_json(args.json, methods, [result.ranking], parameters)
     if args.csv is not None:

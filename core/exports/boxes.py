@@ -16,7 +16,7 @@ from referee.core.measures.boxes import (
     VideoBoxResult,
 )
 from referee.core.measures.indicators import IndicatorValue
-from referee.core.model.videos import AnnotatedFrames, frame_runs
+from referee.core.model.videos import AnnotatedFrames
 
 BOXES_FORMAT = "referee-boxes"
 FORMAT_VERSION = 1
@@ -70,6 +70,8 @@ def _video_label(video: VideoBoxResult) -> str:
 def annotated_wording(frames: AnnotatedFrames) -> str:
     """How a video evaluated on its annotated frames only is described (docs/measures.md §5):
     ``evaluated on 12 annotated frames of 300``."""
+    if not frames.count:
+        return f"not evaluated: none of its {frames.of:,} frames has ground truth yet"
     plural = "" if frames.count == 1 else "s"
     return f"evaluated on {frames.count:,} annotated frame{plural} of {frames.of:,}"
 
@@ -83,7 +85,7 @@ def annotated_notes(
         frames = (annotated or {}).get(name)
         if frames is not None:
             paired = "" if frames.video == name else f" (video {frames.video})"
-            notes.append(f"{name}{paired}: {annotated_wording(frames)} (the project's record)")
+            notes.append(f"{name}{paired}: {annotated_wording(frames)}")
     return notes
 
 
@@ -162,10 +164,12 @@ def _frame_dict(f: FrameBoxResult) -> dict[str, Any]:
     }
 
 
-def _annotated_dict(frames: AnnotatedFrames | None) -> dict[str, Any] | None:
+def annotated_dict(frames: AnnotatedFrames | None) -> dict[str, Any] | None:
+    """A partly annotated video's evaluated frames, JSON-ready: ``video``, ``frames`` (how
+    many), ``of`` (frames of its temporal ROI) and ``runs`` (``[first, last]``)."""
     if frames is None:
         return None
-    runs = [list(run) for run in frame_runs(frames.frames)]
+    runs = [list(run) for run in frames.frames.runs]
     return {"video": frames.video, "frames": frames.count, "of": frames.of, "runs": runs}
 
 
@@ -182,7 +186,7 @@ def evaluation_dict(
                 "name": v.name,
                 "in_gt": v.in_gt,
                 "in_det": v.in_det,
-                "annotated_only": _annotated_dict(annotated.get(v.name)),
+                "annotated_only": annotated_dict(annotated.get(v.name)),
                 "totals": _totals_dict(v.totals, set_aside_counts(result, v.name)),
                 "frames": [_frame_dict(f) for f in v.frames],
             }

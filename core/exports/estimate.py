@@ -29,7 +29,7 @@ from referee.core.exports.header import json_header
 from referee.core.exports.summary import json_number
 from referee.core.exports.text_table import grid
 from referee.core.formats.text_files import write_text
-from referee.core.model.videos import frame_runs
+from referee.core.model.frame_set import FrameSet
 from referee.core.significance.wording import verdict_text
 
 FORMAT_NAME = "referee-estimate"
@@ -195,7 +195,8 @@ def _frames_text(result: EstimateResult) -> str:
     for f in result.frames:
         per_video.setdefault(f.video, []).append(f.frame)
     listed = "; ".join(
-        f"{video} " + ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in frame_runs(numbers))
+        f"{video} "
+        + ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in FrameSet.of(numbers).runs)
         for video, numbers in per_video.items()
     )
     return f"Labelled frames ({len(result.frames)}): {listed}"

@@ -14,12 +14,13 @@ import os
 import re
 
 from referee.core.errors import InputFileError
+from referee.core.model.frame_set import FrameSet
 from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
 
 _GT_NAME = re.compile(r"gt(\d{6})\.png")
 
 
-def annotated_frames(video: VideoSpec) -> set[int]:
+def annotated_frames(video: VideoSpec) -> FrameSet:
     """Numbers of the frames of ``video`` that have a ground-truth file (docs/measures.md §8).
 
     Every ``groundtruth/gt%06d.png`` counts, inside the temporal ROI or not; a
@@ -32,7 +33,7 @@ def annotated_frames(video: VideoSpec) -> set[int]:
     """
     folder = video.folder / GROUNDTRUTH_DIR
     if not folder.is_dir():
-        return set()
+        return FrameSet()
     try:
         with os.scandir(folder) as entries:
             names = [entry.name for entry in entries]
@@ -40,14 +41,14 @@ def annotated_frames(video: VideoSpec) -> set[int]:
         raise InputFileError(
             folder, f"cannot list the ground-truth folder ({error.strerror})"
         ) from None
-    return {int(match.group(1)) for match in map(_GT_NAME.fullmatch, names) if match}
+    return FrameSet.of(int(match.group(1)) for match in map(_GT_NAME.fullmatch, names) if match)
 
 
-def frames_with_ground_truth(video: VideoSpec) -> set[int]:
-    """The frames of ``video`` that have ground truth (docs/measures.md §8): those the project
-    records as annotated (:attr:`VideoSpec.annotated`), else every frame with a file."""
+def frames_with_ground_truth(video: VideoSpec) -> FrameSet:
+    """The frames of ``video`` that have ground truth (docs/measures.md §8): those recorded
+    as annotated (:attr:`VideoSpec.annotated`), else every frame with a file."""
     if video.annotated is not None:
-        return set(video.annotated)
+        return video.annotated
     return annotated_frames(video)
 
 

@@ -14,6 +14,7 @@ Reading only: no measure is computed here."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import stat
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.core.errors import InputFileError, MissingFrameError
+from referee.core.formats.annotated import annotated_frames
 from referee.core.formats.images import load_grey
 from referee.core.formats.text_files import read_text
 from referee.core.limits import check_frame_number
@@ -168,6 +170,9 @@ def load_video(
         If ``groundtruth/``, ``ROI.bmp`` or a valid ``temporalROI.txt`` is
         missing (only a present but invalid ``temporalROI.txt`` without
         ``require_groundtruth``).
+
+    A video whose ``groundtruth/`` lacks some frames of the temporal ROI is partly
+    annotated: :attr:`VideoSpec.annotated` holds the frames that have a file.
     """
     p = Path(folder)
     if _kind(p) != stat.S_IFDIR:
@@ -188,13 +193,17 @@ def load_video(
             "need a ROI.bmp (white inside the region)",
         )
     first, last = read_temporal_roi(p / TEMPORAL_ROI_FILE)
-    return VideoSpec(
+    video = VideoSpec(
         category=category if category is not None else p.name,
         name=p.name,
         folder=p,
         first=first,
         last=last,
     )
+    present = annotated_frames(video)
+    if present.count_within(first, last) == video.n_frames:
+        return video
+    return dataclasses.replace(video, annotated=present)  # partly annotated (docs/measures.md §8)
 
 
 def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[VideoSpec]:
@@ -240,6 +249,14 @@ def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[
             p, f"no CDnet video found: expected <category>/<video>/ folders holding {holding}"
         )
     return sorted(videos, key=lambda v: v.key)
+
+
+def last_annotatable_frame(video: VideoSpec) -> int:
+    """The last frame of ``video`` that may be annotated: the last of its temporal ROI, of
+    its ``input/in%06d.jpg`` frames or of its ground-truth files, whichever comes later
+    (docs/measures.md §8)."""
+    files = annotated_frames(video).last or 0
+    return max(video.last, files, _last_input_frame(video.folder / INPUT_DIR))
 
 
 def _last_input_frame(folder: Path) -> int:

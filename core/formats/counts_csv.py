@@ -23,7 +23,6 @@ import numpy as np
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.text_edits import (
     csv_records,
-    decoded_text,
     encoded_like,
     joined,
     line_ending,
@@ -31,6 +30,7 @@ from referee.core.formats.text_edits import (
 )
 from referee.core.formats.text_files import (
     WHOLE_NUMBER,
+    decode_text,
     header_columns,
     numbered_csv_rows,
     parse_count,
@@ -232,7 +232,7 @@ def updated_counts_csv(
     """
     if original is None:
         return format_counts_csv(series.first_frame, series.counts).encode("utf-8")
-    records, plain = csv_records(decoded_text(original, path, keep_endings=True))
+    records, plain = csv_records(decode_text(original, path, keep_endings=True))
     old = parse_counts_csv(plain, path)
     header, *rows = [k for k, record in enumerate(records) if not record.blank]
     columns = header_columns(records[header].cells, path, records[header].line)

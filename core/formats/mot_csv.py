@@ -39,7 +39,6 @@ from referee.core.errors import InputFileError, InvalidOptionError, RefereeWarni
 from referee.core.formats.text_edits import (
     Record,
     csv_records,
-    decoded_text,
     encoded_like,
     joined,
     line_ending,
@@ -48,6 +47,7 @@ from referee.core.formats.text_edits import (
 )
 from referee.core.formats.text_files import (
     DECIMAL_NUMBER,
+    decode_text,
     numbered_csv_rows,
     read_text,
     write_text,
@@ -291,7 +291,7 @@ def updated_mot_csv(
 def _original_rows(original: bytes, path: str | Path) -> tuple[list[Record], MotRows, list[int]]:
     """The records of ``original``, its rows, and the record of each row; an id twice on
     one frame is refused."""
-    records, plain = csv_records(decoded_text(original, path, keep_endings=True))
+    records, plain = csv_records(decode_text(original, path, keep_endings=True))
     with warnings.catch_warnings():  # the reader warned when the file was first read
         warnings.simplefilter("ignore", RefereeWarning)
         old = parse_mot_csv(plain, path)

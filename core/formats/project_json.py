@@ -13,12 +13,18 @@
       "detectors": [
         {"name": "mog2", "masks": "results/mog2", "scores": null, "actions": "actions/mog2.xml"}
       ],
-      "annotated": {"baseline/highway": [[470, 520], [600, 600]]}
+      "annotated": {"baseline/highway": [[470, 520], [600, 600]]},
+      "origins": {"baseline/highway": [[600, 600, "consensus", "2026-11-26T23:43:25Z"]]}
     }
 
 ``annotated`` records, per video label, the frames someone has annotated, as
 increasing, disjoint ``[first, last]`` runs of frame numbers (docs/measures.md §8);
-a video it does not list has ground truth on every frame.
+a video it does not list has ground truth on every frame (or on those with a file).
+Runs are kept as runs (:class:`~referee.core.model.frame_set.FrameSet`), never
+expanded. ``origins`` (version 2) records, per video label, increasing
+``[first, last, source, accepted]`` runs: where frames accepted in Referee came
+from and when (:mod:`referee.core.model.origins`). A file without ``origins`` is
+written as version 1, so that older Referees still read it.
 
 Paths are stored relative to the file's folder, with ``/`` separators, so a
 project folder can be moved or copied to another machine; a path on another
@@ -45,14 +51,26 @@ from referee.core.errors import InputFileError
 from referee.core.formats.text_files import read_text, write_text
 from referee.core.limits import MAX_FRAME_NUMBER, MAX_JSON_DEPTH
 from referee.core.model import project as model
-from referee.core.model.videos import frame_runs
+from referee.core.model.frame_set import FrameSet
+from referee.core.model.origins import AcceptedRun, Origin, check_accepted_time
 
 FORMAT_NAME = "referee-project"
-FORMAT_VERSION = 1
+#: The version written when the project records origins; without them, version 1.
+FORMAT_VERSION = 2
+_VERSIONS = (1, 2)
 
 _PATH_KEYS: tuple[str, ...] = ("dataset", "actions_groundtruth", "boxes_groundtruth", "counts")
 _PROJECT_KEYS: frozenset[str] = frozenset(
-    ("format", "version", "name", "video_files", "detectors", "annotated", *_PATH_KEYS)
+    (
+        "format",
+        "version",
+        "name",
+        "video_files",
+        "detectors",
+        "annotated",
+        "origins",
+        *_PATH_KEYS,
+    )
 )
 _DETECTOR_PATH_KEYS: tuple[str, ...] = ("masks", "scores", "actions", "boxes")
 _DETECTOR_KEYS: frozenset[str] = frozenset(("name", *_DETECTOR_PATH_KEYS))
@@ -175,47 +193,73 @@ class _Reader:
             counts=self.path(document, "counts"),
             detectors=detectors,
             annotated=self.annotated(document.get("annotated")),
+            origins=self.origins(document.get("origins")),
             file=self.file,
         )
 
-    def annotated(self, value: Any) -> tuple[tuple[str, tuple[int, ...]], ...]:
-        if value is None:
-            return ()
-        if not isinstance(value, dict):
-            raise self.fail(
-                f"'annotated' must be an object like {{\"baseline/highway\": [[470, 520]]}}, "
-                f"not {_json_type(value)}"
-            )
+    def annotated(self, value: Any) -> tuple[tuple[str, FrameSet], ...]:
         return tuple(
-            (self.text(label, "annotated"), self.runs(runs, f"annotated[{label!r}]"))
-            for label, runs in value.items()
+            (label, FrameSet((a, b) for a, b in self.runs(runs, f"annotated[{label!r}]", 2)))
+            for label, runs in self.per_video(value, "annotated", "[[470, 520]]")
         )
 
-    def runs(self, value: Any, label: str) -> tuple[int, ...]:
-        """Frames of increasing, disjoint ``[first, last]`` runs."""
-        if not isinstance(value, list):
-            raise self.fail(
-                f"{label} must be a list of [first, last] runs, not {_json_type(value)}"
+    def origins(self, value: Any) -> tuple[tuple[str, tuple[AcceptedRun, ...]], ...]:
+        return tuple(
+            (label, tuple(self.origin_run(run, f"origins[{label!r}]") for run in runs))
+            for label, runs in (
+                (label, self.runs(runs, f"origins[{label!r}]", 4))
+                for label, runs in self.per_video(
+                    value, "origins", '[[600, 600, "painted", "2026-11-26T23:43:25Z"]]'
+                )
             )
-        frames: list[int] = []
+        )
+
+    def per_video(self, value: Any, key: str, example: str) -> list[tuple[str, Any]]:
+        if value is None:
+            return []
+        if not isinstance(value, dict):
+            raise self.fail(
+                f'{key!r} must be an object like {{"baseline/highway": {example}}}, '
+                f"not {_json_type(value)}"
+            )
+        return [(self.text(label, key), runs) for label, runs in value.items()]
+
+    def runs(self, value: Any, label: str, size: int) -> list[list[Any]]:
+        """Increasing, disjoint ``[first, last, …]`` runs of ``size`` items (not expanded)."""
+        shape = "[first, last]" if size == 2 else "[first, last, source, accepted]"
+        if not isinstance(value, list):
+            raise self.fail(f"{label} must be a list of {shape} runs, not {_json_type(value)}")
+        previous = 0
         for run in value:
             if not (
                 isinstance(run, list)
-                and len(run) == 2
-                and all(type(f) is int and 1 <= f <= MAX_FRAME_NUMBER for f in run)
+                and len(run) == size
+                and all(type(f) is int and 1 <= f <= MAX_FRAME_NUMBER for f in run[:2])
                 and run[0] <= run[1]
             ):
                 raise self.fail(
-                    f"{label}: {json.dumps(run)} is not a run [first, last] of frame numbers "
+                    f"{label}: {json.dumps(run)[:80]} is not a run {shape} of frame numbers "
                     f"from 1 to {MAX_FRAME_NUMBER:,} with first ≤ last"
                 )
-            if frames and run[0] <= frames[-1]:
+            if run[0] <= previous:
                 raise self.fail(
-                    f"{label}: the run {json.dumps(run)} overlaps or comes before the one "
-                    f"ending at frame {frames[-1]}; list runs in increasing order"
+                    f"{label}: the run {json.dumps(run[:2])} overlaps or comes before the one "
+                    f"ending at frame {previous}; list runs in increasing order"
                 )
-            frames.extend(range(run[0], run[1] + 1))
-        return tuple(frames)
+            previous = run[1]
+        return value
+
+    def origin_run(self, run: list[Any], label: str) -> AcceptedRun:
+        first, last, origin, accepted = run
+        try:
+            return AcceptedRun(
+                first,
+                last,
+                Origin.parse(self.text(origin, label)),
+                check_accepted_time(self.text(accepted, label)),
+            )
+        except ValueError as error:
+            raise self.fail(f"{label}: {error}") from None
 
     def check_header(self, document: dict[str, Any]) -> None:
         if "format" not in document:
@@ -230,13 +274,15 @@ class _Reader:
             )
         version = document.get("version")
         if type(version) is not int:
-            raise self.fail(f"'version' must be the whole number {FORMAT_VERSION}, not {version!r}")
-        if version != FORMAT_VERSION:
+            raise self.fail(f"'version' must be a whole number, 1 or 2, not {version!r}")
+        if version not in _VERSIONS:
             raise self.fail(
                 f"project format version {version} is not supported; this "
-                f"Referee reads version {FORMAT_VERSION} (a newer Referee may "
-                "have written the file)"
+                f"Referee reads versions {_VERSIONS[0]} to {_VERSIONS[-1]} (a newer Referee "
+                "may have written the file)"
             )
+        if version < 2 and "origins" in document:
+            raise self.fail("'origins' needs version 2; set \"version\": 2")
 
     def check_keys(self, mapping: dict[str, Any], allowed: frozenset[str], where: str) -> None:
         unknown = sorted(set(mapping) - allowed)
@@ -367,7 +413,7 @@ def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
 
     document: dict[str, Any] = {
         "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        "version": FORMAT_VERSION if project.origins else 1,
         "name": project.name,
         "dataset": stored(project.dataset),
         "video_files": [stored(path) for path in project.video_files],
@@ -381,7 +427,12 @@ def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
         document["boxes_groundtruth"] = stored(project.boxes_groundtruth)
     if project.annotated:
         document["annotated"] = {
-            label: [list(run) for run in frame_runs(frames)] for label, frames in project.annotated
+            label: [list(run) for run in frames.runs] for label, frames in project.annotated
+        }
+    if project.origins:
+        document["origins"] = {
+            label: [[r.first, r.last, str(r.origin), r.accepted] for r in runs]
+            for label, runs in project.origins
         }
     return document
 

@@ -13,11 +13,8 @@ import codecs
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
-from referee.core.errors import InputFileError
 from referee.core.formats.text_files import numbered_csv_rows
-from referee.core.limits import MAX_TEXT_FILE_BYTES
 
 #: One line with its ending (``\r\n``, ``\n`` or ``\r``), or a last line without one.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
@@ -45,28 +42,6 @@ class Record:
     def blank(self) -> bool:
         """Whether every cell is empty or white space (the readers skip such rows)."""
         return not any(cell.strip() for cell in self.cells)
-
-
-def decoded_text(data: bytes, path: str | Path, keep_endings: bool = False) -> str:
-    """The UTF-8 text of a file's bytes, a byte-order mark dropped, every line ending made
-    ``\\n`` unless ``keep_endings`` (as the readers read a file).
-
-    Raises
-    ------
-    InputFileError
-        More than :data:`~referee.core.limits.MAX_TEXT_FILE_BYTES` bytes, or not UTF-8.
-    """
-    if len(data) > MAX_TEXT_FILE_BYTES:
-        raise InputFileError(
-            path,
-            f"is {len(data) / 2**20:,.0f} MiB; Referee reads text files of at most "
-            f"{MAX_TEXT_FILE_BYTES // 2**20} MiB (MAX_TEXT_FILE_BYTES)",
-        )
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputFileError(path, f"is not UTF-8 text ({exc})") from None
-    return text if keep_endings else _plain(text)
 
 
 def encoded_like(text: str, original: bytes) -> bytes:

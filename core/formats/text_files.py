@@ -55,7 +55,7 @@ def check_regular_file(path: str | Path) -> os.stat_result:
 
 
 def read_text(path: str | Path) -> str:
-    """The UTF-8 text of ``path`` (a byte-order mark is dropped).
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped, line endings become ``\\n``).
 
     Raises
     ------
@@ -63,19 +63,58 @@ def read_text(path: str | Path) -> str:
         If the file is missing, unreadable, not a regular file, larger than
         :data:`~referee.core.limits.MAX_TEXT_FILE_BYTES` or not UTF-8 text.
     """
-    size = check_regular_file(path).st_size
-    if size > MAX_TEXT_FILE_BYTES:
+    return decode_text(read_file_bytes(path), path)
+
+
+def decode_text(data: bytes, path: str | Path, keep_endings: bool = False) -> str:
+    """``data`` as UTF-8 text read from ``path``: a byte-order mark dropped, every line
+    ending made ``\\n`` unless ``keep_endings`` (as the readers read a file).
+
+    Raises
+    ------
+    InputFileError
+        If ``data`` holds more than :data:`~referee.core.limits.MAX_TEXT_FILE_BYTES`
+        bytes or is not UTF-8, naming ``path``.
+    """
+    if len(data) > MAX_TEXT_FILE_BYTES:
         raise InputFileError(
             path,
-            f"is {size / 2**20:,.0f} MiB; Referee reads text files of at most "
+            f"is {len(data) / 2**20:,.0f} MiB; Referee reads text files of at most "
             f"{MAX_TEXT_FILE_BYTES // 2**20} MiB (MAX_TEXT_FILE_BYTES)",
         )
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise InputFileError(
             path, f"cannot read the file ({exc}); check that it exists and is a UTF-8 text file"
         ) from exc
+    return text if keep_endings else text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_file_bytes(path: str | Path, limit: int = MAX_TEXT_FILE_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    Raises
+    ------
+    InputFileError
+        If the file is missing, unreadable, not a regular file or larger than ``limit``.
+    """
+    size = check_regular_file(path).st_size
+    if size > limit:
+        raise InputFileError(
+            path,
+            f"is {size / 2**20:,.0f} MiB; Referee reads such files up to {limit / 2**20:,.0f} MiB",
+        )
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputFileError(
+            path, f"cannot read the file ({exc.strerror}); check that it exists and is readable"
+        ) from exc
+    if len(data) > limit:
+        raise InputFileError(path, f"grew beyond {limit / 2**20:,.0f} MiB while being read")
+    return data
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
@@ -120,6 +159,28 @@ def write_bytes(path: str | Path, data: bytes) -> None:
             target,
             f"cannot write the file ({exc.strerror}); check that the folder exists and is writable",
         ) from exc
+
+
+def remove_stale_temporaries(folder: Path, names: str) -> int:
+    """Remove the temporary files :func:`write_bytes` left in ``folder`` when it was stopped
+    before renaming them (a kill, a power cut): ``.<name>.<random>.tmp`` for the file
+    names matching the regular expression ``names``. Returns how many were removed;
+    a folder that cannot be listed is left alone.
+    """
+    temporary = re.compile(rf"\.(?:{names})\.[A-Za-z0-9_]+\.tmp")
+    removed = 0
+    try:
+        with os.scandir(folder) as entries:
+            stale = [e.path for e in entries if temporary.fullmatch(e.name) and e.is_file()]
+    except OSError:
+        return 0
+    for path in stale:
+        try:
+            os.unlink(path)
+            removed += 1
+        except OSError:
+            pass
+    return removed
 
 
 def write_text(path: str | Path, text: str) -> None:

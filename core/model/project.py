@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.errors import InvalidOptionError
+from referee.core.model.frame_set import FrameSet, as_frame_set
+from referee.core.model.origins import AcceptedRun
 from referee.core.model.videos import FrameRange
 
 #: A project file's name ends with this.
@@ -62,7 +64,9 @@ class Project:
     detector's name (docs/measures.md §6). ``annotated`` records, per video label,
     the frames someone has annotated (increasing frame numbers, docs/measures.md §8): a
     video listed there is compared with its ground truth on those frames only;
-    a video not listed has ground truth on every frame of its temporal ROI.
+    a video not listed has ground truth on every frame of its temporal ROI (or on the
+    frames with a ground-truth file). ``origins`` records, per video label, where the
+    frames accepted in Referee came from and when (:mod:`referee.core.model.origins`).
     ``file`` is where the project was loaded from or saved to; ``frame_range``,
     when set, keeps only those frames of each video's temporal ROI
     (docs/measures.md §1; the command line's ``--frames``). Neither is stored in
@@ -76,16 +80,21 @@ class Project:
     boxes_groundtruth: Path | None = None
     counts: Path | None = None
     detectors: tuple[DetectorSource, ...] = ()
-    annotated: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    annotated: tuple[tuple[str, FrameSet], ...] = ()
+    origins: tuple[tuple[str, tuple[AcceptedRun, ...]], ...] = ()
     file: Path | None = None
     frame_range: FrameRange | None = None
 
-    def annotated_frames(self, label: str) -> tuple[int, ...] | None:
+    def annotated_frames(self, label: str) -> FrameSet | None:
         """The frames recorded as annotated for the video ``label``, or ``None`` if none are."""
         for name, frames in self.annotated:
             if name == label:
                 return frames
         return None
+
+    def origins_of(self, label: str) -> tuple[AcceptedRun, ...]:
+        """The recorded origins of the video ``label``'s accepted frames."""
+        return next((runs for name, runs in self.origins if name == label), ())
 
     def mask_detectors(self) -> dict[str, Path]:
         """Detectors with masks: name → results root."""
@@ -160,11 +169,19 @@ def with_detector(project: Project, detector: DetectorSource) -> Project:
 
 
 def with_annotated(project: Project, label: str, frames: Iterable[int]) -> Project:
-    """``project`` recording ``frames`` (any order, duplicates ignored) as the annotated
-    frames of the video ``label``, replacing what it recorded for that video."""
-    recorded = tuple(sorted({int(f) for f in frames}))
+    """``project`` recording ``frames`` (a :class:`FrameSet`, or frame numbers in any
+    order) as the annotated frames of the video ``label``, replacing what it recorded
+    for that video."""
+    recorded = as_frame_set(frames)
     kept = tuple((name, known) for name, known in project.annotated if name != label)
     return dataclasses.replace(project, annotated=(*kept, (label, recorded)))
+
+
+def with_origins(project: Project, label: str, runs: tuple[AcceptedRun, ...]) -> Project:
+    """``project`` recording ``runs`` as the origins of the video ``label``'s frames,
+    replacing what it recorded for that video (none recorded: the entry is dropped)."""
+    kept = tuple((name, known) for name, known in project.origins if name != label)
+    return dataclasses.replace(project, origins=(*kept, (label, runs)) if runs else kept)
 
 
 def without_detector(project: Project, name: str) -> Project:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.errors import InvalidOptionError
+from referee.core.model.frame_set import FrameSet, as_frame_set
 
 INPUT_DIR = "input"
 GROUNDTRUTH_DIR = "groundtruth"
@@ -28,17 +28,6 @@ def video_file_stem(category: str, name: str) -> str:
     """The video's name in file and folder names, and its LIRIS ``videoName``:
     ``category_name``, or ``name`` alone as in :func:`video_label`."""
     return name if not category or category == name else f"{category}_{name}"
-
-
-def frame_runs(frames: Iterable[int]) -> list[tuple[int, int]]:
-    """Consecutive runs ``(first, last)`` of a set of frame numbers, in order."""
-    runs: list[tuple[int, int]] = []
-    for frame in sorted(set(frames)):
-        if runs and frame == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], frame)
-        else:
-            runs.append((frame, frame))
-    return runs
 
 
 @dataclass(frozen=True)
@@ -74,11 +63,11 @@ class FrameRange:
 @dataclass(frozen=True)
 class AnnotatedFrames:
     """The frames of a partly annotated video that a comparison with its ground truth read:
-    the ``frames`` the project records as annotated in its temporal ROI, of the ``of``
+    the ``frames`` recorded as annotated in its temporal ROI, of the ``of``
     frames of that ROI (docs/measures.md §5, §8). ``video`` is the video's label."""
 
     video: str
-    frames: tuple[int, ...]
+    frames: FrameSet
     of: int
 
     @property
@@ -92,10 +81,11 @@ class VideoSpec:
     """One CDnet video: where its files are and which frames are evaluated.
 
     ``first`` and ``last`` are the 1-based, inclusive frame numbers of the
-    temporal ROI (docs/measures.md §1). ``annotated`` lists, in increasing
-    order, the frames a project records as annotated (docs/measures.md §8), or is
-    ``None`` when the project records none for this video: then every frame of
-    the temporal ROI has ground truth.
+    temporal ROI (docs/measures.md §1). ``annotated`` holds the frames that have
+    ground truth when not all do (docs/measures.md §8): those a project records as
+    annotated, or those with a ground-truth file when ``groundtruth/`` lacks some
+    frames of the temporal ROI; ``None``: every frame of the temporal ROI has
+    ground truth.
     """
 
     category: str
@@ -103,7 +93,7 @@ class VideoSpec:
     folder: Path
     first: int
     last: int
-    annotated: tuple[int, ...] | None = None
+    annotated: FrameSet | None = None
 
     @property
     def label(self) -> str:
@@ -131,16 +121,16 @@ class VideoSpec:
         return self.last - self.first + 1
 
     @property
-    def truth_frames(self) -> Sequence[int]:
+    def truth_frames(self) -> range | FrameSet:
         """The frames compared with the ground truth: the temporal ROI's, or only its
-        annotated ones when the project records them (docs/measures.md §8)."""
+        annotated ones when not all have ground truth (docs/measures.md §8)."""
         if self.annotated is None:
             return self.frames
-        return tuple(i for i in self.annotated if self.first <= i <= self.last)
+        return self.annotated.within(self.first, self.last)
 
     @property
     def partly_annotated(self) -> bool:
-        """Whether the project records fewer annotated frames than the temporal ROI has."""
+        """Whether fewer frames of the temporal ROI have ground truth than it holds."""
         return self.annotated is not None and len(self.truth_frames) < self.n_frames
 
     def annotated_subset(self) -> AnnotatedFrames | None:
@@ -148,7 +138,7 @@ class VideoSpec:
         of :attr:`n_frames`), else ``None``: then every frame is read."""
         if not self.partly_annotated:
             return None
-        return AnnotatedFrames(self.label, tuple(self.truth_frames), self.n_frames)
+        return AnnotatedFrames(self.label, as_frame_set(self.truth_frames), self.n_frames)
 
     def within(self, frames: FrameRange) -> VideoSpec:
         """This video with only the frames of its temporal ROI that lie in ``frames``

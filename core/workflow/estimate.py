@@ -37,6 +37,7 @@ from referee.core.estimation.sampler import (
 from referee.core.evaluation.batch import evaluate_methods
 from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.frames.results import result_sources
+from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, report
@@ -270,7 +271,7 @@ def _video_estimates(
 
 def _annotated(frames: Sequence[tuple[VideoSpec, int]]) -> np.ndarray:
     """Indices of the frames that have ground truth (the project's record, else the files)."""
-    found: dict[tuple[str, str], set[int]] = {}
+    found: dict[tuple[str, str], FrameSet] = {}
     for video, _ in frames:
         if video.key not in found:
             found[video.key] = frames_with_ground_truth(video)
@@ -299,9 +300,7 @@ def _true_counts(
     for video, i in chosen:
         if (video.key, i) not in counts:
             wanted.setdefault(video.key, (video, set()))[1].add(i)
-    subset = [
-        replace(video, annotated=tuple(sorted(numbers))) for video, numbers in wanted.values()
-    ]
+    subset = [replace(video, annotated=FrameSet.of(numbers)) for video, numbers in wanted.values()]
     if subset:
         sources = {method: result_sources(subset, roots[method]) for method in methods}
         found = evaluate_methods(subset, sources, threshold, workers, cancel=cancel)

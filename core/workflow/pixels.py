@@ -11,6 +11,7 @@ from referee.core.frames.results import result_sources
 from referee.core.measures.summarize import compare_rankings, summarize_method
 from referee.core.model.confusion import VideoConfusion
 from referee.core.model.project import Project
+from referee.core.model.videos import AnnotatedFrames
 from referee.core.progress import CancelToken, ProgressCallback
 from referee.core.workflow.options import CurveOptions, PixelOptions
 from referee.core.workflow.projects import project_videos
@@ -29,10 +30,14 @@ def run_pixels(
     counts frames. On a cluster, a detector's video that kept failing is left
     out of its summary and named in :attr:`PixelResult.missing`.
 
+    A video without any frame of ground truth yet is left out (and named in
+    :attr:`PixelResult.annotated_only`).
+
     Raises
     ------
     UnavailableError
-        If the project has no CDnet dataset or no detector with masks.
+        If the project has no CDnet dataset, no detector with masks, or no frame of
+        ground truth.
     RefereeError
         Missing or malformed files, named in the message.
     """
@@ -42,21 +47,27 @@ def run_pixels(
         raise UnavailableError("the project has no CDnet dataset with ground truth")
     if not detectors:
         raise UnavailableError("no detector has masks")
-    videos = project_videos(project)
+    every = project_videos(project)
+    videos = [video for video in every if len(video.truth_frames)]
+    if not videos:
+        raise UnavailableError("no frame of any video has ground truth yet; annotate some first")
     sources = {
         name: result_sources(videos, root, options.pattern, options.offset)
         for name, root in detectors.items()
     }
     found = evaluate_methods(videos, sources, options.threshold, options.workers, progress, cancel)
-    return summarize_evaluations(found.results, options, found.missing)
+    partial = {v.label: subset for v in every if (subset := v.annotated_subset()) is not None}
+    return summarize_evaluations(found.results, options, found.missing, partial)
 
 
 def summarize_evaluations(
     evaluations: Mapping[str, list[VideoEvaluation]],
     options: PixelOptions | None = None,
     missing: tuple[MissingResult, ...] = (),
+    annotated_only: Mapping[str, AnnotatedFrames] | None = None,
 ) -> PixelResult:
-    """Every detector's evaluated videos with their summaries (:func:`summarize_pixels`).
+    """Every detector's evaluated videos with their summaries (:func:`summarize_pixels`);
+    ``annotated_only``: the partly annotated videos, by label, and the frames evaluated.
 
     A detector left with no video (every one ``missing``) is not summarized.
     """
@@ -68,7 +79,9 @@ def summarize_evaluations(
         )
     confusions = {name: [e.confusion for e in found] for name, found in kept.items()}
     summarized = summarize_pixels(confusions, options)
-    return PixelResult(options, kept, summarized.methods, summarized.ranking, missing)
+    return PixelResult(
+        options, kept, summarized.methods, summarized.ranking, missing, dict(annotated_only or {})
+    )
 
 
 def summarize_pixels(
@@ -96,7 +109,9 @@ def summarize_pixels(
 def resummarize(result: PixelResult, options: PixelOptions) -> PixelResult:
     """``result`` summarized again with other weights or ranking indicator (no frame is read)."""
     if result.evaluations:
-        return summarize_evaluations(result.evaluations, options, result.missing)
+        return summarize_evaluations(
+            result.evaluations, options, result.missing, result.annotated_only
+        )
     return summarize_pixels({name: m.videos for name, m in result.methods.items()}, options)
 
 

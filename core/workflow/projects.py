@@ -9,7 +9,12 @@ from pathlib import Path
 
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats import project_json
-from referee.core.formats.cdnet import discover_videos, find_result_folder, list_folder
+from referee.core.formats.cdnet import (
+    discover_videos,
+    find_result_folder,
+    last_annotatable_frame,
+    list_folder,
+)
 from referee.core.formats.registry import VIDEO_EXTENSIONS, is_project_file, is_video_file
 from referee.core.frames.sources import first_frame_size
 from referee.core.model.project import (
@@ -53,12 +58,35 @@ def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[
     if project.dataset is None:
         return ()
     videos = [
-        dataclasses.replace(video, annotated=project.annotated_frames(video.label))
-        for video in discover_videos(project.dataset, require_groundtruth)
+        _recorded(project, video) for video in discover_videos(project.dataset, require_groundtruth)
     ]
     if project.frame_range is not None:
         videos = [_within(video, project.frame_range) for video in videos]
     return tuple(videos)
+
+
+def _recorded(project: Project, video: VideoSpec) -> VideoSpec:
+    """``video`` with the annotated frames the project records for it, if it does.
+
+    Raises
+    ------
+    InputFileError
+        Naming the project file, if it records frames (annotated or their origins)
+        beyond the video's last frame (:func:`last_annotatable_frame`).
+    """
+    recorded = project.annotated_frames(video.label)
+    origins = project.origins_of(video.label)
+    claimed = max(
+        recorded.last if recorded is not None and recorded.last is not None else 0,
+        max((run.last for run in origins), default=0),
+    )
+    if claimed > video.last and claimed > (last := last_annotatable_frame(video)):
+        raise InputFileError(
+            project.file or Path(project.name),
+            f"records frame {claimed:,} of video {video.label} as annotated, but the video's "
+            f"frames end at {last:,}; remove the runs beyond it from 'annotated' and 'origins'",
+        )
+    return video if recorded is None else dataclasses.replace(video, annotated=recorded)
 
 
 def _within(video: VideoSpec, frames: FrameRange) -> VideoSpec:

@@ -14,6 +14,7 @@ from referee.core.errors import InvalidOptionError, UnavailableError
 from referee.core.formats import registry
 from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.frames.results import result_sources
+from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
 from referee.core.ranking.criteria import (
@@ -100,9 +101,7 @@ def _rank_masks(
     names = list(roots)
     a, b = _pair(names, options.pair, "masks")
     videos = project_videos(project, require_groundtruth=False)
-    annotated = {
-        v.label: {f for f in frames_with_ground_truth(v) if v.first <= f <= v.last} for v in videos
-    }
+    annotated = {v.label: frames_with_ground_truth(v).within(v.first, v.last) for v in videos}
     considered = sum(v.n_frames for v in videos)
     methods = (a, b) if criterion == PAIRWISE_DICE else tuple(names)
     if not options.include_annotated and considered and _count(annotated) == considered:
@@ -120,7 +119,7 @@ def _ranked(
     criterion: str,
     methods: tuple[str, ...],
     scores: list[FrameScores],
-    annotated: dict[str, set[int]],
+    annotated: dict[str, FrameSet],
 ) -> RankingResult:
     exclude = {} if options.include_annotated else annotated
     frames = rank_frames(scores, options.gap, exclude, options.top)
@@ -128,7 +127,7 @@ def _ranked(
     return RankingResult(options, criterion, methods, scores, frames, considered, _count(annotated))
 
 
-def _count(annotated: dict[str, set[int]]) -> int:
+def _count(annotated: dict[str, FrameSet]) -> int:
     return sum(len(frames) for frames in annotated.values())
 
 

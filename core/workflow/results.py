@@ -44,6 +44,8 @@ class PixelResult:
     ``evaluations`` is empty when the matrices were given, not counted
     (``referee summarize``). ``missing`` names the results that kept failing on
     a cluster: they are left out of the summaries (locally a failure stops the run).
+    ``annotated_only`` holds, by video label, the partly annotated videos and the
+    frames with ground truth they were evaluated on (docs/measures.md §8).
     """
 
     options: PixelOptions
@@ -51,6 +53,7 @@ class PixelResult:
     methods: dict[str, MethodResult]
     ranking: RankComparison
     missing: tuple[MissingResult, ...] = ()
+    annotated_only: dict[str, AnnotatedFrames] = field(default_factory=dict)
 
     @property
     def scheme(self) -> str:

@@ -8,15 +8,18 @@ while the mouse moves) skip their first ``redo``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
 from referee.core.annotation.label_maps import MaskPatch
+from referee.core.annotation.review import Review
 from referee.core.annotation.tracks import Track
 from referee.core.formats.counts_csv import CountSeries
 from referee.core.model.annotations import VideoAnnotation
+from referee.core.model.origins import Origin
 
 if TYPE_CHECKING:
     from referee.gui.annotation.editor import AnnotationEditor
@@ -42,49 +45,71 @@ class _Command(QUndoCommand):
 
 
 class MaskPatchCommand(_Command):
-    """A brush stroke, an eraser stroke, a polygon or a flood fill on one frame's label map."""
+    """A brush stroke, an eraser stroke, a polygon or a flood fill on one frame's label map.
+
+    Painting a frame taken out of the annotated record puts it back."""
 
     def __init__(
         self, editor: AnnotationEditor, label: str, frame: int, patch: MaskPatch, text: str
     ) -> None:
         super().__init__(editor, text, done=True)
         self.label, self.frame, self.patch = label, frame, patch
-        editor.document_or_raise().mask_changed(label, frame)  # the painter made the edit
+        document = editor.document_or_raise()
+        document.mask_changed(label, frame)  # the painter made the edit
+        self.before = document.review(label, frame)
+        self.after = replace(self.before, unmarked=False)
+        document.set_review(label, frame, self.after)
 
     def apply(self, forward: bool) -> None:
-        label_map = self.editor.document_or_raise().label_map(self.label, self.frame)
+        document = self.editor.document_or_raise()
+        label_map = document.label_map(self.label, self.frame)
         rect = self.patch.redo(label_map) if forward else self.patch.undo(label_map)
+        document.set_review(self.label, self.frame, self.after if forward else self.before)
         self.editor.mask_edited(self.label, self.frame, rect)
+        self.editor.annotated_changed.emit()
 
 
 class LabelMapCommand(_Command):
-    """A frame's whole label map replaced (a draft from a detector or the consensus)."""
+    """A frame's whole label map replaced by a draft (a detector's mask, the consensus),
+    which waits to be accepted."""
 
     def __init__(
-        self, editor: AnnotationEditor, label: str, frame: int, after: np.ndarray, text: str
+        self,
+        editor: AnnotationEditor,
+        label: str,
+        frame: int,
+        after: np.ndarray,
+        origin: Origin,
+        text: str,
     ) -> None:
         super().__init__(editor, text)
         self.label, self.frame = label, frame
-        self.before = editor.document_or_raise().label_map(label, frame).copy()
-        self.after = after
+        document = editor.document_or_raise()
+        self.before = document.label_map(label, frame).copy(), document.review(label, frame)
+        self.after = after, Review(origin)
 
     def apply(self, forward: bool) -> None:
-        levels = self.after if forward else self.before
-        self.editor.document_or_raise().replace_label_map(self.label, self.frame, levels.copy())
+        levels, review = self.after if forward else self.before
+        document = self.editor.document_or_raise()
+        document.replace_label_map(self.label, self.frame, levels.copy())
+        document.set_review(self.label, self.frame, review)
         self.editor.mask_edited(self.label, self.frame, None)
+        self.editor.annotated_changed.emit()
 
 
-class AnnotatedCommand(_Command):
-    """A frame marked as annotated, or no longer."""
+class ReviewCommand(_Command):
+    """A frame accepted, marked annotated (a blank draft) or taken out of the record."""
 
-    def __init__(self, editor: AnnotationEditor, label: str, frame: int, annotated: bool) -> None:
-        verb = "Mark" if annotated else "Unmark"
-        super().__init__(editor, f"{verb} frame {frame} annotated")
-        self.label, self.frame, self.annotated = label, frame, annotated
+    def __init__(
+        self, editor: AnnotationEditor, label: str, frame: int, after: Review, text: str
+    ) -> None:
+        super().__init__(editor, text)
+        self.label, self.frame = label, frame
+        self.before, self.after = editor.document_or_raise().review(label, frame), after
 
     def apply(self, forward: bool) -> None:
-        value = self.annotated if forward else not self.annotated
-        self.editor.document_or_raise().set_annotated(self.label, self.frame, value)
+        review = self.after if forward else self.before
+        self.editor.document_or_raise().set_review(self.label, self.frame, review)
         self.editor.annotated_changed.emit()
 
 

@@ -3,8 +3,10 @@
 :class:`AnnotationEditor` holds no widget. It owns the
 :class:`~referee.core.annotation.document.GroundTruthDocument` of the open
 project and the ``QUndoStack`` every edit goes through; the stack's clean state
-is the document's saved state, so undoing back to the last save makes the
-document clean again. A timer writes unsaved changes to the autosave sidecar
+moves the document back and forth, and whether the document is *modified* is
+the document's own comparison with the files (:attr:`GroundTruthDocument.modified`),
+the one answer for the title, the close prompt, autosave and save. A timer
+writes unsaved changes to the autosave sidecar
 (:mod:`referee.core.annotation.autosave`); a failed autosave or save keeps the
 changes and says why.
 """
@@ -25,6 +27,7 @@ from referee.core.annotation.autosave import (
 )
 from referee.core.annotation.document import GroundTruthDocument
 from referee.core.annotation.label_maps import Rect
+from referee.core.annotation.saving import SaveOutcome, save
 from referee.core.errors import RefereeError, UnavailableError
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
@@ -61,9 +64,11 @@ class AnnotationEditor(QObject):
     boxes_edited()
         Actions or tracks changed.
     annotated_changed()
-        A frame was marked annotated or not.
+        A frame's status changed (marked, unmarked, accepted, saved).
+    modified_changed(bool)
+        Whether the document differs from the files, each time that may have changed.
     saved(object)
-        The project as saved (it records the annotated frames).
+        The :class:`~referee.core.annotation.saving.SaveOutcome` of a save.
     autosave_failed(str)
         Why the last autosave failed (the changes are kept).
     """
@@ -72,6 +77,7 @@ class AnnotationEditor(QObject):
     counts_edited = Signal(str)
     boxes_edited = Signal()
     annotated_changed = Signal()
+    modified_changed = Signal(bool)
     saved = Signal(object)
     autosave_failed = Signal(str)
 
@@ -82,6 +88,7 @@ class AnnotationEditor(QObject):
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.autosave)
         self.set_autosave_interval(autosave_seconds())
+        self.stack.indexChanged.connect(self._announce_modified)
 
     # --- the document ---------------------------------------------------------------------
 
@@ -93,7 +100,7 @@ class AnnotationEditor(QObject):
         """
         self.document = GroundTruthDocument(project, videos)
         self.stack.clear()
-        self.stack.setClean()
+        self._announce_modified()
         return None if project.file is None else newer_autosave(project.file)
 
     def document_or_raise(self) -> GroundTruthDocument:
@@ -103,8 +110,11 @@ class AnnotationEditor(QObject):
 
     @property
     def modified(self) -> bool:
-        """Whether there are edits since the last save (or recovery)."""
-        return not self.stack.isClean()
+        """Whether the document differs from the files (drafts not accepted included)."""
+        return self.document is not None and self.document.modified
+
+    def _announce_modified(self, _index: int = 0) -> None:
+        self.modified_changed.emit(self.modified)
 
     def push(self, command: QUndoCommand) -> None:
         """Do an edit, undoably."""
@@ -117,8 +127,8 @@ class AnnotationEditor(QObject):
 
     # --- saving -------------------------------------------------------------------------------
 
-    def save(self, replace_changed: bool = False) -> Project:
-        """Write every change and the project file; the document is clean afterwards.
+    def save(self, replace_changed: bool = False) -> SaveOutcome:
+        """Write what differs from the files and the project file (drafts stay unsaved).
 
         Raises
         ------
@@ -128,13 +138,16 @@ class AnnotationEditor(QObject):
             A file could not be written: the document stays modified.
         """
         document = self.document_or_raise()
-        project = document.save(replace_changed)
-        self.stack.setClean()
-        if project.file is not None:
-            discard_autosave(project.file)
+        outcome = save(document, replace_changed)
+        if outcome.project.file is not None:
+            if document.modified:  # drafts live on in the autosave
+                self.autosave()
+            else:
+                discard_autosave(outcome.project.file)
         self.annotated_changed.emit()
-        self.saved.emit(project)
-        return project
+        self._announce_modified()
+        self.saved.emit(outcome)
+        return outcome
 
     def recover(self, sidecar: Path) -> None:
         """Put the changes of an autosave sidecar into the document, as unsaved changes.
@@ -145,9 +158,9 @@ class AnnotationEditor(QObject):
             If the sidecar cannot be read.
         """
         document = self.document_or_raise()
-        restore_autosave(document, read_autosave(sidecar))
+        restore_autosave(document, read_autosave(sidecar, document))
         self.stack.clear()
-        self.stack.resetClean()  # recovered changes are not saved yet
+        self._announce_modified()
         self.annotated_changed.emit()
         self.boxes_edited.emit()
         self.mask_changed.emit("", 0, None)
@@ -170,8 +183,13 @@ class AnnotationEditor(QObject):
         return self._timer.interval() // 1000 if self._timer.isActive() else 0
 
     def autosave(self) -> Path | None:
-        """Write unsaved changes to the sidecar; nothing to do when the document is clean."""
-        if self.document is None or not self.modified or not self.document.has_changes:
+        """Write unsaved changes to the sidecar; a document as saved has none (an older
+        sidecar is removed, so that it is not offered for recovery)."""
+        if self.document is None:
+            return None
+        if not self.modified:
+            if self.document.project.file is not None:
+                discard_autosave(self.document.project.file)
             return None
         try:
             return write_autosave(self.document)

@@ -109,7 +109,11 @@ class MaskPainter(QObject):
         """The label map is drawn while a tool is chosen or the frame has unsaved edits
         (otherwise the ground-truth and comparison layers show it)."""
         document = self.editor.document
-        edited = document is not None and self.target in document.changed_masks
+        edited = (
+            document is not None
+            and self.target is not None
+            and (document.map_edited(self.target) or self.target in document.reviews())
+        )
         self.item.setVisible(self.tool in MASK_TOOLS or edited)
 
     def set_level(self, level: int) -> None:

@@ -15,7 +15,7 @@ them; then they are ticked.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.estimation.result import EstimateResult, VideoEstimate
+from referee.core.model.frame_set import FrameSet
 from referee.core.ranking.criteria import MASK_CRITERIA, PAIR_CRITERIA, describe
 from referee.core.ranking.order import RankedFrame
 from referee.core.workflow.options import RankingOptions
@@ -123,7 +124,7 @@ class AnnotateDock(QDockWidget):
         self._table.setToolTip("Double-click or press Enter on a row to go to that frame")
         self._table.cellDoubleClicked.connect(self._on_row_activated)
         self._table.installEventFilter(self)
-        self._annotated: frozenset[tuple[str, int]] = frozenset()
+        self._annotated: Mapping[str, FrameSet] = {}
         self._estimate: EstimateResult | None = None
         #: What the sampler tab says until an estimate arrives.
         self._waiting_estimate = NO_ESTIMATE
@@ -324,14 +325,15 @@ class AnnotateDock(QDockWidget):
                 )
         self._mark_annotated()
 
-    def set_annotated(self, frames: Collection[tuple[str, int]]) -> None:
-        """Mark the rows whose ``(video label, frame)`` already has ground truth."""
-        self._annotated = frozenset((str(video), int(frame)) for video, frame in frames)
+    def set_annotated(self, frames: Mapping[str, FrameSet]) -> None:
+        """Mark the rows whose frame already has ground truth (frames by video label)."""
+        self._annotated = frames
         self._mark_annotated()
 
     def _mark_annotated(self) -> None:
         for row in range(self._table.rowCount()):
-            done = self._row_frame(row) in self._annotated
+            video, frame = self._row_frame(row)
+            done = frame in self._annotated.get(video, ())
             self._table.setItem(
                 row,
                 _ANNOTATED_COLUMN,

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.annotation.label_maps import MIN_RADIUS
+from referee.core.annotation.review import FrameStatus
 from referee.core.measures.pixel import GT_LEVEL_NAMES
 from referee.gui.annotation.keys import (
     COUNT_DOWN_KEY,
@@ -39,6 +40,15 @@ from referee.gui.annotation.keys import (
 from referee.gui.annotation.label_map_item import LEVEL_RGBA
 from referee.gui.annotation.mask_painter import DEFAULT_RADIUS, MAX_RADIUS, Tool
 from referee.gui.widgets.tables import filling, read_only_table
+
+#: How the dock words the status of the frame shown.
+FRAME_STATUS_TEXT: dict[FrameStatus, str] = {
+    FrameStatus.NONE: "no ground truth",
+    FrameStatus.GROUND_TRUTH: "ground truth",
+    FrameStatus.DRAFT: "<b>draft</b>, not saved until accepted (Enter)",
+    FrameStatus.ACCEPTED: "accepted; the next save writes it",
+    FrameStatus.UNMARKED: "taken out of the annotated frames; the next save records it",
+}
 
 
 def _swatch(rgba: tuple[int, int, int, int]) -> QIcon:
@@ -71,6 +81,8 @@ class AnnotationDock(QDockWidget):
     draft_requested(str)
         ``"detector"`` or ``"consensus"``.
     mark_requested(bool), count_requested(int), next_requested()
+    accept_requested()
+        Accept the frame shown as ground truth.
     """
 
     tool_chosen = Signal(object)
@@ -80,6 +92,7 @@ class AnnotationDock(QDockWidget):
     mark_requested = Signal(bool)
     count_requested = Signal(int)
     next_requested = Signal()
+    accept_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Annotation", parent)
@@ -92,12 +105,21 @@ class AnnotationDock(QDockWidget):
             "consensus of the detectors"
         )
         self.next_button.clicked.connect(self.next_requested)
-        self.mark_button = QPushButton(f"Mark frame annotated ({MARK_KEY})")
+        self.mark_button = QPushButton(f"Mark annotated ({MARK_KEY})")
         self.mark_button.setCheckable(True)
         self.mark_button.setToolTip(
-            "Whether this frame has ground truth; saving a painted frame marks it annotated"
+            "Mark this frame annotated as it is (a draft to accept), or take it out of the "
+            "annotated frames"
         )
         self.mark_button.clicked.connect(self.mark_requested)
+        self.accept_button = QPushButton("Accept frame (Enter)")
+        self.accept_button.setToolTip(
+            "Accept this frame's draft, or the frame as painted, as ground truth: the next "
+            "save writes it. Drafts not accepted are never saved as ground truth."
+        )
+        self.accept_button.clicked.connect(self.accept_requested)
+        self.frame_state = QLabel("")
+        self.frame_state.setWordWrap(True)
         self.tool_buttons: dict[Tool, QPushButton] = {}
         self._tools = QButtonGroup(self)
         self.level_box = QComboBox()
@@ -163,7 +185,11 @@ class AnnotationDock(QDockWidget):
         layout = QVBoxLayout(widget)
         layout.addWidget(self.progress)
         layout.addWidget(self.next_button)
-        layout.addWidget(self.mark_button)
+        layout.addWidget(self.frame_state)
+        review = QHBoxLayout()
+        review.addWidget(self.accept_button)
+        review.addWidget(self.mark_button)
+        layout.addLayout(review)
         layout.addLayout(tools)
         layout.addWidget(masks)
         layout.addWidget(counts)
@@ -174,16 +200,25 @@ class AnnotationDock(QDockWidget):
         """Check the button of ``tool`` (chosen by key or by click)."""
         self.tool_buttons[tool].setChecked(True)
 
-    def show_progress(self, annotated: int, total: int, unsaved: bool) -> None:
-        """How many frames have ground truth, and whether edits are unsaved."""
+    def show_progress(self, annotated: int, total: int, drafts: int, unsaved: bool) -> None:
+        """How many frames have ground truth, how many drafts wait, whether edits are unsaved."""
         share = f" ({annotated / total:.0%})" if total else ""
+        waiting = f" · {drafts:,} draft{'s' if drafts != 1 else ''} to accept" if drafts else ""
         note = " · unsaved changes" if unsaved else ""
-        self.progress.setText(f"<b>{annotated:,} of {total:,}</b> frames annotated{share}{note}")
+        self.progress.setText(
+            f"<b>{annotated:,} of {total:,}</b> frames annotated{share}{waiting}{note}"
+        )
 
-    def show_frame_state(self, annotated: bool | None, count: int | None) -> None:
-        """Whether the frame shown is annotated (``None``: not a CDnet frame) and its count."""
-        self.mark_button.setEnabled(annotated is not None)
-        self.mark_button.setChecked(bool(annotated))
+    def show_frame_state(self, status: FrameStatus | None, count: int | None) -> None:
+        """The status of the frame shown (``None``: not a CDnet frame) and its count."""
+        self.mark_button.setEnabled(status is not None)
+        self.mark_button.setChecked(status is not None and status is not FrameStatus.NONE)
+        self.accept_button.setEnabled(
+            status in (FrameStatus.NONE, FrameStatus.DRAFT, FrameStatus.UNMARKED)
+        )
+        self.frame_state.setText(
+            "" if status is None else f"This frame: {FRAME_STATUS_TEXT[status]}"
+        )
         self.count_label.setText("count —" if count is None else f"count at this frame: {count}")
 
     def show_changes(self, rows: Sequence[tuple[str, str, str, str]], note: str) -> None:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.model.videos import frame_runs
+from referee.core.model.frame_set import FrameSet
 from referee.gui.widgets.palette import OKABE_ITO
 
 STRIP_HEIGHT = 100
@@ -361,7 +361,7 @@ class TimelineWidget(QWidget):
 
     def set_cached(self, frames: Sequence[int]) -> None:
         """Frames the frame source holds in memory, drawn as runs on the thin bar."""
-        runs = np.array(frame_runs(frames), dtype=float).reshape(-1, 2)
+        runs = np.array(FrameSet.of(frames).runs, dtype=float).reshape(-1, 2)
         self._cached_bars.setOpts(x0=runs[:, 0] - 0.5, width=runs[:, 1] - runs[:, 0] + 1)
 
     def _on_strip_clicked(self, event: MouseClickEvent) -> None:

@@ -49,7 +49,9 @@ def test_the_record_survives_a_round_trip(project: Project, tmp_path: Path) -> N
     document = json.loads(saved.file.read_text())  # type: ignore[union-attr]
     assert document["annotated"] == {OFFICE: [[2, 10], [20, 20], [40, 40]]}
     again = read_project(saved.file)  # type: ignore[arg-type]
-    assert again.annotated == ((OFFICE, (2, *RECORDED)),)
+    assert [(label, tuple(frames)) for label, frames in again.annotated] == [
+        (OFFICE, (2, *RECORDED))
+    ]
     assert again.annotated_frames("baseline/pets") is None
 
 

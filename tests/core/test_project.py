@@ -145,8 +145,19 @@ _VALID = {"format": "referee-project", "version": 1, "name": "p"}
         ("[1, 2]", "must hold a JSON object"),
         ('{"version": 1, "name": "p"}', "'format' is missing"),
         (json.dumps({**_VALID, "format": "labelme"}), "'format' is 'labelme'"),
-        (json.dumps({**_VALID, "version": 2}), "version 2 is not supported"),
-        (json.dumps({**_VALID, "version": "1"}), "'version' must be the whole number 1"),
+        (json.dumps({**_VALID, "version": 3}), "version 3 is not supported"),
+        (json.dumps({**_VALID, "origins": {}}), "'origins' needs version 2"),
+        (
+            json.dumps({**_VALID, "version": 2, "origins": {"v": [[1, 2, "guessed", "x"]]}}),
+            "'guessed' is not a source",
+        ),
+        (
+            json.dumps(
+                {**_VALID, "version": 2, "origins": {"v": [[1, 2, "painted", "yesterday"]]}}
+            ),
+            "'yesterday' is not a UTC time",
+        ),
+        (json.dumps({**_VALID, "version": "1"}), "'version' must be a whole number, 1 or 2"),
         (json.dumps({"format": "referee-project", "version": 1}), "'name' is missing"),
         (json.dumps({**_VALID, "name": 7}), "'name' must be a string, not a number"),
         (json.dumps({**_VALID, "name": "  "}), "'name' is empty"),
@@ -311,7 +322,7 @@ def test_ensure_demo_project_keeps_an_edited_project(demo_copy: DemoLayout) -> N
     recorded = first.annotated_frames(PARTLY_ANNOTATED_VIDEO)
     assert first == with_annotated(demo_project(demo_copy), PARTLY_ANNOTATED_VIDEO, recorded)
     corridor = next(v for v in project_videos(first) if v.label == PARTLY_ANNOTATED_VIDEO)
-    assert recorded == tuple(range(corridor.first, corridor.last + 1, ANNOTATED_EVERY))
+    assert tuple(recorded) == tuple(range(corridor.first, corridor.last + 1, ANNOTATED_EVERY))  # type: ignore[arg-type]
     assert [f for f in corridor.frames if corridor.gt_path(f).exists()] == list(recorded)
     stored = json.loads(file.read_text(encoding="utf-8"))
     stored["name"] = "edited"

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from referee.core.annotation.autosave import autosave_path
+from referee.core.annotation.review import FrameStatus
 from referee.core.demo.project import (
     ANNOTATED_EVERY,
     PARTLY_ANNOTATED_VIDEO,
@@ -107,14 +108,15 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
         assert [v.video for v in estimate.videos] == [CORRIDOR]
         labels = estimate.videos[0].labels
         assert window.annotate_dock.proposal() == (CORRIDOR, estimate.videos[0].next_frame)
-        top = next(r for r in window.session.ranking if r.frame not in document.annotated[r.video])
+        top = next(r for r in window.session.ranking if not document.is_annotated(r.video, r.frame))
         top = replace(top, frame=estimate.videos[0].next_frame)
-        assert top.frame not in document.annotated[CORRIDOR]
+        assert not document.is_annotated(CORRIDOR, top.frame)
         before = _corridor_total(window, "mog2")
         controller.next_suggested()
         _wait_frame(qtbot, window, top.video, top.frame)
-        # The consensus was offered as a draft: the frame is changed, unsaved.
-        assert (CORRIDOR, top.frame) in document.changed_masks
+        # The consensus was offered as a draft: the frame is changed, unsaved, not accepted.
+        assert document.map_edited((CORRIDOR, top.frame))
+        assert document.status(CORRIDOR, top.frame) is FrameStatus.DRAFT
         assert window.isWindowModified()
         controller.set_tool(Tool.BRUSH)
         controller.painter.set_level(GT_SHADOW)
@@ -122,7 +124,13 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
         controller.painter.drag(30.5, 12.0)
         controller.painter.release()
         assert document.label_map(CORRIDOR, top.frame)[11, 20] == GT_SHADOW
-        assert controller.save()
+        # A draft, even corrected, is not saved until accepted.
+        gt = video.gt_path(top.frame)
+        assert controller.save() and not gt.exists() and window.isWindowModified()
+        assert "1 draft frame not accepted" in window.statusBar().currentMessage()
+        controller.accept_frame()
+        assert document.status(CORRIDOR, top.frame) is FrameStatus.ACCEPTED
+        assert controller.save() and gt.exists()
         assert not window.isWindowModified()
         _wait_results(qtbot, window)
         qtbot.waitUntil(lambda: window.session.pixels is not None, timeout=60000)
@@ -157,7 +165,7 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
 def test_strokes_fill_undo_redo_and_clean_state(qtbot, window) -> None:
     controller, editor = window.annotation, window.annotation.editor
     video = editor.document.videos[CORRIDOR]
-    frame = next(f for f in video.frames if f not in editor.document.annotated[CORRIDOR])
+    frame = next(f for f in video.frames if not editor.document.is_annotated(CORRIDOR, f))
     window.viewer.go_to(CORRIDOR, frame)
     _wait_frame(qtbot, window, CORRIDOR, frame)
     label_map = editor.document.label_map(CORRIDOR, frame)
@@ -169,7 +177,7 @@ def test_strokes_fill_undo_redo_and_clean_state(qtbot, window) -> None:
     controller.painter.release()
     assert label_map[20, 20] == GT_MOTION and label_map[20, 40] == GT_MOTION
     assert label_map[20, 45] == original[20, 45]
-    assert (CORRIDOR, frame) in editor.document.changed_masks
+    assert editor.document.map_edited((CORRIDOR, frame))
     painted = label_map.copy()
     controller.set_tool(Tool.ERASER)
     controller.painter.press(30.5, 20.5)
@@ -253,6 +261,7 @@ def test_an_autosave_is_offered_on_the_next_start(
     # The application stops without saving; the next start offers the autosave.
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     controller.editor.stack.clear()  # as if the process had ended
+    controller.editor.document = None
     window.open_project(read_project(demo_copy / "demo.referee.json"))
     _wait_results(qtbot, window)
     document = controller.editor.document

@@ -10,7 +10,6 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QSpinBox
 
-from referee.core.model.videos import frame_runs
 from referee.gui.viewer.timeline import TimelineWidget
 
 
@@ -85,11 +84,6 @@ def test_clicking_the_strip_jumps_to_the_frame_under_the_mouse(timeline, qtbot) 
             view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(scene_point)
         )
     assert signal.args == [64]
-
-
-def test_cached_frames_group_into_runs() -> None:
-    assert frame_runs([7, 1, 2, 3, 9, 8, 20]) == [(1, 3), (7, 9), (20, 20)]
-    assert frame_runs([]) == []
 
 
 def test_row_labels_are_drawn_at_a_legible_size(timeline) -> None:
