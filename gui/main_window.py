@@ -50,6 +50,8 @@ from referee.gui.viewer.layers_panel import LayersPanel
 from referee.gui.viewer.panel import WELCOME, ViewerPanel
 from referee.gui.widgets.dock_tabs import hide_stray_tab_bars
 from referee.gui.widgets.error_dialogs import ErrorDialogs
+from referee.gui.widgets.focus import FieldFocus
+from referee.gui.widgets.layout_keeper import LayoutKeeper
 from referee.gui.widgets.screen_fit import fit_to_screen
 from referee.gui.widgets.theme import apply_theme
 from referee.gui.window_docks import LAYOUT_VERSION, arrange_docks, size_docks
@@ -98,6 +100,9 @@ class MainWindow(QMainWindow):
         for name in LAYERS:
             self.layers_panel.set_checked(name, self.viewer.layer_visible[name])
         self._restore_settings()
+        # Return or Escape in a number box gives the keys back to the frame view.
+        FieldFocus(self.viewer.grid.views[0]).guard(self)
+        self._layout_keeper = LayoutKeeper(self, self.save_settings) if remember_layout else None
 
     # --- assembly ---------------------------------------------------------------------------
 
@@ -292,6 +297,8 @@ class MainWindow(QMainWindow):
         self.recent.fill()
 
     def save_settings(self) -> None:
+        """Keep the window's size, position, dock layout and theme in the preferences
+        (when they change, and on closing)."""
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
@@ -324,7 +331,8 @@ class MainWindow(QMainWindow):
                 return
             if answer == QMessageBox.StandardButton.Save:
                 save_project(self)
-        if self.remember_layout:
+        if self._layout_keeper is not None:
+            self._layout_keeper.stop()
             self.save_settings()
         # Quitting never blocks for good: jobs and frame reads get a bounded time to stop.
         self.runner.cancel_all()

@@ -290,6 +290,8 @@ class BoxTool(QObject):
         outside = not self.view.view_box.sceneBoundingRect().contains(mouse.scenePos())
         if self._grab is None and outside:  # a gesture starts on the frame, may end off it
             return False
+        if kind == _PRESS and self.view.focusing_click:
+            return True  # the click that focused the view draws nothing
         point = self.view.view_box.mapSceneToView(mouse.scenePos())
         if kind == _PRESS and mouse.button() == Qt.MouseButton.LeftButton:
             self.press(point.x(), point.y())

@@ -229,6 +229,8 @@ class MaskPainter(QObject):
             or kind not in (_PRESS, _MOVE, _RELEASE, _DOUBLE)
         ):
             return False
+        if kind in (_PRESS, _DOUBLE) and self.view.focusing_click:
+            return True  # the click that focused the view paints nothing
         mouse: QGraphicsSceneMouseEvent = event  # type: ignore[assignment]
         point = self.view.view_box.mapSceneToView(mouse.scenePos())
         x, y = point.x(), point.y()

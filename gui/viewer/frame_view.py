@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from referee.core.measures.pixel import COMPARISON_LABELS
 from referee.gui.viewer.box_overlay import BoxOverlay
 from referee.gui.viewer.zoom import ZoomViewBox
+from referee.gui.widgets.focus import FocusingClick
 from referee.gui.widgets.palette import (
     COMPARISON_RGBA,
     GROUND_TRUTH_RGB,
@@ -147,6 +148,8 @@ class FrameView(QWidget):
         self._detector_rgb = detector_colour(0)
         self._hovered: tuple[int, int] | None = None
         self._graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._focusing_click = FocusingClick(self._graphics)
+        self.setFocusProxy(self._graphics)  # focusing the view focuses the frame
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -211,6 +214,12 @@ class FrameView(QWidget):
     def view_box(self) -> ZoomViewBox:
         """The view box holding the image: its zoom, and the items drawn over the frame."""
         return self._view_box
+
+    @property
+    def focusing_click(self) -> bool:
+        """Whether the mouse press under way gave the view the focus: the tools leave that
+        click alone (it only focuses the view)."""
+        return self._focusing_click.focusing
 
     def set_title(self, text: str) -> None:
         """Show ``text`` (typically the detector's name) above the frame."""
