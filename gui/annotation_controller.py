@@ -30,6 +30,7 @@ from referee.core.annotation.label_maps import draft_from_mask, draft_from_share
 from referee.core.annotation.review import FrameStatus
 from referee.core.annotation.saving import SaveOutcome
 from referee.core.errors import ChangedOnDiskError, RefereeError
+from referee.core.model.frame_set import FrameSet
 from referee.core.model.origins import CONSENSUS, Origin, Source, now_utc
 from referee.core.model.videos import VideoSpec
 from referee.core.significance.wording import sentence, verdict_text
@@ -165,6 +166,13 @@ class AnnotationController(QObject):
         self._show_state()
 
     def _offer_recovery(self, sidecar: Path) -> None:
+        """Offer the autosave's changes, once they are read and checked against the project;
+        a sidecar that cannot be recovered is said in one dialog and left on disk."""
+        try:
+            contents = self.editor.read_recovery(sidecar)
+        except RefereeError as error:
+            self.errors.show(f"Unsaved annotation was found but cannot be recovered: {error}")
+            return
         answer = QMessageBox.question(
             self.window,
             "Recover unsaved annotation",
@@ -175,10 +183,7 @@ class AnnotationController(QObject):
         if answer == QMessageBox.StandardButton.Discard:
             self.editor.discard_recovery()
             return
-        try:
-            self.editor.recover(sidecar)
-        except RefereeError as error:
-            self.errors.show(str(error))
+        self.editor.recover(contents)
 
     def confirm_leaving(self) -> bool:
         """Before closing or switching project: ask about unsaved annotation; ``False`` to stay.
@@ -237,8 +242,11 @@ class AnnotationController(QObject):
         except RefereeError as error:
             self.errors.show(f"The annotation was not saved: {error}")
             return False
+        if outcome.project.file in outcome.files:
+            self.session.project_unsaved = False  # the project file holds the project now
         if outcome.files:
             self.session.annotations_saved(outcome.project)
+        self.show_modified()
         self._say(save_sentence(outcome))
         return True
 
@@ -400,6 +408,12 @@ class AnnotationController(QObject):
             return
         done, total = document.annotated_count()
         self.dock.show_progress(done, total, len(document.drafts()), self.editor.modified)
+        shown = self.viewer.current_video_label()
+        if shown in document.videos:
+            saved = document.saved_annotated[shown]
+            self.viewer.timeline.set_truth(saved, document.frames_with_status(shown))
+        else:
+            self.viewer.timeline.set_truth(FrameSet(), {})
         video = self.current_video()
         if video is None or self._frame is None:
             self.dock.show_frame_state(None, None)
@@ -443,9 +457,19 @@ class AnnotationController(QObject):
     def _on_edited(self, _what: object) -> None:
         self._show_state()
 
-    def _on_modified_changed(self, modified: bool) -> None:
-        self.window.setWindowModified(modified)
+    def _on_modified_changed(self, _modified: bool) -> None:
+        self.show_modified()
         self._show_state()
+
+    def show_modified(self) -> None:
+        """The title's ``*``: the annotation or the project differs from the files."""
+        self.window.setWindowModified(self.editor.modified or self.session.project_unsaved)
+
+    def project_file_written(self, file: Path) -> None:
+        """Referee wrote the project to ``file`` (Save project as): the annotation is saved
+        beside it from now on, and that write is not a change on disk."""
+        if self.editor.document is not None:
+            self.editor.document.with_file(file)
 
     def _say(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 8000)

@@ -317,7 +317,7 @@ class MainWindow(QMainWindow):
         if not self.annotation.confirm_leaving():
             event.ignore()
             return
-        if self.isWindowModified():
+        if self.session.project_unsaved:
             answer = QMessageBox.question(
                 self,
                 "Unsaved project",

@@ -59,11 +59,15 @@ def _write(window: MainWindow, project: Project, path: Path) -> None:
         window.show_error(f"The project was not saved: {error}")
         return
     window.session.project = replace(project, file=path)
-    window.setWindowModified(False)
+    window.session.project_unsaved = False
+    window.annotation.project_file_written(path)
+    saved = True
     if window.annotation.editor.modified:  # it needed a project file to be saved beside
-        window.annotation.save()
+        saved = window.annotation.save()  # a refusal or a Cancel keeps it unsaved
+    window.annotation.show_modified()
     window.remember_recent(path)
-    window.statusBar().showMessage(f"Saved {path}", 5000)
+    if saved:
+        window.statusBar().showMessage(f"Saved {path}", 5000)
 
 
 def add_detector(window: MainWindow, detector: DetectorSource) -> None:
@@ -89,4 +93,5 @@ def _change_project(window: MainWindow, change: Callable[[Project], Project]) ->
     except RefereeError as error:
         window.show_error(str(error))
         return
-    window.setWindowModified(True)
+    window.session.project_unsaved = True
+    window.annotation.show_modified()

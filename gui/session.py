@@ -77,6 +77,8 @@ class ProjectSession(QObject):
         self.results = ProjectResults()
         #: The results before the last saved annotation, to show what it changed.
         self.previous_results: ProjectResults | None = None
+        #: The project differs from its file (detectors added or removed, never saved).
+        self.project_unsaved = False
 
     # --- what the docks read -----------------------------------------------------------------
 
@@ -151,6 +153,7 @@ class ProjectSession(QObject):
             )
         self.videos = videos
         self.project = project
+        self.project_unsaved = False
         self.results = ProjectResults()
         self.previous_results = None
         self.project_changed.emit()

@@ -156,7 +156,7 @@ def run_boxes(args: argparse.Namespace) -> int:
     from referee.core.measures.box_rules import groundtruth_rules_wording
     from referee.core.workflow.detections import benchmark_of
     from referee.core.workflow.detections import run_boxes as evaluate
-    from referee.core.workflow.projects import open_path, project_of_outputs
+    from referee.core.workflow.projects import open_path, project_of_outputs, project_videos
 
     options = BoxOptions(
         iou=args.iou,
@@ -182,6 +182,7 @@ def run_boxes(args: argparse.Namespace) -> int:
     project = project_of_outputs("boxes", outputs, groundtruth=args.gt)
     if args.project is not None:
         recorded = open_path(args.project)
+        project_videos(recorded)  # a record that does not fit its videos names the file
         project = replace(project, dataset=recorded.dataset, annotated=recorded.annotated)
     with progress_bar("evaluating boxes", "frame", args.quiet) as progress:
         boxes = evaluate(project, options, progress)

@@ -109,6 +109,7 @@ def run_report(args: argparse.Namespace) -> int:
     from referee.core.report.options import ReportOptions
     from referee.core.report.outputs import replaced_files, write_outputs
     from referee.core.workflow.projects import open_path
+    from referee.core.workflow.sources import check_sources
 
     targets = {
         name: path
@@ -130,6 +131,7 @@ def run_report(args: argparse.Namespace) -> int:
         if str(args.project) == "demo"
         else open_path(args.project)
     )
+    check_sources(project)  # a source the project names but that is missing is said first
     if project.dataset is None:
         refuse_frames(args.frames, "a project without a CDnet dataset")
     project = replace(project, frame_range=args.frames)

@@ -14,6 +14,8 @@ from datetime import datetime
 from referee.core import __version__
 from referee.core.exports.text_table import TABLE_INDICATORS
 from referee.core.measures.indicators import get_indicator
+from referee.core.model.frame_set import as_frame_set
+from referee.core.model.origins import frames_by_source
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
 from referee.core.report.compute import ReportResults, compute_results
@@ -265,6 +267,25 @@ def evaluated_section(project: Project, results: ReportResults) -> Section:
             rows,
         ),
     ]
+    sources = [
+        (v.label, source, count)
+        for v in results.videos
+        if project.origins_of(v.label)
+        for source, count in sorted(
+            frames_by_source(project.origins_of(v.label), as_frame_set(v.truth_frames)).items()
+        )
+    ]
+    if sources:
+        blocks.append(
+            Table(
+                "annotation-sources",
+                "Where the annotated frames came from: painted by hand, accepted blank, "
+                "accepted from the consensus or a detector's mask (after correction or not), "
+                "or recorded before Referee kept track (docs/measures.md §8)",
+                ("video", "source", "frames"),
+                tuple(sources),
+            )
+        )
     if results.skipped:
         blocks.append(
             Table(

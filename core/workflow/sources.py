@@ -86,6 +86,27 @@ def failed_sources(rows: Sequence[SourceStatus]) -> tuple[SourceStatus, ...]:
     return tuple(row for row in rows if row.failed)
 
 
+def check_sources(project: Project) -> None:
+    """Refuse a project one of whose sources cannot be read (:func:`source_status`).
+
+    Raises
+    ------
+    InputFileError
+        Naming the first such source's file, what is wrong and how many others fail.
+    """
+    failed = failed_sources(source_status(project))
+    if not failed:
+        return
+    first, others = failed[0], len(failed) - 1
+    named = f"the project {project.file} names it" if project.file else "the project names it"
+    more = f"; {others} other source{'s' if others > 1 else ''} fail too" if others else ""
+    raise InputFileError(
+        first.path or project.file or Path(project.name),
+        f"{first.message} ({named}: {first.group}, {first.name}){more}; fix the project or "
+        "open it in the window to see every source",
+    )
+
+
 def _reason(error: RefereeError, root: Path) -> str:
     """What ``error`` says, naming its file relative to ``root`` (the row names ``root``):
     just the problem when the file is ``root`` itself."""

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from referee.core.annotation.autosave import (
+    AutosaveContents,
     discard_autosave,
     newer_autosave,
     read_autosave,
@@ -149,16 +150,19 @@ class AnnotationEditor(QObject):
         self.saved.emit(outcome)
         return outcome
 
-    def recover(self, sidecar: Path) -> None:
-        """Put the changes of an autosave sidecar into the document, as unsaved changes.
+    def read_recovery(self, sidecar: Path) -> AutosaveContents:
+        """The changes an autosave sidecar holds, checked against the open project.
 
         Raises
         ------
         InputFileError
-            If the sidecar cannot be read.
+            If the sidecar cannot be read or does not fit the project (one sentence).
         """
-        document = self.document_or_raise()
-        restore_autosave(document, read_autosave(sidecar, document))
+        return read_autosave(sidecar, self.document_or_raise())
+
+    def recover(self, contents: AutosaveContents) -> None:
+        """Put the changes of an autosave sidecar into the document, as unsaved changes."""
+        restore_autosave(self.document_or_raise(), contents)
         self.stack.clear()
         self._announce_modified()
         self.annotated_changed.emit()

@@ -15,8 +15,8 @@ TOOL_KEYS: tuple[tuple[Tool, str, str], ...] = (
 )
 #: Keys of the annotate-next loop and of counts.
 NEXT_KEY, MARK_KEY, COUNT_UP_KEY, COUNT_DOWN_KEY = "N", "M", "+", "-"
-#: The key that accepts the frame shown as ground truth (a draft, a marked frame).
-ACCEPT_KEYS = "Return"
+#: The keys that accept the frame shown as ground truth (a draft, a marked frame).
+ACCEPT_KEYS = ("Return", "Enter")
 #: Keys choosing the LIRIS class of new (and the selected) actions: 1–9, then 0 for class 10.
 CLASS_KEYS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "0")
 #: (command, text, key) of the box edits, in the order of the Boxes dock and the Edit menu.

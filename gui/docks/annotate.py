@@ -366,15 +366,19 @@ class AnnotateDock(QDockWidget):
         return self._sampled_state.message()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Enter or Return on the table activates the current row."""
+        """Enter or Return on the table activates the current row (before the window's
+        Return shortcut, which accepts the frame shown)."""
         if (
             watched is self._table
-            and event.type() == QEvent.Type.KeyPress
             and isinstance(event, QKeyEvent)
             and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
         ):
-            self._on_row_activated(self._table.currentRow())
-            return True
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()  # the table takes the key itself
+                return True
+            if event.type() == QEvent.Type.KeyPress:
+                self._on_row_activated(self._table.currentRow())
+                return True
         return super().eventFilter(watched, event)
 
 

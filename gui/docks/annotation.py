@@ -39,6 +39,7 @@ from referee.gui.annotation.keys import (
 )
 from referee.gui.annotation.label_map_item import LEVEL_RGBA
 from referee.gui.annotation.mask_painter import DEFAULT_RADIUS, MAX_RADIUS, Tool
+from referee.gui.viewer.timeline import TRUTH_COLOURS, TRUTH_NAMES
 from referee.gui.widgets.tables import filling, read_only_table
 
 #: How the dock words the status of the frame shown.
@@ -120,6 +121,14 @@ class AnnotationDock(QDockWidget):
         self.accept_button.clicked.connect(self.accept_requested)
         self.frame_state = QLabel("")
         self.frame_state.setWordWrap(True)
+        self.truth_legend = QLabel(
+            "Timeline, truth row: "
+            + " ".join(
+                f'<span style="color: rgb{TRUTH_COLOURS[status]}">■</span> {name}'
+                for status, name in TRUTH_NAMES.items()
+            )
+        )
+        self.truth_legend.setWordWrap(True)
         self.tool_buttons: dict[Tool, QPushButton] = {}
         self._tools = QButtonGroup(self)
         self.level_box = QComboBox()
@@ -186,6 +195,7 @@ class AnnotationDock(QDockWidget):
         layout.addWidget(self.progress)
         layout.addWidget(self.next_button)
         layout.addWidget(self.frame_state)
+        layout.addWidget(self.truth_legend)
         review = QHBoxLayout()
         review.addWidget(self.accept_button)
         review.addWidget(self.mark_button)

@@ -1,5 +1,5 @@
-"""Frame navigation: slider, frame box, transport buttons, playback, a per-frame strip and
-the cached-frames bar.
+"""Frame navigation: slider, frame box, transport buttons, playback, a per-frame strip, the
+frames with ground truth (saved, accepted, drafts) and the cached-frames bar.
 
 Keyboard shortcuts are installed by the main window; the buttons' tooltips name them.
 """
@@ -7,7 +7,7 @@ Keyboard shortcuts are installed by the main window; the buttons' tooltips name 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from referee.core.annotation.review import FrameStatus
 from referee.core.model.frame_set import FrameSet
 from referee.gui.widgets.palette import OKABE_ITO
 
-STRIP_HEIGHT = 100
+STRIP_HEIGHT = 114
 #: The smallest font size of the strip's captions, in points.
 CAPTION_POINT_SIZE = 9.0
 _CACHED_BAR_HEIGHT = 12
@@ -41,6 +42,24 @@ _CACHED_TOOLTIP = (
     "Frames outside the green runs are decoded when you go to them."
 )
 _MARK_TOOLTIP = "frames flagged as problems (e.g. many false positives, high disagreement)"
+#: The colour of each status on the truth row, in the order the legend lists them.
+TRUTH_COLOURS: dict[FrameStatus, tuple[int, int, int]] = {
+    FrameStatus.GROUND_TRUTH: OKABE_ITO["blue"],
+    FrameStatus.ACCEPTED: OKABE_ITO["bluish green"],
+    FrameStatus.DRAFT: OKABE_ITO["orange"],
+    FrameStatus.UNMARKED: OKABE_ITO["vermillion"],
+}
+#: What the truth row's colours mean.
+TRUTH_NAMES: dict[FrameStatus, str] = {
+    FrameStatus.GROUND_TRUTH: "ground truth",
+    FrameStatus.ACCEPTED: "accepted, not saved yet",
+    FrameStatus.DRAFT: "draft to accept",
+    FrameStatus.UNMARKED: "taken out, not saved yet",
+}
+_TRUTH_TOOLTIP = (
+    "Frames with ground truth: blue saved; bluish green accepted, not saved yet; orange "
+    "drafts to accept (Enter); vermillion taken out, not saved yet"
+)
 
 
 def caption_font() -> QFont:
@@ -178,10 +197,13 @@ class TimelineWidget(QWidget):
         self._strip_view = self._make_strip_view_box()
         self._marks_view = self._make_strip_view_box()
         self._cached_view = self._make_strip_view_box()
+        self._truth_view = self._make_strip_view_box()
         self._marks_view.setToolTip(f"Marked frames: {_MARK_TOOLTIP}")
         self._cached_view.setToolTip(_CACHED_TOOLTIP)
+        self._truth_view.setToolTip(_TRUTH_TOOLTIP)
         self.row_labels = (
             RowLabel("marks", self._marks_view.toolTip(), _MARKS_ROW_HEIGHT),
+            RowLabel("truth", _TRUTH_TOOLTIP, _CACHED_BAR_HEIGHT),
             RowLabel("cached", _CACHED_TOOLTIP, _CACHED_BAR_HEIGHT),
         )
         self._value_axis = pg.AxisItem("left")
@@ -214,6 +236,15 @@ class TimelineWidget(QWidget):
             x0=[], width=[], y0=0, height=1, brush=OKABE_ITO["grey"], pen=None
         )
         self._cached_view.addItem(self._cached_bars)
+        self._truth_view.setFixedHeight(_CACHED_BAR_HEIGHT)
+        self._truth_view.setXLink(self._strip_view)
+        self._truth_view.setYRange(0, 1, padding=0)
+        self.truth_bars = {
+            status: pg.BarGraphItem(x0=[], width=[], y0=0.1, height=0.8, brush=colour, pen=None)
+            for status, colour in TRUTH_COLOURS.items()
+        }
+        for bars in self.truth_bars.values():
+            self._truth_view.addItem(bars)
         frame_axis = pg.AxisItem("bottom")
         frame_axis.linkToView(self._strip_view)
         strip.addItem(self._value_axis, row=0, col=0)
@@ -221,8 +252,10 @@ class TimelineWidget(QWidget):
         strip.addItem(self.row_labels[0], row=1, col=0)
         strip.addItem(self._marks_view, row=1, col=1)
         strip.addItem(self.row_labels[1], row=2, col=0)
-        strip.addItem(self._cached_view, row=2, col=1)
-        strip.addItem(frame_axis, row=3, col=1)
+        strip.addItem(self._truth_view, row=2, col=1)
+        strip.addItem(self.row_labels[2], row=3, col=0)
+        strip.addItem(self._cached_view, row=3, col=1)
+        strip.addItem(frame_axis, row=4, col=1)
         strip.scene().sigMouseClicked.connect(self._on_strip_clicked)
         return strip
 
@@ -363,6 +396,18 @@ class TimelineWidget(QWidget):
         """Frames the frame source holds in memory, drawn as runs on the thin bar."""
         runs = np.array(FrameSet.of(frames).runs, dtype=float).reshape(-1, 2)
         self._cached_bars.setOpts(x0=runs[:, 0] - 0.5, width=runs[:, 1] - runs[:, 0] + 1)
+
+    def set_truth(self, saved: FrameSet, changed: Mapping[int, FrameStatus]) -> None:
+        """The frames with ground truth on disk (``saved``) and those whose status differs
+        (accepted, drafts, taken out), each drawn as runs in its colour on the truth row."""
+        frames = {status: FrameSet() for status in TRUTH_COLOURS}
+        frames[FrameStatus.GROUND_TRUTH] = saved.difference(FrameSet.of(changed))
+        for status in TRUTH_COLOURS:
+            chosen = FrameSet.of(f for f, s in changed.items() if s is status)
+            frames[status] = frames[status].union(chosen)
+        for status, bars in self.truth_bars.items():
+            runs = np.array(frames[status].runs, dtype=float).reshape(-1, 2)
+            bars.setOpts(x0=runs[:, 0] - 0.5, width=runs[:, 1] - runs[:, 0] + 1)
 
     def _on_strip_clicked(self, event: MouseClickEvent) -> None:
         """Jump to the frame under a left click on the strip or the bars under it."""

@@ -114,10 +114,23 @@ def test_the_report_counts_only_the_annotated_frames_and_says_how_many(
         PARTLY_ANNOTATED_VIDEO,
         ensure_demo_project,
     )
+    from referee.core.formats.project_json import write_project
+    from referee.core.model.origins import CONSENSUS, PAINTED, AcceptedRun
+    from referee.core.model.project import with_origins
 
     root = tmp_path / "demo"
     shutil.copytree(demo.root, root, copy_function=os.link)  # links: nothing is written
-    ensure_demo_project(root)  # the newcomer's demo: the corridor partly annotated
+    project = ensure_demo_project(root)  # the newcomer's demo: the corridor partly annotated
+    # Three of its annotated frames were accepted in Referee: two from the consensus (one
+    # run), one painted; the others were on disk before.
+    first = project.annotated_frames(PARTLY_ANNOTATED_VIDEO)[0]  # type: ignore[index]
+    step = ANNOTATED_EVERY
+    runs = (
+        AcceptedRun(first, first, CONSENSUS, "2026-11-26T10:00:00Z"),
+        AcceptedRun(first + step, first + step, CONSENSUS, "2026-11-26T10:01:00Z"),
+        AcceptedRun(first + 2 * step, first + 2 * step, PAINTED, "2026-11-26T10:02:00Z"),
+    )
+    write_project(with_origins(project, PARTLY_ANNOTATED_VIDEO, runs), project.file)  # type: ignore[arg-type]
     tables = tmp_path / "tables"
     assert main(["report", str(root), "--csv", str(tables), "--quiet"]) == 0
 
@@ -146,3 +159,5 @@ def test_the_report_counts_only_the_annotated_frames_and_says_how_many(
         if r["detector"] == "mog2" and r["video"] == PARTLY_ANNOTATED_VIDEO
     )
     assert (int(counts["frames"]), int(counts["TP"])) == (len(kept), tp)
+    sources = {r["source"]: int(r["frames"]) for r in rows("annotation-sources")}
+    assert sources == {"consensus": 2, "painted": 1, "recorded before": len(kept) - 3}

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QComboBox, QPushButton
 
 from referee.core.formats.cdnet import discover_videos
 from referee.core.frames.results import result_sources
+from referee.core.model.frame_set import FrameSet
 from referee.core.ranking.order import DEFAULT_GAP, rank_frames
 from referee.core.ranking.scores import mask_scores
 from referee.core.workflow.options import RankingOptions
@@ -70,7 +71,9 @@ def test_enter_and_double_click_go_to_the_frame(qtbot, dock, ranking) -> None:
 
 def test_annotated_frames_are_marked(dock, ranking) -> None:
     table = dock.table
-    dock.set_annotated({(ranking[1].video, ranking[1].frame), ("elsewhere", 3)})
+    dock.set_annotated(
+        {ranking[1].video: FrameSet.of([ranking[1].frame]), "elsewhere": FrameSet.of([3])}
+    )
     marks = [table.item(r, 5).text() for r in range(table.rowCount())]
     assert marks == ["", "✓", "", "", "", ""]
     assert table.item(1, 5).toolTip() == "already annotated"

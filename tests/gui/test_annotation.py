@@ -289,3 +289,69 @@ def test_the_autosave_interval_is_a_preference(window, monkeypatch) -> None:
     monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (0, True))
     window.annotation.choose_autosave_interval()
     assert editor.autosave_interval == 0
+
+
+def test_a_partly_annotated_folder_is_evaluated_and_saved_without_asking(
+    qtbot, demo_copy: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A dataset folder opened as it is (no project file), whose corridor has ground truth on
+    every eighth frame only: it is evaluated on those frames; the first save writes a
+    project file and the annotation beside it without asking about Referee's own write;
+    a Cancel keeps the title's *."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from referee.gui.project_edits import save_project
+
+    QApplication.instance().setOrganizationName("Referee-tests")
+    window = MainWindow()
+    window.show()
+    try:
+        assert window.open(demo_copy / "dataset")
+        qtbot.waitUntil(lambda: window.session.pixels is not None, timeout=120000)
+        corridor = next(v for v in window.session.videos if v.label == CORRIDOR)
+        kept = corridor.frames[::ANNOTATED_EVERY]
+        partial = window.session.pixels.annotated_only[CORRIDOR]
+        assert (partial.count, partial.of) == (len(kept), corridor.n_frames)
+        assert window.indicators_dock.table_model.rowCount() > 0
+        frame = kept[0] + 1
+        window.viewer.go_to(CORRIDOR, frame)
+        _wait_frame(qtbot, window, CORRIDOR, frame)
+        controller = window.annotation
+        controller.set_tool(Tool.BRUSH)
+        controller.painter.press(12.5, 12.5)
+        controller.painter.release()
+        assert controller.editor.document.status(CORRIDOR, frame) is FrameStatus.ACCEPTED
+        # Another program changes a frame being saved: the question comes, and Cancel keeps *.
+        street = demo_copy / "dataset" / "baseline" / "street" / "groundtruth" / "gt000060.png"
+        window.viewer.go_to("baseline/street", 60)
+        _wait_frame(qtbot, window, "baseline/street", 60)
+        controller.painter.press(5.5, 5.5)
+        controller.painter.release()
+        cv2.imwrite(str(street), np.full((120, 160), GT_SHADOW, np.uint8))
+        asked: list[str] = []
+
+        def cancel(parent, title, text, *args, **kwargs):
+            asked.append(text)
+            return QMessageBox.StandardButton.Cancel
+
+        file = tmp_path / "mine.referee.json"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(file), ""))
+        monkeypatch.setattr(QMessageBox, "warning", cancel)
+        save_project(window)
+        assert len(asked) == 1 and str(street) in asked[0]  # not the project file just written
+        assert file.exists() and window.isWindowModified()
+        assert not corridor.gt_path(frame).exists()
+        # Without the other program's change, the save goes through without a question.
+        controller.editor.stack.undo()  # the street stroke
+        save_project(window)
+        assert len(asked) == 1 and corridor.gt_path(frame).exists()
+        assert not window.isWindowModified()
+        recorded = read_project(file).annotated_frames(CORRIDOR)
+        assert recorded is not None and frame in recorded
+        assert recorded.count_within(corridor.first, corridor.last) == len(kept) + 1
+    finally:
+        monkeypatch.setattr(
+            QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard
+        )
+        window.close()
+        dispose(window)

@@ -443,7 +443,7 @@ class AnnotationStates(RuleBasedStateMachine):
         sidecar = self._open()
         assert (sidecar is not None) == (self.autosaved is not None)
         if sidecar is not None:
-            self.editor.recover(sidecar)
+            self.editor.recover(self.editor.read_recovery(sidecar))
         self.model.restore(self.autosaved)
         self.done.clear()
         self.undone.clear()

@@ -82,6 +82,15 @@ def masks_folder_missing(demo: DemoLayout, folder: Path) -> tuple[Path, tuple[st
     return path, ("ghost-masks", "does not exist")
 
 
+def records_beyond_the_video(demo: DemoLayout, folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """A project of a kilobyte claiming ten million annotated frames of a 150-frame video."""
+    path = project_file(folder, "claims", dataset=one_video(demo, folder))
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["annotated"] = {"plaza": [[1, 10_000_000]]}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path, (path.name, "frame 10,000,000", "end at 150")
+
+
 def _text_video(demo: DemoLayout, folder: Path) -> tuple[Path, tuple[str, ...]]:
     path = folder / "holiday.mp4"
     path.write_text("this is not a video\n" * 50, encoding="utf-8")
@@ -112,6 +121,7 @@ BAD_INPUTS: dict[str, Builder] = {
     "dataset holds no video": _dataset_without_video,
     "folder holding no video": _folder_without_video,
     "masks folder missing": masks_folder_missing,
+    "annotated frames beyond the video": records_beyond_the_video,
     "text as a video": _text_video,
     "corrupt video": _corrupt_video,
     "corrupt frame image": _corrupt_first_frame,
