@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import (
@@ -13,17 +14,19 @@ from PySide6.QtCore import (
     QEvent,
     QIODevice,
     QMessageLogContext,
+    QObject,
     QTimer,
     QtMsgType,
     qInstallMessageHandler,
 )
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
 from referee.core import __version__
 from referee.core.errors import RefereeError
 from referee.core.formats.text_files import write_bytes
 from referee.gui.main_window import MainWindow
+from referee.gui.widgets.unattended import mark_unattended
 from referee.resources import icon_path
 
 #: How long ``--screenshot`` waits for the jobs and the frame before giving up (ms).
@@ -124,9 +127,12 @@ def take_screenshot(
 ) -> int:
     """Load ``path`` (or the demo) in a window of ``size``, wait for every job and the first
     frame, save the window as a PNG to ``target``; the first problem ends the wait (see
-    :func:`run`)."""
+    :func:`run`). No one answers questions: the window asks none (what it would ask is
+    said on standard error), and a modal dialog that opens anyway ends the run at once."""
     # A screenshot shows the default layout, and leaves the user's settings alone.
     window = MainWindow(remember_layout=False)
+    mark_unattended(window)
+    app.installEventFilter(_NoModalDialogs(window))
     window.resize(*size)
     if dark:
         window.dark_action.trigger()
@@ -174,8 +180,8 @@ class _Screenshot:
         self.waited_ms += SCREENSHOT_POLL_MS
         if screenshot_ready(self.window):
             QApplication.processEvents()  # draw the last results; a problem may arrive too
-            if self.stopped:
-                return
+            if self.stopped or not screenshot_ready(self.window):
+                return  # a problem ended the wait, or what arrived started more work
             try:
                 save_screenshot(self.window, self.target)
             except RefereeError as error:
@@ -190,8 +196,26 @@ class _Screenshot:
             )
 
 
+class _NoModalDialogs(QObject):
+    """Ends a screenshot run at once when a modal dialog opens: no one would answer it, and
+    an answer given for the user could recover or discard their work, so none is given."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Show and isinstance(watched, QDialog) and watched.isModal():
+            question = watched.windowTitle()
+            if isinstance(watched, QMessageBox):
+                question += f": {watched.text()}"
+            _exit_now(
+                2,
+                f"the window asked a question, which no one answers in a screenshot run "
+                f"({question}); it ended at once, answering nothing and saving no picture",
+            )
+        return False
+
+
 def screenshot_ready(window: MainWindow) -> bool:
-    """Whether a project is open, every job has ended and the viewer shows its frame."""
+    """Whether a project is open, every job has ended (its results handed to the docks, and
+    the jobs they start begun) and the viewer shows its frame."""
     return window.session.project is not None and not window.runner.jobs and window.viewer.settled()
 
 
@@ -218,14 +242,20 @@ def leave(window: MainWindow, code: int, problem: str | None = None) -> int:
     stuck = not window.runner.wait(0)
     dispose(window)
     if stuck:
-        if problem is not None:  # as the command line prints a RefereeError
-            print(f"referee: error: {problem}", file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(2 if problem is not None else code)
+        _exit_now(2 if problem is not None else code, problem)
     if problem is not None:
         raise RefereeError(problem)
     return code
+
+
+def _exit_now(code: int, problem: str | None = None) -> NoReturn:
+    """End the process at once with ``code``, saying ``problem`` as the command line says a
+    RefereeError; nothing more runs (no job, no event, no exit handler)."""
+    if problem is not None:
+        print(f"referee: error: {' '.join(problem.split())}", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def dispose(window: MainWindow) -> None:

@@ -6,6 +6,11 @@ the :class:`Job` it returns emits ``progress``, ``finished``, ``failed`` and
 ``cancelled`` on the GUI thread. A newer job of the same kind cancels the
 older one, whose result, if it still arrives, is dropped. Jobs run at a lower
 priority than the GUI thread, so that a busy machine still answers the user.
+
+A job's outcome reaches the GUI thread as one event: its handlers run, then the
+job ends (``ended``, and it leaves :attr:`JobRunner.jobs`). Whoever waits for
+"no job running" therefore never sees the runner idle before a result was
+handled, nor between a stage and the job its handler starts.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThread, QThreadPool, Signal, Slot
 
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.progress import CancelToken
@@ -49,13 +54,20 @@ def lower_thread_priority() -> None:
 
 
 class Job(QObject):
-    """One run of a core function; its signals arrive on the GUI thread."""
+    """One run of a core function; its signals arrive on the GUI thread.
+
+    ``finished(result)``, ``failed(message)`` or ``cancelled()`` is emitted once, with
+    the job no longer running; ``ended()`` follows, after their handlers have run.
+    """
 
     progress = Signal(int, int)
     finished = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
     ended = Signal()
+    #: The outcome, sent from the job's thread: the final state and the result or message.
+    #: One signal, one queued event: the outcome's handlers and the end are never apart.
+    _outcome = Signal(str, object)
 
     RUNNING, DONE, FAILED, CANCELLED = "running", "done", "failed", "cancelled"
 
@@ -66,9 +78,7 @@ class Job(QObject):
         self.token = CancelToken()
         self.state = self.RUNNING
         self.done, self.total = 0, 0
-        self.finished.connect(lambda _: self._end(self.DONE))
-        self.failed.connect(lambda _: self._end(self.FAILED))
-        self.cancelled.connect(lambda: self._end(self.CANCELLED))
+        self._outcome.connect(self._conclude)  # queued: the job lives on the GUI thread
         self.progress.connect(self._remember_progress)
 
     def cancel(self) -> None:
@@ -82,8 +92,15 @@ class Job(QObject):
     def _remember_progress(self, done: int, total: int) -> None:
         self.done, self.total = done, total
 
-    def _end(self, state: str) -> None:
+    @Slot(str, object)
+    def _conclude(self, state: str, value: object) -> None:
         self.state = state
+        if state == self.DONE:
+            self.finished.emit(value)
+        elif state == self.FAILED:
+            self.failed.emit(value)
+        else:
+            self.cancelled.emit()
         self.ended.emit()
 
 
@@ -108,23 +125,20 @@ class _JobCall:
     def __call__(self) -> None:
         job = self._job
         lower_thread_priority()
+        outcome: tuple[str, object]
         try:
             result = self._fn(progress=self._progress, cancel=job.token)
         except CancelledError:
-            job.cancelled.emit()
+            outcome = (Job.CANCELLED, None)
         except RefereeError as error:
-            if job.token.cancelled:
-                job.cancelled.emit()
-            else:
-                job.failed.emit(str(error))
+            outcome = (Job.CANCELLED, None) if job.token.cancelled else (Job.FAILED, str(error))
         except Exception as error:  # a bug: keep the GUI alive, say so, log the traceback
             traceback.print_exc(file=sys.stderr)
-            job.failed.emit(f"Unexpected error in {job.title}: {type(error).__name__}: {error}")
+            message = f"Unexpected error in {job.title}: {type(error).__name__}: {error}"
+            outcome = (Job.FAILED, message)
         else:
-            if job.token.cancelled:
-                job.cancelled.emit()
-            else:
-                job.finished.emit(result)
+            outcome = (Job.CANCELLED, None) if job.token.cancelled else (Job.DONE, result)
+        job._outcome.emit(*outcome)
 
 
 class JobRunner(QObject):

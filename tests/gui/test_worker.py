@@ -112,6 +112,37 @@ def test_errors_arrive_as_messages(qtbot, tmp_path) -> None:
     assert messages[1].startswith("Unexpected error in Computing: ZeroDivisionError")
 
 
+def test_a_job_ends_only_once_its_outcome_was_handled(qtbot) -> None:
+    """Whoever waits for "no job running" (a screenshot, a test) never finds the runner idle
+    before a result or an error was handled, nor between a stage and the job it starts."""
+    runner = JobRunner()
+    handled: list[str] = []
+    seen_at_end: dict[str, tuple[list[str], list[str]]] = {}
+
+    def then_next(result: str) -> None:
+        handled.append(result)
+        runner.run("next", "Next stage", lambda progress, cancel: "next")
+
+    def fail(progress, cancel):
+        raise InputFileError("x.png", "is not an image")
+
+    jobs = {
+        "stage": runner.run("stage", "Stage", lambda progress, cancel: "stage", then_next),
+        "bad": runner.run("bad", "Bad", fail, on_error=lambda message: handled.append("bad")),
+    }
+    for name, job in jobs.items():
+        job.ended.connect(
+            lambda name=name: seen_at_end.update(
+                {name: (list(handled), [running.kind for running in runner.jobs])}
+            )
+        )
+    qtbot.waitUntil(lambda: len(seen_at_end) == 2 and not runner.jobs, timeout=10000)
+    stage_handled, running = seen_at_end["stage"]
+    assert "stage" in stage_handled
+    assert "next" in running  # started by the handler, before "stage" ended
+    assert "bad" in seen_at_end["bad"][0]
+
+
 def _niceness(thread_id: int) -> int:
     return os.getpriority(os.PRIO_PROCESS, thread_id)
 

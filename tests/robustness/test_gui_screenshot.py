@@ -2,23 +2,30 @@
 
 A load that fails ends at once with exit status 2 and one line naming the
 file, and writes no picture; a picture that cannot be written leaves the old
-file whole; without a display ``referee gui`` says so in one line instead of
-Qt aborting (and test_gui_platform.py: without the xcb plugin's libraries).
+file whole; no question waits for an answer (a pending recovery of unsaved
+annotation is said in one line and not offered; any other question ends the
+run at once, answering nothing); without a display ``referee gui`` says so in
+one line instead of Qt aborting (and test_gui_platform.py: without the xcb
+plugin's libraries).
 """
 
 from __future__ import annotations
 
+import os
 import resource
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from referee.core.annotation.autosave import autosave_path
 from referee.core.demo.dataset import DemoLayout
-from tests.robustness.conftest import Outcome, assert_refused, run_referee
-from tests.robustness.gui_cases import BAD_INPUTS, one_video, without_display
+from tests.robustness.conftest import TIMEOUT_SECONDS, Outcome, assert_refused, run_referee
+from tests.robustness.gui_cases import BAD_INPUTS, one_video, project_file, without_display
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Room for the child's error line and small caches, not for a picture of the window.
@@ -118,6 +125,74 @@ def test_a_picture_that_cannot_be_written_leaves_the_old_file_whole(
     assert_refused(outcome, picture)
     assert picture.read_bytes() == b"the previous picture"
     assert sorted(p.name for p in shots.iterdir()) == ["shot.png"]  # no partial file left
+
+
+# --- no one answers questions in a screenshot run -------------------------------------------------
+
+
+def _project_with_newer_autosave(demo: DemoLayout, folder: Path) -> tuple[Path, Path]:
+    """A project file and an autosave sidecar beside it, written after it (a recovery pends)."""
+    project = project_file(folder, "unsaved", dataset=one_video(demo, folder))
+    sidecar = autosave_path(project)
+    sidecar.write_bytes(b"annotation the user has not saved")
+    saved = project.stat().st_mtime_ns
+    os.utime(sidecar, ns=(saved + 10**9, saved + 10**9))
+    return project, sidecar
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs AnnotationController.open to ask unanswerable() before offering recovery",
+)
+def test_a_pending_recovery_is_said_in_one_line_and_not_offered(
+    demo: DemoLayout, tmp_path: Path
+) -> None:
+    project, sidecar = _project_with_newer_autosave(demo, tmp_path)
+    kept = sidecar.read_bytes(), sidecar.stat().st_mtime_ns
+    picture = tmp_path / "shot.png"
+    outcome = _screenshot(project, picture, tmp_path)
+    assert not outcome.timed_out, "the screenshot run waited for an answer"
+    assert outcome.status == 0, outcome.stderr
+    assert picture.read_bytes().startswith(PNG_SIGNATURE)
+    [line] = outcome.stderr_lines
+    assert line.startswith(f"referee: {sidecar}: ") and "not offered" in line, line
+    assert "screenshot run" in line, line
+    assert (sidecar.read_bytes(), sidecar.stat().st_mtime_ns) == kept  # left for the user
+
+
+#: ``referee gui ...`` in a process where opening a project asks a question.
+_ASKING = """
+import sys
+from PySide6.QtWidgets import QMessageBox
+from referee.core.cli.main import main
+from referee.gui import main_window
+opened = main_window.MainWindow.open_project
+def asking(self, project):
+    opened(self, project)
+    QMessageBox.question(self, "A question", "Shall we wait for an answer?")
+main_window.MainWindow.open_project = asking
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def test_a_question_ends_a_screenshot_run_at_once_unanswered(
+    demo: DemoLayout, tmp_path: Path
+) -> None:
+    picture = tmp_path / "shot.png"
+    arguments = ["gui", str(one_video(demo, tmp_path)), "--screenshot", str(picture)]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _ASKING, *arguments],
+            env={**os.environ, **_offscreen(tmp_path)},
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the screenshot run waited for an answer")
+    outcome = Outcome(done.returncode, done.stdout, done.stderr, 0.0, timed_out=False)
+    assert_refused(outcome, "A question: Shall we wait for an answer?", "screenshot run")
+    assert not picture.exists()
 
 
 # --- before Qt starts: a display, and the xcb plugin's libraries ---------------------------------
