@@ -52,6 +52,7 @@ from referee.gui.session import ProjectSession
 from referee.gui.viewer.panel import ViewerPanel
 from referee.gui.widgets.error_dialogs import ErrorDialogs
 from referee.gui.widgets.menus import add_key_action
+from referee.gui.widgets.unattended import unanswerable
 
 #: Share of detectors that makes a pixel motion in a consensus draft: a strict majority
 #: of votes, as the committee's mean vote reads it (docs/measures.md §7).
@@ -161,7 +162,8 @@ class AnnotationController(QObject):
         self._frame = None
         self.painter.set_target(None)
         self.boxes.open()
-        if sidecar is not None:
+        pending = f"{sidecar}: unsaved annotation pending recovery, not offered in a screenshot run"
+        if sidecar is not None and not unanswerable(self.window, pending):
             self._offer_recovery(sidecar)
         self._show_state()
 

@@ -25,7 +25,6 @@ from referee.core.annotation.box_items import (
     new_track,
     next_number,
     number_of,
-    whole_box,
     without_box,
 )
 from referee.core.annotation.keyframes import (
@@ -282,7 +281,7 @@ class BoxController(QObject):
         number = next_number(items)
         item: Item
         if self.kind == ACTIONS:
-            item = new_action(number, self.action_class, frame, whole_box(box))
+            item = new_action(number, self.action_class, frame, box)
             what = f"action {number} ({ACTION_CLASSES[self.action_class][1]})"
         else:
             item = new_track(number, frame, box)
@@ -295,8 +294,7 @@ class BoxController(QObject):
         if self._frame is None or key >= len(items):
             return
         item, frame = items[key], self._frame[1]
-        value = whole_box(box) if isinstance(item, Action) else box
-        after = with_keyframe(item, frame, value)
+        after = with_keyframe(item, frame, box)  # rounded to whole pixels there
         self._commit(
             _replaced(items, item, after), f"Box of {item_name(item)} at frame {frame}", after
         )

@@ -182,7 +182,8 @@ def run_boxes(args: argparse.Namespace) -> int:
     project = project_of_outputs("boxes", outputs, groundtruth=args.gt)
     if args.project is not None:
         recorded = open_path(args.project)
-        project_videos(recorded)  # a record that does not fit its videos names the file
+        project_videos(recorded, require_groundtruth=False)  # a record that does not fit its
+        # videos names the project file
         project = replace(project, dataset=recorded.dataset, annotated=recorded.annotated)
     with progress_bar("evaluating boxes", "frame", args.quiet) as progress:
         boxes = evaluate(project, options, progress)

@@ -136,9 +136,10 @@ def _parse_weights(text: str) -> tuple[float, ...]:
 def run_pseudo(args: argparse.Namespace) -> int:
     """Evaluate the committee, print the tables and write the outputs."""
     from referee.core.exports import pseudo as pseudo_io
+    from referee.core.exports.boxes import annotated_notes
     from referee.core.pseudo.truth import truth_agreement
     from referee.core.workflow.options import PseudoOptions
-    from referee.core.workflow.projects import project_of_outputs
+    from referee.core.workflow.projects import project_of_outputs, project_videos
     from referee.core.workflow.pseudo import run_pseudo as evaluate
 
     committee = committee_options(args, args.weights_detectors)
@@ -161,6 +162,14 @@ def run_pseudo(args: argparse.Namespace) -> int:
         pseudo_io.format_pseudo_table(result, truth),
     ]
     if truth is not None:
+        partial = {
+            v.label: subset
+            for v in project_videos(project)
+            if (subset := v.annotated_subset()) is not None
+        }
+        notes = annotated_notes(sorted(partial), partial)
+        if notes:
+            blocks.append("True values of partly annotated videos:\n" + "\n".join(notes))
         blocks.append(pseudo_io.format_correlation_table(truth))
         warning = pseudo_io.format_disagreement(truth_agreement(result, truth))
         if warning is not None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from referee.core.errors import MissingFrameError, RefereeWarning
 from referee.core.formats.annotated import annotated_frames
+from referee.core.formats.cdnet import last_frame_present
 from referee.core.measures.pixel import GT_LEVEL_NAMES, N_LEVELS
 from referee.core.model.videos import VideoSpec
 
@@ -29,11 +30,13 @@ _LEVELS_TEXT = ", ".join(map(str, sorted(GT_LEVEL_NAMES)))
 
 
 def check_temporal_roi(video: VideoSpec) -> None:
-    """Check that the last frame of the temporal ROI has ground truth, before any work.
+    """Check the temporal ROI and the recorded frames against the files, before any work.
 
-    One file status per video: a temporal ROI naming more frames than the
-    ground truth holds (e.g. a typo in ``temporalROI.txt``) is refused at once.
-    When the project records the annotated frames, the last of them is checked.
+    A video whose ground truth holds only some frames of its temporal ROI is
+    partly annotated (docs/measures.md §8); but a temporal ROI reaching beyond
+    every frame the video has, input or ground truth (e.g. a typo in
+    ``temporalROI.txt``), is refused at once, and so is a recorded frame whose
+    file is gone (the last one is checked).
 
     Raises
     ------
@@ -48,10 +51,11 @@ def check_temporal_roi(video: VideoSpec) -> None:
                 f"ground truth of frame {recorded[-1]} is missing, yet the project records the "
                 "frame as annotated; save the annotation again or restore the file",
             )
+        if video.last <= last_frame_present(video):
+            return
+    elif os.path.lexists(video.gt_path(video.last)):  # read, and refused if not an image
         return
     last = video.gt_path(video.last)
-    if os.path.lexists(last):  # whatever is there is read, and refused if not an image
-        return
     present = annotated_frames(video)
     holds = (
         f"groundtruth/ holds {len(present):,} files, frames {min(present)} to {max(present)}"

@@ -255,8 +255,14 @@ def last_annotatable_frame(video: VideoSpec) -> int:
     """The last frame of ``video`` that may be annotated: the last of its temporal ROI, of
     its ``input/in%06d.jpg`` frames or of its ground-truth files, whichever comes later
     (docs/measures.md §8)."""
+    return max(video.last, last_frame_present(video))
+
+
+def last_frame_present(video: VideoSpec) -> int:
+    """The last frame ``video`` has a file of: an ``input/in%06d.jpg`` or a ground-truth
+    ``gt%06d.png`` (0 when it has neither)."""
     files = annotated_frames(video).last or 0
-    return max(video.last, files, _last_input_frame(video.folder / INPUT_DIR))
+    return max(files, _last_input_frame(video.folder / INPUT_DIR))
 
 
 def _last_input_frame(folder: Path) -> int:

@@ -11,9 +11,14 @@ import textwrap
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 from referee.core.annotation.autosave import autosave_path, read_autosave
+from referee.core.annotation.document import GroundTruthDocument
 from referee.core.formats.project_json import write_project
 from referee.core.model.project import Project
+from referee.core.workflow.projects import project_videos
 from tests.core.test_evaluate import make_dataset
 
 KILLS = 25
@@ -48,9 +53,9 @@ _AUTOSAVING = textwrap.dedent(
 )
 
 
-def _version(sidecar: Path) -> int:
+def _version(sidecar: Path, project: Project) -> int:
     """The version an intact sidecar holds (every count is the version number)."""
-    contents = read_autosave(sidecar)
+    contents = read_autosave(sidecar, GroundTruthDocument(project, project_videos(project)))
     (series,) = contents.counts.values()
     assert len(set(series.counts.tolist())) == 1
     assert contents.masks[("baseline/office", 3)].shape == (1080, 1920)
@@ -59,6 +64,10 @@ def _version(sidecar: Path) -> int:
 
 def test_killing_the_autosave_never_leaves_a_broken_file(tmp_path: Path) -> None:
     make_dataset(tmp_path / "data")
+    # Frames of 1920×1080 (the autosave checks each label map against the video's size).
+    cv2.imwrite(
+        str(tmp_path / "data/baseline/office/ROI.bmp"), np.full((1080, 1920), 255, np.uint8)
+    )
     project = write_project(Project("p", dataset=tmp_path / "data"), tmp_path / "p.referee.json")
     sidecar = autosave_path(project.file)  # type: ignore[arg-type]
     rng = random.Random(7)
@@ -79,7 +88,7 @@ def test_killing_the_autosave_never_leaves_a_broken_file(tmp_path: Path) -> None
         printed = [int(line) for line in [first, *child.stdout.read().split()] if line.strip()]
         child.wait()
         child.stdout.close()
-        found = _version(sidecar)  # raises if the file is not an intact autosave
+        found = _version(sidecar, project)  # raises if the file is not an intact autosave
         newest = printed[-1]
         # The old file (the last version reported) or the new one (the one being written).
         assert found in (newest, newest + 1)

@@ -3,8 +3,9 @@
 A sidecar is checked against the project before recovery is offered: one that does not
 fit (another project's, a label map of another size, a frame beyond the video, a named
 pipe) is said in one dialog, the project opens and stays usable, and the sidecar stays
-on disk. A frame whose ground truth cannot be read (16 bits per sample) is said in a
-dialog; no exception escapes a Qt slot (pytest-qt fails the test if one does).
+on disk; a member larger than any label map is refused before it is read. A frame whose
+ground truth cannot be read (16 bits per sample) is said in a dialog; no exception
+escapes a Qt slot (pytest-qt fails the test if one does).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tracemalloc
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -21,9 +23,10 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from referee.core.annotation.autosave import autosave_path, write_autosave
+from referee.core.annotation.autosave import autosave_path, read_autosave, write_autosave
 from referee.core.annotation.document import GroundTruthDocument
 from referee.core.demo.dataset import DemoLayout
+from referee.core.errors import InputFileError
 from referee.core.formats.project_json import read_project
 from referee.core.workflow.projects import project_videos
 from referee.gui.app import dispose
@@ -130,3 +133,29 @@ def test_16_bit_ground_truth_is_said_without_an_exception_in_a_slot(
     texts = [box.text() for box in _dialogs(window)]
     assert texts and all("16 bits" in text for text in texts), texts
     assert window.annotation.current_video() is None  # nothing to paint on that frame
+
+
+#: Python allocations allowed while a sidecar with a huge member is refused (the member
+#: used to be read whole: 1 GB of member took 2.1 GB).
+SIDECAR_MEMORY_BYTES = 32 * 2**20
+
+
+def test_a_huge_member_is_refused_before_it_is_read(demo: DemoLayout, tmp_path: Path) -> None:
+    project = project_file(tmp_path, "p", dataset=one_video(demo, tmp_path))
+    sidecar = _sidecar(project, lambda i: i.update(masks=[[PLAZA, 40, "huge.png"]]), {})
+    with (
+        zipfile.ZipFile(sidecar, "a", zipfile.ZIP_DEFLATED) as archive,
+        archive.open("huge.png", "w", force_zip64=True) as out,
+    ):
+        for _ in range(300):
+            out.write(bytes(2**20))  # 300 MiB of zeros: a few hundred KiB compressed
+    opened = read_project(project)
+    document = GroundTruthDocument(opened, project_videos(opened))
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputFileError, match=r"huge\.png is 314,572,800 bytes"):
+            read_autosave(sidecar, document)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < SIDECAR_MEMORY_BYTES

@@ -140,10 +140,6 @@ def _project_with_newer_autosave(demo: DemoLayout, folder: Path) -> tuple[Path, 
     return project, sidecar
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs AnnotationController.open to ask unanswerable() before offering recovery",
-)
 def test_a_pending_recovery_is_said_in_one_line_and_not_offered(
     demo: DemoLayout, tmp_path: Path
 ) -> None:

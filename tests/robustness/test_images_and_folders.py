@@ -11,6 +11,7 @@ code under test.
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import shutil
 import struct
@@ -414,9 +415,15 @@ def test_a_file_named_mp4_that_is_no_video_is_refused(street: Street, content: b
 # --- a ground-truth frame missing in the middle --------------------------------------------------
 
 
-def test_evaluate_names_a_ground_truth_frame_missing_in_the_middle(street: Street) -> None:
+def test_a_frame_without_ground_truth_in_the_middle_is_left_out_and_said(street: Street) -> None:
+    """A partly annotated video (docs/measures.md §8): evaluated on its other frames."""
     street.gt(100).unlink()
-    assert_refused(street.evaluate(), street.gt(100), "ground truth of frame 100 is missing")
+    outcome = street.evaluate()
+    assert outcome.status == 0 and not outcome.stderr_lines, outcome.stderr
+    frames = street.frames - 36  # the temporal ROI is 37..180
+    assert f"baseline/street: evaluated on {frames - 1} annotated frames of {frames}" in (
+        outcome.stdout
+    )
 
 
 def test_rank_lists_a_frame_without_ground_truth_as_one_to_annotate(street: Street) -> None:
@@ -431,20 +438,29 @@ def test_rank_lists_a_frame_without_ground_truth_as_one_to_annotate(street: Stre
     assert [(row[1], row[2]) for row in rows] == [("baseline/street", "100")]
 
 
-def test_pseudo_keeps_its_values_and_names_the_missing_ground_truth(street: Street) -> None:
-    """Pseudo values need no ground truth: only their comparison with it is dropped, so the
-    output is the one of the same video without any ground truth."""
+def test_pseudo_keeps_its_values_and_compares_the_frames_with_ground_truth(
+    street: Street,
+) -> None:
+    """Pseudo values need no ground truth: they are those of the same video without any;
+    their comparison with the truth counts the frames that have it, and says so."""
     arguments = ("pseudo", street.dataset, street.results("mog2"), street.results("knn"))
     groundtruth, hidden = street.video / "groundtruth", street.root / "hidden"
     groundtruth.rename(hidden)
-    without_truth = run_referee(*arguments, "--quiet")
+    without_truth = run_referee(*arguments, "--quiet", "--json", street.root / "without.json")
     hidden.rename(groundtruth)
     street.gt(100).unlink()
-    outcome = run_referee(*arguments, "--quiet")
+    outcome = run_referee(*arguments, "--quiet", "--json", street.root / "with.json")
     assert without_truth.status == 0 and not without_truth.stderr_lines, without_truth.stderr
-    _assert_same_table(outcome, without_truth)
-    [warning] = outcome.stderr_lines
-    assert warning.startswith("referee: warning: ") and str(street.gt(100)) in warning
+    assert outcome.status == 0 and not outcome.stderr_lines, outcome.stderr
+    assert _pseudo_counts(street.root / "with.json") == _pseudo_counts(street.root / "without.json")
+    frames = street.frames - 36  # the temporal ROI is 37..180
+    assert f"evaluated on {frames - 1} annotated frames of {frames}" in outcome.stdout
+
+
+def _pseudo_counts(path: Path) -> list[tuple[str, list[dict[str, float]]]]:
+    """Each method's pseudo confusion counts per video, from a ``--json`` output."""
+    methods = json.loads(path.read_text(encoding="utf-8"))["methods"]
+    return [(m["method"], [v["pseudo_counts"] for v in m["videos"]]) for m in methods]
 
 
 # --- folders without read permission --------------------------------------------------------------

@@ -138,9 +138,7 @@ def test_a_frame_marked_annotated_is_a_blank_draft_until_accepted(project: Proje
     assert not _gt(project, 41).exists()
     document.set_review(OFFICE, 41, document.accepted(OFFICE, 41, WHEN))
     save(document)
-    assert np.array_equal(
-        cv2.imread(str(_gt(project, 41)), cv2.IMREAD_UNCHANGED), _blank(project)
-    )
+    assert np.array_equal(cv2.imread(str(_gt(project, 41)), cv2.IMREAD_UNCHANGED), _blank(project))
     again = read_project(project.file)  # type: ignore[arg-type]
     assert 41 in again.annotated_frames(OFFICE)  # type: ignore[operator]
     assert [str(run.origin) for run in again.origins_of(OFFICE)] == ["blank"]
@@ -149,7 +147,9 @@ def test_a_frame_marked_annotated_is_a_blank_draft_until_accepted(project: Proje
 def test_an_unmarked_frame_leaves_the_record_and_keeps_its_file(project: Project) -> None:
     document = _document(project)
     document.set_review(OFFICE, 7, document.marked(OFFICE, 7, False))
-    assert document.status(OFFICE, 7) is FrameStatus.UNMARKED and not document.is_annotated(OFFICE, 7)
+    assert document.status(OFFICE, 7) is FrameStatus.UNMARKED and not document.is_annotated(
+        OFFICE, 7
+    )
     save(document)
     again = read_project(project.file)  # type: ignore[arg-type]
     assert 7 not in again.annotated_frames(OFFICE) and 8 in again.annotated_frames(OFFICE)  # type: ignore[operator]
@@ -324,17 +324,6 @@ def test_an_autosave_that_does_not_fit_the_project_is_refused(
         read_autosave(sidecar, _document(project))
     assert caught.value.path == sidecar and problem in str(caught.value)
     assert "\n" not in str(caught.value)
-
-
-def test_an_autosave_member_is_size_checked_before_it_is_read(project: Project) -> None:
-    # A member declared larger than any label map is refused without decompressing it.
-    sidecar = _sidecar_with(project, {"masks": [[OFFICE, 41, "huge.png"]]}, {})
-    with zipfile.ZipFile(sidecar, "a", zipfile.ZIP_DEFLATED) as archive:
-        with archive.open("huge.png", "w", force_zip64=True) as out:
-            for _ in range(300):
-                out.write(bytes(2**20))  # 300 MiB of zeros, a few hundred KiB compressed
-    with pytest.raises(InputFileError, match="huge.png is 314,572,800 bytes"):
-        read_autosave(sidecar, _document(project))
 
 
 def test_a_named_pipe_as_the_autosave_is_refused(project: Project) -> None:
