@@ -9,6 +9,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import dask
 import pytest
 from distributed import Client, LocalCluster
 
@@ -21,8 +22,16 @@ from referee.core.errors import InputFileError
 METHODS = ("mog2", "knn", "cnt")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Dask's workers keep their scratch space in the test's temporary folder (removed
+    afterwards), not in a dask-scratch-space folder left in the system's."""
+    with dask.config.set({"temporary-directory": str(tmp_path_factory.mktemp("dask"))}):
+        yield
+
+
 @pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
+def scheduler(scratch: None) -> Iterator[str]:
     """The address of a two-worker cluster of processes on the loopback interface."""
     with LocalCluster(
         n_workers=2,
