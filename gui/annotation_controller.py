@@ -195,8 +195,9 @@ class AnnotationController(QObject):
             return True
         drafts = len(self.editor.document_or_raise().drafts())
         kept = (
-            f" {drafts:,} draft frame{'s' if drafts != 1 else ''} not accepted will be kept in "
-            "the autosave, not saved as ground truth."
+            f" Saving writes what you accepted or painted; the {drafts:,} draft "
+            f"frame{'s' if drafts != 1 else ''} not accepted stay in the autosave, offered "
+            "next time (Discard drops them too)."
             if drafts
             else ""
         )
