@@ -30,20 +30,26 @@ from referee.core.workflow.options import EstimateOptions
 _DESCRIPTION = """\
 Estimates with 95% intervals from a few labelled frames (docs/measures.md §12).
 Each detector's totals tp, fp, fn over every evaluated frame are estimated from
-the consensus of the RESULTS (pseudo ground truth, §7) and the true counts of a
-few labelled frames; precision, recall and F1 follow, with delta-method
-intervals, P(A beats B) on F1 and the discriminative test (§9) on the labelled
-frames.
+the consensus of the RESULTS (pseudo ground truth, §7) corrected by the true
+counts of a few labelled frames, as much as the correction helps each detector;
+precision, recall and F1 follow, with intervals (Student's t, the larger of the
+delta method's and the jackknife's standard error), each pair's F1 difference
+and P(A beats B), the discriminative test (§9) on the labelled frames, and how
+far the consensus reads each detector's F1 from the estimate.
 
 With --simulate (a dataset annotated on every frame) the sampler draws --labels K
 frames and ground truth is read for those frames only, as if an annotator had
-labelled them; the true values over every frame are shown too. Without
---simulate a video with ground truth on every frame is counted whole, and a
-partly annotated one (the project's record, else the groundtruth/ files) is
-estimated from its labelled frames: by default the start of the sampler's
-sequence of draws of that video that has ground truth, which also names the
-frame to label next; with --labelled annotated, every annotated frame, taken
-as a uniform sample of the video. --labels 0 gives the consensus alone.
+labelled them; the true values over every frame are shown too. --repeat R draws
+R samples (seeds --seed onwards, the consensus computed once) and shows how far
+each detector's F1 estimates fell from the truth: plan a labelling budget on one
+fully annotated pilot video. Without --simulate a video with ground truth on
+every frame is counted whole, and a partly annotated one (the project's record,
+else the groundtruth/ files) is estimated from its labelled frames: by default
+the start of the sampler's sequence of draws of that video that has ground
+truth, which also names the frame to label next; with --labelled annotated,
+every annotated frame, taken as a uniform sample of the video (refused where
+they are evidently frames chosen where the detectors disagree). --labels 0 gives
+the consensus alone.
 """
 
 
@@ -88,15 +94,17 @@ def add_commands(commands: Commands) -> None:
         "--sampler",
         choices=SAMPLERS,
         default=EstimateOptions.sampler,
-        help="'active' (default) draws frames where the detectors disagree about an "
-        "object more often, 'random' uniformly",
+        help="'balanced' (default) draws frames where the detectors disagree about an "
+        "object and where each detector's own F1 is at stake more often, 'active' where "
+        "they disagree, 'random' uniformly",
     )
     parser.add_argument(
         "--estimator",
         choices=ESTIMATORS,
         default=EstimateOptions.estimator,
-        help="'surrogate' (default): the consensus corrected by the labelled frames; "
-        "'plain': the labelled frames alone",
+        help="'tuned' (default): the consensus corrected by the labelled frames as much as "
+        "it helps each detector; 'surrogate': always corrected; 'plain': the labelled "
+        "frames alone",
     )
     parser.add_argument(
         "--seed",
@@ -110,7 +118,7 @@ def add_commands(commands: Commands) -> None:
         type=fraction,
         default=EstimateOptions.uniform_share,
         metavar="U",
-        help=f"the active sampler's uniform share, between 0 and 1 (default "
+        help=f"the balanced and active samplers' uniform share, between 0 and 1 (default "
         f"{EstimateOptions.uniform_share})",
     )
     parser.add_argument(
@@ -118,6 +126,14 @@ def add_commands(commands: Commands) -> None:
         action="store_true",
         help="play an annotator on a fully annotated dataset: read ground truth only "
         "for the drawn frames, and show the true values",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=whole_number(1),
+        default=EstimateOptions.repeat,
+        metavar="R",
+        help="with --simulate, draw R samples with the seeds --seed onwards and show each "
+        "detector's RMSE, bias and interval coverage of F1 (default 1)",
     )
     add_frames(parser)
     add_outputs(parser, "write the estimates, the labelled frames and the versions to FILE")
@@ -134,6 +150,10 @@ def run_estimate(args: argparse.Namespace) -> int:
 
     if args.simulate and args.labels is None:
         raise InvalidOptionError("--simulate needs --labels K, the number of frames to draw")
+    if args.repeat > 1 and not args.simulate:
+        raise InvalidOptionError(
+            "--repeat R draws R simulated samples: add --simulate and --labels K"
+        )
     if not args.simulate and args.labels:
         raise InvalidOptionError(
             "without --simulate the labelled frames are those that already have ground truth; "
@@ -147,6 +167,7 @@ def run_estimate(args: argparse.Namespace) -> int:
         seed=args.seed,
         uniform_share=args.uniform,
         simulate=args.simulate,
+        repeat=args.repeat,
         workers=args.workers,
     )
     project = project_of_outputs(

@@ -6,21 +6,21 @@ from __future__ import annotations
 
 from referee.core.errors import InvalidOptionError
 
-SURROGATE, PLAIN = "surrogate", "plain"
+TUNED, SURROGATE, PLAIN = "tuned", "surrogate", "plain"
 #: Estimators; the first is the default.
-ESTIMATORS: tuple[str, ...] = (SURROGATE, PLAIN)
+ESTIMATORS: tuple[str, ...] = (TUNED, SURROGATE, PLAIN)
 
-ACTIVE, RANDOM = "active", "random"
+BALANCED, ACTIVE, RANDOM = "balanced", "active", "random"
 #: Samplers; the first is the default.
-SAMPLERS: tuple[str, ...] = (ACTIVE, RANDOM)
+SAMPLERS: tuple[str, ...] = (BALANCED, ACTIVE, RANDOM)
 DRAWN, ANNOTATED = "drawn", "annotated"
 #: Which frames of a partly annotated video are labelled, without a simulation; the first
 #: is the default. ``drawn``: the start of the sampler's sequence of draws that has ground
 #: truth (:func:`~referee.core.estimation.sampler.labelled_sequence`); ``annotated``:
 #: every frame with ground truth, taken as a uniform sample of its video.
 LABELLED: tuple[str, ...] = (DRAWN, ANNOTATED)
-#: The uniform share ``u`` of the active sampler's probabilities.
-DEFAULT_UNIFORM_SHARE = 0.2
+#: The uniform share ``u`` of the balanced and active samplers' probabilities.
+DEFAULT_UNIFORM_SHARE = 0.3
 
 
 def check_uniform_share(share: float) -> None:

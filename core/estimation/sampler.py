@@ -5,10 +5,14 @@ picks frame ``i`` with probability ``q_i``; ``K`` draws are independent and
 with replacement, so that the Hansen–Hurwitz weights ``1 / (K q_i)`` make every
 weighted total unbiased (:mod:`referee.core.estimation.estimators`).
 
-* ``active``: ``q_i = (1 − u) · a_i / Σ_j a_j + u / N``, with ``a_i`` the
-  frame's score under the consensus (:func:`acquisition_scores`) and
-  ``u`` the uniform share, so no frame has probability 0;
+* ``balanced``: ``q_i = (1 − u) · (a_i / Σ_j a_j + b_i / Σ_j b_j) / 2 + u / N``,
+  half where the detectors disagree about an object (:func:`acquisition_scores`),
+  half where each detector's own F1 is at stake (:func:`detector_shares`);
+* ``active``: ``q_i = (1 − u) · a_i / Σ_j a_j + u / N``;
 * ``random``: ``q_i = 1 / N``.
+
+``u`` is the uniform share, so no frame has probability 0 and no weight
+exceeds ``N / u``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
-from referee.core.estimation.choices import DEFAULT_UNIFORM_SHARE, RANDOM, check_uniform_share
+from referee.core.estimation.choices import (
+    BALANCED,
+    DEFAULT_UNIFORM_SHARE,
+    RANDOM,
+    check_uniform_share,
+)
 from referee.core.estimation.choices import DRAWN as DRAWN
 from referee.core.estimation.choices import SAMPLERS as SAMPLERS
 
@@ -40,6 +49,15 @@ class Draws:
     q: np.ndarray
 
 
+def _counts(surrogate: np.ndarray) -> np.ndarray:
+    counts = np.asarray(surrogate, dtype=np.float64)
+    if counts.ndim != 3 or counts.shape[2] != 3:
+        raise InvalidOptionError(
+            f"surrogate counts must be (frames, detectors, 3), not {counts.shape}"
+        )
+    return counts
+
+
 def acquisition_scores(surrogate: np.ndarray) -> np.ndarray:
     """Each frame's score ``a_i = Σ_m min(tp̂_im, fp̂_im + fn̂_im)`` (docs/measures.md §12).
 
@@ -49,37 +67,58 @@ def acquisition_scores(surrogate: np.ndarray) -> np.ndarray:
     the estimate where the detectors disagree about an object, not where one of
     them errs on a background the consensus is sure of.
     """
-    counts = np.asarray(surrogate, dtype=np.float64)
-    if counts.ndim != 3 or counts.shape[2] != 3:
-        raise InvalidOptionError(
-            f"surrogate counts must be (frames, detectors, 3), not {counts.shape}"
-        )
+    counts = _counts(surrogate)
     errors = counts[:, :, 1] + counts[:, :, 2]
     scores: np.ndarray = np.clip(np.minimum(counts[:, :, 0], errors).sum(axis=1), 0, None)
     return scores
 
 
-def probabilities(
-    sampler: str, scores: np.ndarray, uniform_share: float = DEFAULT_UNIFORM_SHARE
-) -> np.ndarray:
-    """``q`` over the ``N`` frames: the ``active`` mix or the ``random`` uniform.
+def detector_shares(surrogate: np.ndarray) -> np.ndarray:
+    """Each frame's score ``b_i = Σ_m |g_m·ŝ_im| / Σ_j |g_m·ŝ_jm|`` (docs/measures.md §12).
 
-    Frames whose scores are all 0 leave the active sampler uniform.
+    ``g_m = (2 (1 − F_m), −F_m, −F_m) / (2 tp̂ + fp̂ + fn̂)`` is the gradient of
+    detector ``m``'s F1 at its consensus totals (``F_m`` their F1), so
+    ``|g_m·ŝ_im|`` is how much frame ``i`` weighs in that F1; each detector's
+    weights are normalized to sum 1, so that a detector with few errors counts
+    as much as one with many.
+    """
+    counts = _counts(surrogate)
+    totals = counts.sum(axis=0)
+    below = 2 * totals[:, 0] + totals[:, 1] + totals[:, 2]
+    f = np.divide(2 * totals[:, 0], below, out=np.zeros_like(below), where=below > 0)
+    gradient = np.stack([2 * (1 - f), -f, -f], axis=1) / np.where(below > 0, below, 1)[:, None]
+    weight = np.abs(np.einsum("ndc,dc->nd", counts, gradient))
+    sums = weight.sum(axis=0)
+    shares: np.ndarray = np.divide(weight, sums, out=np.zeros_like(weight), where=sums > 0).sum(
+        axis=1
+    )
+    return shares
+
+
+def probabilities(
+    sampler: str, surrogate: np.ndarray, uniform_share: float = DEFAULT_UNIFORM_SHARE
+) -> np.ndarray:
+    """``q`` over the ``N`` frames of ``surrogate`` (``(N, D, 3)``) for ``sampler``.
+
+    A score that is 0 on every frame leaves its part of ``q`` uniform.
     """
     if sampler not in SAMPLERS:
         raise InvalidOptionError(f"unknown sampler {sampler!r} (choose from {', '.join(SAMPLERS)})")
     check_uniform_share(uniform_share)
-    a = np.asarray(scores, dtype=np.float64).reshape(-1)
-    n = a.size
+    counts = _counts(surrogate)
+    n = counts.shape[0]
     if n == 0:
         raise InvalidOptionError("there is no frame to draw from")
-    if not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise InvalidOptionError("acquisition scores must be finite and non-negative")
+    if not np.all(np.isfinite(counts)):
+        raise InvalidOptionError("the consensus's counts must be finite")
     uniform = np.full(n, 1.0 / n)
-    total = a.sum()
-    if sampler == RANDOM or total <= 0:
+    if sampler == RANDOM:
         return uniform
-    q: np.ndarray = (1 - uniform_share) * a / total + uniform_share * uniform
+    parts = [acquisition_scores(counts)]
+    if sampler == BALANCED:
+        parts.append(detector_shares(counts))
+    mix = np.mean([p / p.sum() if p.sum() > 0 else uniform for p in parts], axis=0)
+    q: np.ndarray = (1 - uniform_share) * mix + uniform_share * uniform
     q /= q.sum()  # sums to 1 despite rounding
     return q
 

@@ -3,26 +3,30 @@
 The consensus (``run_pseudo``) gives every evaluated frame expected counts; the
 labelled frames give true counts, read from the ground truth of those frames
 only. With ``simulate`` the sampler draws the labelled frames of a fully
-annotated dataset, as an annotator would be asked to label them. Without, each
-video is a stratum: a video with ground truth on every frame is counted whole,
-and a partly annotated one is estimated from its labelled frames, the start of
-the sampler's sequence of draws of that video that has ground truth (``drawn``)
-or every frame with ground truth (``annotated``).
+annotated dataset, as an annotator would be asked to label them (``repeat``
+times, with successive seeds). Without, each video is a stratum: a video with
+ground truth on every frame is counted whole, and a partly annotated one is
+estimated from its labelled frames, the start of the sampler's sequence of draws
+of that video that has ground truth (``drawn``) or every frame with ground truth
+(``annotated``, refused where those frames were evidently chosen where the
+detectors disagree).
 """
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from referee.core.errors import InvalidOptionError, RefereeError, UnavailableError
-from referee.core.estimation.estimators import PLAIN
+from referee.core.estimation.estimators import PLAIN, Sample, labelled_sample
 from referee.core.estimation.result import (
     EstimateResult,
     VideoEstimate,
+    accuracy,
     estimate_detectors,
     estimate_video,
     labelled_frames,
@@ -49,6 +53,40 @@ from referee.core.workflow.results import PixelResult, PseudoOutcome
 
 #: What :attr:`EstimateResult.design` says of labelled frames that were not drawn.
 ANNOTATED, NONE = "annotated", "none"
+#: Annotated frames whose mean disagreement is this many standard errors from their
+#: video's are not taken as a uniform sample (``--labelled annotated``).
+SKEW_LIMIT = 3.0
+
+
+@dataclass(frozen=True)
+class _Population:
+    """Every evaluated frame: its video and number, the consensus's counts ``(N, D, 3)``
+    and the video (stratum) of each frame."""
+
+    methods: tuple[str, ...]
+    frames: list[tuple[VideoSpec, int]]
+    surrogate: np.ndarray
+    video_of: np.ndarray
+
+    @property
+    def keys(self) -> list[tuple[str, int]]:
+        return [(video.label, i) for video, i in self.frames]
+
+
+@dataclass(frozen=True)
+class _Design:
+    """The labelled frames (indices into the population), their probabilities within
+    their stratum, the stratum of each, each stratum's finite-population factor, the
+    stratum of every frame, the frame to label next per sampled video, and the annotated
+    frames left out per video."""
+
+    drawn: np.ndarray
+    q: np.ndarray
+    strata: np.ndarray | None
+    factors: Sequence[float]
+    frame_strata: np.ndarray | None
+    nexts: Mapping[int, int | None]
+    left_out: Mapping[int, int]
 
 
 def run_estimate(
@@ -70,7 +108,8 @@ def run_estimate(
     Raises
     ------
     UnavailableError
-        Fewer than two detectors with masks; a simulation on a partly annotated video.
+        Fewer than two detectors with masks; a simulation on a partly annotated
+        video; ``annotated`` frames that are no uniform sample of their video.
     InvalidOptionError
         More draws than frames.
     """
@@ -85,60 +124,74 @@ def run_estimate(
             workers=options.workers, entropy=False, compare_with_truth=False
         )
         pseudo = run_pseudo(project, pseudo_options, first, cancel)
-    methods = pseudo.methods
-    specs = {v.key: v for v in project_videos(project, require_groundtruth=False)}
-    frames = [(specs[v.key], int(i)) for v in pseudo.result.videos for i in v.frames]
-    surrogate = np.concatenate(
-        [np.stack([v.per_frame[m][:, 1:4] for m in methods], axis=1) for v in pseudo.result.videos]
-    )
-    nexts: dict[int, int | None] = {}
-    if options.simulate:
-        design, (drawn, q, strata, factors) = options.sampler, _draws(specs, surrogate, options)
-    elif options.labelled == DRAWN:
-        (drawn, q, strata, factors), nexts = _drawn_sample(pseudo, frames, surrogate, options)
-        sampled_any = any(f > 0 for f in factors)
-        design = NONE if options.labels == 0 else options.sampler if sampled_any else ANNOTATED
-    else:
-        drawn, q, strata, factors = _annotated_sample(pseudo, frames, options)
-        design = ANNOTATED if drawn.size else NONE
+    population = _population(project, pseudo)
     threshold = pseudo.options.committee.threshold
-    evaluated = None if options.simulate else pixels  # a simulation reads the drawn frames
-    chosen = [frames[i] for i in drawn]
-    truth = _true_counts(project, methods, chosen, threshold, options.workers, cancel, evaluated)
-    true_totals = None
     if options.simulate:
-        if pixels is None:
+        return _simulations(project, population, options, threshold, pixels, progress, cancel)
+    if options.labelled == DRAWN:
+        design = _drawn_sample(population, options)
+        sampled_any = any(f > 0 for f in design.factors)
+        name = NONE if options.labels == 0 else options.sampler if sampled_any else ANNOTATED
+    else:
+        design = _annotated_sample(population, options)
+        name = ANNOTATED if design.drawn.size else NONE
+    chosen = [population.frames[i] for i in design.drawn]
+    truth = _true_counts(project, population.methods, chosen, threshold, options, cancel, pixels)
+    return _result(population, design, truth, name, options, None)
 
-            def second(done: int, total: int) -> None:
-                report(progress, total + done, 2 * total)
 
-            pixel_options = PixelOptions(threshold=threshold, workers=options.workers)
-            pixels = run_pixels(project, pixel_options, second, cancel)
-        true_totals = _true_totals(pixels, methods, frames)
-    keys = [(video.label, i) for video, i in frames]
-    estimates, table, pairs = estimate_detectors(
-        methods, keys, surrogate, drawn, truth, q, options.estimator, strata, factors, true_totals
+def _population(project: Project, pseudo: PseudoOutcome) -> _Population:
+    specs = {v.key: v for v in project_videos(project, require_groundtruth=False)}
+    videos = pseudo.result.videos
+    frames = [(specs[v.key], int(i)) for v in videos for i in v.frames]
+    surrogate = np.concatenate(
+        [np.stack([v.per_frame[m][:, 1:4] for m in pseudo.methods], axis=1) for v in videos]
+    )
+    video_of = np.repeat(np.arange(len(videos)), [v.frames.size for v in videos])
+    return _Population(pseudo.methods, frames, surrogate, video_of)
+
+
+def _result(
+    population: _Population,
+    design: _Design,
+    truth: np.ndarray,
+    name: str,
+    options: EstimateOptions,
+    true_totals: np.ndarray | None,
+) -> EstimateResult:
+    sample = labelled_sample(
+        population.surrogate,
+        design.drawn,
+        truth,
+        design.q,
+        design.strata,
+        design.factors,
+        design.frame_strata,
+    )
+    keys = population.keys
+    found = estimate_detectors(
+        population.methods, keys, sample, design.drawn, truth, options.estimator, true_totals
     )
     # The labels are the draws of sampled videos; ``annotated`` lists every annotated frame.
-    sampled_only = strata is not None and design != ANNOTATED
-    used = drawn[np.asarray(factors)[strata] > 0] if sampled_only else drawn
+    sampled_only = design.strata is not None and name != ANNOTATED
+    factors = np.asarray(design.factors)
+    used = design.drawn[factors[design.strata] > 0] if sampled_only else design.drawn
     videos = (
         ()
-        if strata is None
-        else _video_estimates(
-            pseudo, frames, surrogate, (drawn, truth, q, strata, factors), nexts, options
-        )
+        if design.strata is None or name == NONE
+        else _video_estimates(population, sample, design, options)
     )
     return EstimateResult(
-        methods,
-        design,
+        population.methods,
+        name,
         options.estimator,
         int(used.size),
-        len(frames),
+        len(keys),
         tuple(labelled_frames(keys, used)),
-        estimates,
-        table,
-        tuple(pairs),
+        found.estimates,
+        found.beats,
+        found.pairs,
+        found.consensus,
         options.seed,
         options.uniform_share,
         options.simulate,
@@ -146,66 +199,131 @@ def run_estimate(
     )
 
 
-#: The labelled frames (indices into the population), the probability of each within its
-#: stratum, the stratum of each (``None``: one), and each stratum's finite-population factor.
-_Sample = tuple[np.ndarray, np.ndarray, np.ndarray | None, Sequence[float]]
+def _simulations(
+    project: Project,
+    population: _Population,
+    options: EstimateOptions,
+    threshold: int | None,
+    pixels: PixelResult | None,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> EstimateResult:
+    """``options.repeat`` simulated samples, seeds ``seed`` onwards; the true counts of every
+    drawn frame read once, then the true values over every frame."""
+    designs = [
+        _draws(project, population, replace(options, seed=options.seed + r))
+        for r in range(options.repeat)
+    ]
+    union = np.unique(np.concatenate([d.drawn for d in designs]))
+    chosen = [population.frames[i] for i in union]
+    counts = _true_counts(project, population.methods, chosen, threshold, options, cancel)
+    row = {int(i): k for k, i in enumerate(union)}
+    if pixels is None:
+
+        def second(done: int, total: int) -> None:
+            report(progress, total + done, 2 * total)
+
+        pixel_options = PixelOptions(threshold=threshold, workers=options.workers)
+        pixels = run_pixels(project, pixel_options, second, cancel)
+    true_totals = _true_totals(pixels, population.methods, population.frames)
+    results = [
+        _result(
+            population,
+            design,
+            counts[[row[int(i)] for i in design.drawn]].reshape(len(design.drawn), -1, 3),
+            options.sampler,
+            replace(options, seed=options.seed + r),
+            true_totals,
+        )
+        for r, design in enumerate(designs)
+    ]
+    if options.repeat == 1:
+        return results[0]
+    return replace(
+        results[0], repeats=tuple(results), accuracy=accuracy(population.methods, results)
+    )
 
 
-def _draws(
-    specs: Mapping[tuple[str, str], VideoSpec], surrogate: np.ndarray, options: EstimateOptions
-) -> _Sample:
+def _draws(project: Project, population: _Population, options: EstimateOptions) -> _Design:
     """The sampler's draws, with replacement: one stratum, factor 1."""
-    partly = [v.label for v in specs.values() if v.partly_annotated]
+    partly = [v.label for v, _ in population.frames if v.partly_annotated]
     if partly:
         raise UnavailableError(
             f"a simulation needs ground truth on every frame, but the project records "
             f"only some frames of {partly[0]} as annotated; estimate without simulating"
         )
-    labels, n = options.labels or 0, surrogate.shape[0]
+    labels, n = options.labels or 0, population.surrogate.shape[0]
     if labels > n:
         raise InvalidOptionError(f"{labels} draws for {n} frames; draw at most {n}")
-    q = probabilities(options.sampler, acquisition_scores(surrogate), options.uniform_share)
+    q = probabilities(options.sampler, population.surrogate, options.uniform_share)
     draws = draw(q, labels, np.random.default_rng(options.seed))
-    return draws.indices, draws.q, None, (1.0,)
+    return _Design(draws.indices, draws.q, None, (1.0,), None, {}, {})
 
 
-def _annotated_sample(
-    pseudo: PseudoOutcome, frames: Sequence[tuple[VideoSpec, int]], options: EstimateOptions
-) -> _Sample:
-    """The annotated frames, each video's a uniform sample of it without replacement."""
-    drawn = np.zeros(0, dtype=np.int64) if options.labels == 0 else _annotated(frames)
-    video_of = np.repeat(
-        np.arange(len(pseudo.result.videos)), [v.frames.size for v in pseudo.result.videos]
-    )
+def _annotated_sample(population: _Population, options: EstimateOptions) -> _Design:
+    """The annotated frames, each video's a uniform sample of it without replacement.
+
+    Raises
+    ------
+    UnavailableError
+        A partly annotated video whose annotated frames lie where the detectors
+        disagree (or agree) far more than its frames do: they are no uniform sample.
+    """
+    drawn = np.zeros(0, dtype=np.int64) if options.labels == 0 else _annotated(population)
+    video_of = population.video_of
     sizes = np.bincount(video_of)
     labelled = np.bincount(video_of[drawn], minlength=sizes.size)
     if drawn.size and options.estimator == PLAIN and not labelled.all():
-        without = frames[int(np.flatnonzero(video_of == np.argmin(labelled))[0])][0]
+        without = population.frames[int(np.flatnonzero(video_of == np.argmin(labelled))[0])][0]
         raise UnavailableError(
             f"the plain estimator needs annotated frames in every video, and {without.label} "
-            "has none; use the surrogate estimator"
+            "has none; use the tuned or surrogate estimator"
         )
+    for h in np.flatnonzero((labelled > 0) & (labelled < sizes)):
+        _check_uniform(population, drawn[video_of[drawn] == h], np.flatnonzero(video_of == h))
     strata = video_of[drawn]
-    return drawn, 1.0 / sizes[strata], strata, list(1.0 - labelled / sizes)
+    factors = list(1.0 - labelled / sizes)
+    return _Design(drawn, 1.0 / sizes[strata], strata, factors, video_of, {}, {})
 
 
-def _drawn_sample(
-    pseudo: PseudoOutcome,
-    frames: Sequence[tuple[VideoSpec, int]],
-    surrogate: np.ndarray,
-    options: EstimateOptions,
-) -> tuple[_Sample, dict[int, int | None]]:
+def _check_uniform(population: _Population, chosen: np.ndarray, video: np.ndarray) -> None:
+    """Refuse annotated frames of one video that are evidently not a uniform sample of it:
+    their mean disagreement (the sampler's acquisition score) is more than
+    :data:`SKEW_LIMIT` standard errors from the video's, as it would rarely be for frames
+    chosen evenly or at random."""
+    scores = acquisition_scores(population.surrogate[video])
+    n, big_n = chosen.size, video.size
+    spread = float(np.std(scores, ddof=1)) if big_n > 1 else 0.0
+    if spread == 0 or n < 2:
+        return
+    error = spread / math.sqrt(n) * math.sqrt((big_n - n) / (big_n - 1))
+    mine = float(np.mean(acquisition_scores(population.surrogate[chosen])))
+    z = (mine - float(np.mean(scores))) / error
+    if abs(z) > SKEW_LIMIT:
+        label = population.frames[int(video[0])][0].label
+        ratio = mine / float(np.mean(scores)) if np.mean(scores) > 0 else math.inf
+        where = "disagree" if z > 0 else "agree"
+        raise UnavailableError(
+            f"the {n} annotated frames of {label} are no uniform sample of its {big_n} frames: "
+            f"their mean disagreement is {ratio:.1f}× the video's ({abs(z):.1f} standard "
+            f"errors away), as for frames chosen where the detectors {where}; taking them as "
+            "a uniform sample would bias the estimate, so use --labelled drawn (the sampler's "
+            "frames)"
+        )
+
+
+def _drawn_sample(population: _Population, options: EstimateOptions) -> _Design:
     """Each video a stratum: whole when every frame has ground truth, else the labelled
-    start of its own sequence of draws; and, per sampled video, the frame to label next."""
-    annotated = np.zeros(len(frames), dtype=bool)
-    annotated[_annotated(frames)] = True
+    start of its own sequence of draws; per sampled video, the frame to label next and the
+    annotated frames the sequence has not reached."""
+    annotated = np.zeros(len(population.frames), dtype=bool)
+    annotated[_annotated(population)] = True
     parts: list[tuple[np.ndarray, np.ndarray]] = []
     factors: list[float] = []
     nexts: dict[int, int | None] = {}
-    start = 0
-    for h, video in enumerate(pseudo.result.videos):
-        rows = np.arange(start, start + video.frames.size)
-        start += video.frames.size
+    left_out: dict[int, int] = {}
+    for h in range(int(population.video_of.max()) + 1 if population.frames else 0):
+        rows = np.flatnonzero(population.video_of == h)
         if options.labels == 0:  # the consensus alone
             parts.append((rows[:0], np.zeros(0)))
             factors.append(1.0)
@@ -214,69 +332,75 @@ def _drawn_sample(
             parts.append((rows, np.full(rows.size, 1.0 / rows.size)))
             factors.append(0.0)
             continue
-        q = probabilities(
-            options.sampler, acquisition_scores(surrogate[rows]), options.uniform_share
-        )
-        label = frames[int(rows[0])][0].label
+        q = probabilities(options.sampler, population.surrogate[rows], options.uniform_share)
+        label = population.frames[int(rows[0])][0].label
         rng = np.random.default_rng([options.seed, zlib.crc32(label.encode())])
         sequence = labelled_sequence(q, annotated[rows], rng)
         parts.append((rows[sequence.draws.indices], sequence.draws.q))
         factors.append(1.0)
-        nexts[h] = None if sequence.next is None else int(video.frames[sequence.next])
+        if sequence.next is not None:
+            nexts[h] = population.frames[int(rows[sequence.next])][1]
+        else:
+            nexts[h] = None
+        left_out[h] = int(annotated[rows].sum()) - int(np.unique(sequence.draws.indices).size)
     strata = np.repeat(np.arange(len(parts)), [p[0].size for p in parts])
-    drawn = np.concatenate([p[0] for p in parts]).astype(np.int64)
+    drawn = np.concatenate([p[0] for p in parts]).astype(np.int64) if parts else np.zeros(0, int)
     if options.estimator == PLAIN and any(
         f > 0 and not np.any(strata == h) for h, f in enumerate(factors)
     ):
         raise UnavailableError(
             "the plain estimator needs labelled frames in every partly annotated video; "
-            "use the surrogate estimator"
+            "use the tuned or surrogate estimator"
         )
-    return (drawn, np.concatenate([p[1] for p in parts]), strata, factors), nexts
+    q_all = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+    return _Design(drawn, q_all, strata, factors, population.video_of, nexts, left_out)
 
 
 def _video_estimates(
-    pseudo: PseudoOutcome,
-    frames: Sequence[tuple[VideoSpec, int]],
-    surrogate: np.ndarray,
-    sample: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Sequence[float]],
-    nexts: Mapping[int, int | None],
-    options: EstimateOptions,
+    population: _Population, sample: Sample, design: _Design, options: EstimateOptions
 ) -> tuple[VideoEstimate, ...]:
-    """The estimates of each video estimated from a sample, with its F1 after each draw;
-    ``sample`` is the draws, their true counts and probabilities, strata and factors."""
-    drawn, truth, q, strata, factors = sample
+    """The estimates of each video estimated from a sample, with its F1 after each draw."""
+    assert design.strata is not None
     out = []
-    start = 0
-    for h, video in enumerate(pseudo.result.videos):
-        size, offset = video.frames.size, start
-        start += size
-        if factors[h] == 0:
+    for h, factor in enumerate(design.factors):
+        if factor == 0:
             continue
-        mine = strata == h
-        estimates, trace = estimate_video(
-            pseudo.methods,
-            surrogate[offset : offset + size],
-            drawn[mine] - offset,
-            truth[mine],
-            q[mine],
-            options.estimator,
-            factors[h],
-            trace=h in nexts,
+        mine = design.strata == h
+        rows = np.flatnonzero(population.video_of == h)
+        own = Sample(
+            sample.observed[mine],
+            sample.predicted[mine],
+            np.zeros(int(mine.sum()), np.int64),
+            sample.consensus[h : h + 1],
+            np.array([factor]),
         )
-        label = frames[offset][0].label
-        out.append(VideoEstimate(label, size, int(mine.sum()), estimates, nexts.get(h), trace))
+        estimates, trace = estimate_video(
+            population.methods, own, options.estimator, trace=h in design.nexts
+        )
+        label = population.frames[int(rows[0])][0].label
+        out.append(
+            VideoEstimate(
+                label,
+                rows.size,
+                int(mine.sum()),
+                estimates,
+                design.nexts.get(h),
+                trace,
+                design.left_out.get(h, 0),
+            )
+        )
     return tuple(out)
 
 
-def _annotated(frames: Sequence[tuple[VideoSpec, int]]) -> np.ndarray:
+def _annotated(population: _Population) -> np.ndarray:
     """Indices of the frames that have ground truth (the project's record, else the files)."""
     found: dict[tuple[str, str], FrameSet] = {}
-    for video, _ in frames:
+    for video, _ in population.frames:
         if video.key not in found:
             found[video.key] = frames_with_ground_truth(video)
     return np.array(
-        [k for k, (video, i) in enumerate(frames) if i in found[video.key]], dtype=np.int64
+        [k for k, (video, i) in enumerate(population.frames) if i in found[video.key]],
+        dtype=np.int64,
     )
 
 
@@ -285,7 +409,7 @@ def _true_counts(
     methods: Sequence[str],
     chosen: Sequence[tuple[VideoSpec, int]],
     threshold: int | None,
-    workers: int | None,
+    options: EstimateOptions,
     cancel: CancelToken | None,
     pixels: PixelResult | None = None,
 ) -> np.ndarray:
@@ -303,7 +427,7 @@ def _true_counts(
     subset = [replace(video, annotated=FrameSet.of(numbers)) for video, numbers in wanted.values()]
     if subset:
         sources = {method: result_sources(subset, roots[method]) for method in methods}
-        found = evaluate_methods(subset, sources, threshold, workers, cancel=cancel)
+        found = evaluate_methods(subset, sources, threshold, options.workers, cancel=cancel)
         if found.missing:
             first = found.missing[0]
             raise RefereeError(f"{first.method} on {first.video}: {first.reason}")

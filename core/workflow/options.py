@@ -296,17 +296,23 @@ class EstimateOptions:
         ``annotated``, every frame with ground truth, taken as a uniform sample.
         Videos with ground truth on every frame are counted whole.
     sampler
-        ``active`` (more draws where the detectors disagree) or ``random`` (uniform).
+        ``balanced`` (more draws where the detectors disagree and where each
+        detector's own F1 is at stake), ``active`` (where they disagree) or
+        ``random`` (uniform).
     estimator
-        ``surrogate`` (the consensus corrected by the labelled frames) or ``plain``
+        ``tuned`` (the consensus corrected by the labelled frames, as much as it
+        helps each detector), ``surrogate`` (corrected, always) or ``plain``
         (the labelled frames alone).
     seed
         Seed of the draws.
     uniform_share
-        The active sampler's uniform share ``u``, in (0, 1].
+        The balanced and active samplers' uniform share ``u``, in (0, 1].
     simulate
         Play an annotator on fully annotated data: ground truth is read only for
         the drawn frames, and the true values over every frame are reported too.
+    repeat
+        With ``simulate``: how many samples to draw, with the seeds ``seed`` to
+        ``seed + repeat − 1``, the consensus computed once (planning a budget).
     workers
         Workers computing the consensus and the true values (``None``: every available core).
     """
@@ -318,9 +324,16 @@ class EstimateOptions:
     seed: int = 0
     uniform_share: float = DEFAULT_UNIFORM_SHARE
     simulate: bool = False
+    repeat: int = 1
     workers: int | None = None
 
     def __post_init__(self) -> None:
+        if self.repeat < 1:
+            raise InvalidOptionError(f"repeat at least once, not {self.repeat} times")
+        if self.repeat > 1 and not self.simulate:
+            raise InvalidOptionError(
+                "repeated samples need a simulation: --repeat R goes with --simulate"
+            )
         if self.sampler not in SAMPLERS:
             raise InvalidOptionError(
                 f"unknown sampler {self.sampler!r} (choose from {', '.join(SAMPLERS)})"

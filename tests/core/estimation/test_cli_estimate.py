@@ -43,12 +43,13 @@ def test_a_simulated_estimate_prints_and_writes_its_json(
     )
     text = capsys.readouterr().out
     assert "§12" in text and "P(row beats column on F1)" in text and "Labelled frames" in text
-    assert "mog2 vs knn:" in text and "true" in text
+    assert "mog2 − knn:" in text and "true" in text
 
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["format"] == "referee-estimate"
     assert set(data["versions"]) >= {"referee", "python", "numpy", "scipy", "opencv"}
-    assert data["labels"] == 20 and data["simulated"] is True and data["design"] == "active"
+    assert data["labels"] == 20 and data["simulated"] is True and data["design"] == "balanced"
+    assert data["trusted"] is True and data["estimator"] == "tuned"
     assert 1 <= len(data["frames"]) <= 20
     videos = {f"{v.category}/{v.name}" for v in demo.videos}
     for frame in data["frames"]:
@@ -60,6 +61,41 @@ def test_a_simulated_estimate_prints_and_writes_its_json(
         for entry in measures.values():
             _interval(entry, simulated=True)
     assert data["beats"]["mog2"]["knn"] + data["beats"]["knn"]["mog2"] == pytest.approx(1.0)
+    (pair,) = [p for p in data["significance"] if (p["a"], p["b"]) == ("mog2", "knn")]
+    gap = pair["f1_difference"]
+    true_gap = data["detectors"]["mog2"]["f1"]["true"] - data["detectors"]["knn"]["f1"]["true"]
+    assert gap["low"] <= gap["estimate"] <= gap["high"] and gap["estimate"] * true_gap > 0
+    for method, check in data["consensus"].items():
+        f1 = data["detectors"][method]["f1"]
+        assert check["bias"]["estimate"] == pytest.approx(check["f1"] - f1["estimate"])
+
+
+def test_repeated_samples_are_single_runs_with_successive_seeds(
+    demo: DemoLayout, tmp_path: Path
+) -> None:
+    roots = [demo.results[m] for m in METHODS]
+    common = ("--labels", 15, "--simulate", "--quiet", "--json")
+    repeated = tmp_path / "repeated.json"
+    assert (
+        referee("estimate", demo.dataset, *roots, "--seed", 3, "--repeat", 4, *common, repeated)
+        == 0
+    )
+    data = json.loads(repeated.read_text(encoding="utf-8"))
+    assert [d["seed"] for d in data["draws"]] == [3, 4, 5, 6]
+    single = tmp_path / "single.json"
+    assert referee("estimate", demo.dataset, *roots, "--seed", 5, *common, single) == 0
+    one = json.loads(single.read_text(encoding="utf-8"))
+    keys = ("design", "labels", "frames", "detectors", "consensus", "beats", "significance")
+    assert {k: data["draws"][2][k] for k in keys} == {k: one[k] for k in keys}
+    # Each detector's accuracy, computed here from the draws.
+    for method in METHODS:
+        runs = [d["detectors"][method]["f1"] for d in data["draws"]]
+        errors = [r["estimate"] - r["true"] for r in runs]
+        accuracy = data["accuracy"][method]
+        assert accuracy["rmse"] == pytest.approx(sum(e * e for e in errors) ** 0.5 / 2)
+        assert accuracy["bias"] == pytest.approx(sum(errors) / 4)
+        covered = sum(r["low"] <= r["true"] <= r["high"] for r in runs)
+        assert accuracy["coverage"] == pytest.approx(covered / 4) and accuracy["intervals"] == 4
 
 
 def test_the_consensus_alone_has_no_interval(demo: DemoLayout, tmp_path: Path) -> None:
@@ -78,6 +114,7 @@ def test_the_consensus_alone_has_no_interval(demo: DemoLayout, tmp_path: Path) -
         (["--labels", "5"], "without --simulate"),
         (["--simulate"], "--simulate needs --labels"),
         (["--simulate", "--labels", "100000"], "draw at most"),
+        (["--repeat", "3"], "--repeat R draws R simulated samples"),
     ],
 )
 def test_bad_options_are_one_line_and_status_2(
@@ -115,6 +152,7 @@ def test_command_line_defaults_are_the_options_defaults() -> None:
         defaults.simulate,
         defaults.workers,
     )
+    assert args["repeat"] == defaults.repeat
 
 
 def test_a_partly_annotated_video_names_the_frame_to_label_next(
@@ -134,7 +172,7 @@ def test_a_partly_annotated_video_names_the_frame_to_label_next(
     text = capsys.readouterr().out
     assert "F1 of each partly annotated video" in text and label in text
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["design"] == "active" and [v["video"] for v in data["videos"]] == [label]
+    assert data["design"] == "balanced" and [v["video"] for v in data["videos"]] == [label]
     (mine,) = data["videos"]
     assert mine["next_frame"] in removed and mine["labels"] == data["labels"]
     assert all(f["video"] == label and f["frame"] not in removed for f in data["frames"])

@@ -64,6 +64,7 @@ def test_without_labels_the_estimate_is_the_consensus(demo: DemoLayout) -> None:
     outcome = run_pseudo(project, CONSENSUS)
     result = run_estimate(project, EstimateOptions(labels=0), pseudo=outcome)
     assert result.design == "none" and result.frames == () and result.labels == 0
+    assert result.videos == ()  # no video is sampled: none has a frame to label next
     for method in METHODS:
         pooled = np.sum(list(consensus_counts(outcome, method).values()), axis=0)
         e = result.estimates[method]
@@ -124,7 +125,8 @@ def test_without_simulation_the_recorded_frames_are_the_labelled_ones(
             if int(gt.stem[2:]) not in recorded:
                 gt.unlink()
     outcome = run_pseudo(project, CONSENSUS)
-    result = run_estimate(project, EstimateOptions(labelled="annotated"), pseudo=outcome)
+    options = EstimateOptions(labelled="annotated", estimator="surrogate")
+    result = run_estimate(project, options, pseudo=outcome)
     pixels = run_pixels(project)  # on the recorded frames only
     labelled = {(f.video, f.frame) for f in result.frames}
     assert result.design == "annotated" and labelled == {
@@ -143,7 +145,7 @@ def test_without_simulation_the_recorded_frames_are_the_labelled_ones(
     with pytest.raises(UnavailableError, match="only some frames"):
         run_estimate(project, EstimateOptions(labels=5, simulate=True), pseudo=outcome)
     none_in_one = with_annotated(project, project_videos(project)[0].label, [])
-    with pytest.raises(UnavailableError, match="has none; use the surrogate"):
+    with pytest.raises(UnavailableError, match="has none; use the tuned or surrogate"):
         options = EstimateOptions(labelled="annotated", estimator="plain")
         run_estimate(none_in_one, options, pseudo=outcome)
 
@@ -158,10 +160,12 @@ def test_a_partly_annotated_video_is_estimated_from_the_sampler_draws_it_has(
     project = with_annotated(project, video.label, recorded)
     outcome = run_pseudo(project, CONSENSUS)
     pixels = run_pixels(project)  # the partly annotated video on its recorded frames only
-    result = run_estimate(project, EstimateOptions(), pseudo=outcome, pixels=pixels)
+    options = EstimateOptions(sampler="active", estimator="surrogate", uniform_share=0.2)
+    result = run_estimate(project, options, pseudo=outcome, pixels=pixels)
     assert result.design == "active" and [v.video for v in result.videos] == [video.label]
     mine = result.videos[0]
     assert mine.frames == len(frames) and mine.next_frame not in recorded
+    assert mine.left_out == len(recorded) - len({f.frame for f in result.frames})
     assert mine.labels == result.labels == sum(f.draws for f in result.frames)
     assert {f.video for f in result.frames} <= {video.label}
     assert {f.frame for f in result.frames} <= set(recorded)
@@ -197,8 +201,31 @@ def test_a_partly_annotated_video_is_estimated_from_the_sampler_draws_it_has(
     assert len(mine.trace) == mine.labels + 1
     # Labelling the proposed frame lengthens the labelled draws, which start the same.
     labelled = with_annotated(project, video.label, [*recorded, mine.next_frame])
-    again = run_estimate(labelled, EstimateOptions(), pseudo=run_pseudo(labelled, CONSENSUS))
+    again = run_estimate(labelled, options, pseudo=run_pseudo(labelled, CONSENSUS))
     assert again.videos[0].labels > mine.labels
     before = [f.frame for f in result.frames]
     after = [f.frame for f in again.frames]
     assert after[: len(before)] == before and mine.next_frame in after
+
+
+def test_annotated_frames_chosen_where_the_detectors_disagree_are_refused(
+    demo: DemoLayout, tmp_path: Path
+) -> None:
+    """The annotator labelled the frames where the detectors disagree most (as §8's list
+    proposes): taken as a uniform sample they would bias the estimate, so they are refused
+    with the reason; every eighth frame is accepted."""
+    from referee.core.estimation.sampler import acquisition_scores
+
+    project = copied(demo, tmp_path)
+    outcome = run_pseudo(project, CONSENSUS)
+    video = next(v for v in outcome.result.videos if v.video == "plaza")
+    s_hat = np.stack([video.per_frame[m][:, 1:4] for m in outcome.methods], axis=1)
+    order = np.argsort(-acquisition_scores(s_hat))
+    chosen = sorted(int(video.frames[k]) for k in order[:15])
+    label = next(v.label for v in project_videos(project) if v.name == "plaza")
+    disputed = with_annotated(project, label, chosen)
+    with pytest.raises(UnavailableError, match=r"15 annotated frames of baseline/plaza are no"):
+        run_estimate(disputed, EstimateOptions(labelled="annotated"), pseudo=outcome)
+    even = with_annotated(project, label, [int(f) for f in video.frames[::8]])
+    result = run_estimate(even, EstimateOptions(labelled="annotated"), pseudo=outcome)
+    assert result.design == "annotated" and [v.video for v in result.videos] == [label]
