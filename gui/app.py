@@ -33,6 +33,8 @@ from referee.resources import icon_path
 SCREENSHOT_TIMEOUT_MS = 300_000
 #: How often ``--screenshot`` looks whether the window is ready (ms).
 SCREENSHOT_POLL_MS = 100
+#: Event-loop passes between ready and the picture: layouts settle within them.
+SETTLE_PASSES = 4
 
 #: Application id: the name of the .desktop entry and of the AppStream component.
 DESKTOP_ID = "org.referee.Referee"
@@ -179,7 +181,10 @@ class _Screenshot:
     def check(self) -> None:
         self.waited_ms += SCREENSHOT_POLL_MS
         if screenshot_ready(self.window):
-            QApplication.processEvents()  # draw the last results; a problem may arrive too
+            # Draw the last results (a problem may arrive too); each pass lays out what the
+            # previous one resized, such as wrapped text that grew a dock's minimum height.
+            for _ in range(SETTLE_PASSES):
+                QApplication.processEvents()
             if self.stopped or not screenshot_ready(self.window):
                 return  # a problem ended the wait, or what arrived started more work
             try:

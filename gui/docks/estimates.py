@@ -16,16 +16,17 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from referee.core.estimation.estimators import MEASURES
 from referee.core.estimation.result import Estimate, EstimateResult, VideoEstimate
-from referee.core.exports.estimate import estimate_cell
+from referee.core.exports.estimate import consensus_sentences, estimate_cell, trust_sentences
 from referee.gui.widgets.deferred_draw import DeferredDraw
 from referee.gui.widgets.palette import detector_colours
 from referee.gui.widgets.plot_series import Items, SeriesItems
 from referee.gui.widgets.tables import UNDEFINED_TEXT, filling, read_only_table, text_item
 from referee.gui.widgets.theme import add_legend
+from referee.gui.widgets.warning_line import WarningLine, WrappedText
 
 #: Column titles of the measures.
 TITLES = {"f1": "F1", "precision": "Precision", "recall": "Recall"}
@@ -49,8 +50,8 @@ class EstimatesPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
+        self.caption = WrappedText()
+        self.warnings = WarningLine()
         self.table = read_only_table(_HEADERS)
         self.table.setToolTip(
             "Estimated over every frame of the video from the consensus and its labelled "
@@ -59,6 +60,7 @@ class EstimatesPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.caption)
+        layout.addWidget(self.warnings)
         layout.addWidget(self.table, 1)
         self.setVisible(False)
 
@@ -71,9 +73,10 @@ class EstimatesPanel(QWidget):
             return
         self.caption.setText(
             f"Over every frame of the partly annotated videos ({result.confidence:.0%} "
-            "intervals, docs/measures.md §12): the rows above cover the annotated frames only. "
-            "Label the frames the Annotate next dock proposes and the intervals shrink."
+            "intervals, docs/measures.md §12); the rows above cover the annotated frames only."
         )
+        warnings = [*consensus_sentences(result), *trust_sentences(result)]
+        self.warnings.set_text("\n".join(warnings))
         self.table.setRowCount(0)
         with filling(self.table):
             self._fill(result)

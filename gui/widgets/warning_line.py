@@ -3,10 +3,33 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStyle, QWidget
 
 from referee.gui.widgets.text_colours import WARNING_TEXT
+
+
+class WrappedText(QLabel):
+    """A word-wrapped label whose minimum height is that of all its wrapped lines at its
+    width, so that a crowded dock scrolls instead of cutting the sentence off."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+
+    def setText(self, text: str) -> None:  # Qt override
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._fit()
+
+    def _fit(self) -> None:
+        height = self.heightForWidth(self.width()) if self.text() and self.width() > 0 else 0
+        if height != self.minimumHeight():
+            self.setMinimumHeight(max(height, 0))
 
 
 class WarningLine(QWidget):
@@ -17,8 +40,7 @@ class WarningLine(QWidget):
         super().__init__(parent)
         self._icon = QLabel()
         self._icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self._text = QLabel()
-        self._text.setWordWrap(True)
+        self._text = WrappedText()
         self._text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)

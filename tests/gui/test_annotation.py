@@ -16,6 +16,7 @@ from referee.core.demo.project import (
     ANNOTATED_EVERY,
     PARTLY_ANNOTATED_VIDEO,
 )
+from referee.core.exports.estimate import consensus_sentences, trust_sentences
 from referee.core.formats.project_json import read_project
 from referee.core.measures.pixel import GT_MOTION, GT_SHADOW, GT_STATIC
 from referee.gui.annotation.mask_painter import Tool
@@ -156,6 +157,18 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
         expected = f"{f1.estimate:.4f}" + ("" if np.isnan(f1.low) else f" [{f1.low:.4f}, ")
         assert panel.table.item(row, 2).text().startswith(expected)
         assert panel.table.item(row, 5).text().startswith(f"{mine.labels} draw")
+    # The panel says what `referee estimate` says: the consensus check and the annotated
+    # frames the sampler has not drawn (every 8th frame of the evaluated range, less those drawn).
+    estimate = window.session.estimate
+    words = panel.warnings.text()
+    assert words == "\n".join([*consensus_sentences(estimate), *trust_sentences(estimate)])
+    first, last = map(int, (video.folder / "temporalROI.txt").read_text().split())
+    annotated = read_project(demo_copy / "demo.referee.json").annotated_frames(CORRIDOR)
+    in_range = sum(first <= f <= last for f in annotated)  # type: ignore[union-attr]
+    drawn = len({f.frame for f in estimate.frames if f.video == CORRIDOR})
+    assert in_range > drawn
+    assert f"{in_range - drawn} annotated frames of {CORRIDOR} were not drawn" in words
+    assert not panel.warnings.isHidden()
     assert controller.dock.changes_table.rowCount() == len(window.session.evaluations)
     # The significance test ran again on the new ground truth, and the dock says its verdict.
     qtbot.waitUntil(lambda: window.session.significance is not None, timeout=60000)
