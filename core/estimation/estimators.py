@@ -210,7 +210,7 @@ def ratio(sample: Sample, measure: str, estimator: str = TUNED) -> Ratio:
         raise InvalidOptionError(
             f"unknown estimator {estimator!r} (choose from {', '.join(ESTIMATORS)})"
         )
-    numerator, denominator = (np.asarray(c, dtype=np.float64) for c in RATIOS[measure])
+    numerator, denominator = _coefficients(measure)
     values, linear, coefficients, _ = _estimate(sample, measure, estimator, numerator, denominator)
     replicates = np.full(linear.shape, math.nan)
     for k in range(sample.draws):
@@ -225,8 +225,14 @@ def ratio(sample: Sample, measure: str, estimator: str = TUNED) -> Ratio:
 def totals(sample: Sample, measure: str, estimator: str = TUNED) -> np.ndarray:
     """``(D, 3)``: the estimated totals of ``tp, fp, fn`` behind ``measure`` (with
     ``tuned``, each measure has its own coefficients); unbiased for every estimator."""
-    numerator, denominator = (np.asarray(c, dtype=np.float64) for c in RATIOS[measure])
+    numerator, denominator = _coefficients(measure)
     return _estimate(sample, measure, estimator, numerator, denominator)[3]
+
+
+def _coefficients(measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """``measure``'s numerator and denominator coefficients over ``(tp, fp, fn)``."""
+    numerator, denominator = RATIOS[measure]
+    return np.asarray(numerator, dtype=np.float64), np.asarray(denominator, dtype=np.float64)
 
 
 def _estimate(
@@ -259,7 +265,7 @@ def measure_values(measure: str, counts: np.ndarray) -> np.ndarray:
     if measure == "f1":  # the one definition of F1
         values: np.ndarray = f1_scores(counts[:, 0], counts[:, 1], counts[:, 2])
         return values
-    numerator, denominator = (np.asarray(c, dtype=np.float64) for c in RATIOS[measure])
+    numerator, denominator = _coefficients(measure)
     below = counts @ denominator
     ratios: np.ndarray = np.divide(
         counts @ numerator, below, out=np.full(below.shape, math.nan), where=below > 0

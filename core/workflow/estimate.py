@@ -210,10 +210,8 @@ def _simulations(
 ) -> EstimateResult:
     """``options.repeat`` simulated samples, seeds ``seed`` onwards; the true counts of every
     drawn frame read once, then the true values over every frame."""
-    designs = [
-        _draws(project, population, replace(options, seed=options.seed + r))
-        for r in range(options.repeat)
-    ]
+    seeded = [replace(options, seed=options.seed + r) for r in range(options.repeat)]
+    designs = [_draws(project, population, o) for o in seeded]
     union = np.unique(np.concatenate([d.drawn for d in designs]))
     chosen = [population.frames[i] for i in union]
     counts = _true_counts(project, population.methods, chosen, threshold, options, cancel)
@@ -232,10 +230,10 @@ def _simulations(
             design,
             counts[[row[int(i)] for i in design.drawn]].reshape(len(design.drawn), -1, 3),
             options.sampler,
-            replace(options, seed=options.seed + r),
+            o,
             true_totals,
         )
-        for r, design in enumerate(designs)
+        for o, design in zip(seeded, designs)
     ]
     if options.repeat == 1:
         return results[0]
@@ -297,11 +295,11 @@ def _check_uniform(population: _Population, chosen: np.ndarray, video: np.ndarra
     if spread == 0 or n < 2:
         return
     error = spread / math.sqrt(n) * math.sqrt((big_n - n) / (big_n - 1))
-    mine = float(np.mean(acquisition_scores(population.surrogate[chosen])))
-    z = (mine - float(np.mean(scores))) / error
+    mine, everyone = float(np.mean(scores[np.isin(video, chosen)])), float(np.mean(scores))
+    z = (mine - everyone) / error
     if abs(z) > SKEW_LIMIT:
         label = population.frames[int(video[0])][0].label
-        ratio = mine / float(np.mean(scores)) if np.mean(scores) > 0 else math.inf
+        ratio = mine / everyone if everyone > 0 else math.inf
         where = "disagree" if z > 0 else "agree"
         raise UnavailableError(
             f"the {n} annotated frames of {label} are no uniform sample of its {big_n} frames: "
