@@ -91,7 +91,7 @@ def _label_proposals(app: QApplication, window: MainWindow, count: int) -> None:
     controller = window.annotation
     _wait(app, lambda: not window.runner.jobs and window.session.estimate is not None)
     for _ in range(count):
-        proposal = window.annotate_dock.proposal()
+        proposal = window.next_frames_dock.proposal()
         if proposal is None:
             break
         controller.next_suggested()
@@ -99,7 +99,7 @@ def _label_proposals(app: QApplication, window: MainWindow, count: int) -> None:
         controller.save()
         _wait(app, lambda: not window.runner.jobs and window.session.estimate is not None)
     window.indicators_dock.raise_()
-    window.annotate_dock.raise_()
+    window.next_frames_dock.raise_()
 
 
 def _go(app: QApplication, window: MainWindow, frame: int) -> None:

@@ -206,10 +206,6 @@ def cohen_kappa(cm: ConfusionMatrix) -> IndicatorValue:
     )
 
 
-def _indicators(*items: Indicator) -> dict[str, Indicator]:
-    return {item.key: item for item in items}
-
-
 #: Every indicator, in display order, by key (docs/measures.md §2); :func:`register_indicator`
 #: adds to it.
 INDICATORS: dict[str, Indicator] = {}

@@ -26,11 +26,6 @@ class Source(enum.Enum):
     CONSENSUS = "consensus"  # the detectors' consensus, then corrected or not
     DETECTOR = "detector"  # one detector's mask, then corrected or not
 
-    @property
-    def is_draft(self) -> bool:
-        """Whether a frame of this source waits for the annotator to accept it."""
-        return self is not Source.PAINTED
-
 
 @dataclass(frozen=True)
 class Origin:

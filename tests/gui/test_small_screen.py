@@ -130,7 +130,7 @@ def test_the_viewer_keeps_most_of_the_width_between_both_dock_areas(qtbot, demo,
         assert viewer.width() >= VIEWER_SHARE * window.width(), (viewer.width(), window.width())
         assert window.data_dock.geometry().right() < viewer.geometry().left()
         assert window.indicators_dock.geometry().left() > viewer.geometry().right()
-        assert window.annotate_dock.geometry().left() > viewer.geometry().right()
+        assert window.next_frames_dock.geometry().left() > viewer.geometry().right()
     finally:
         window.close()
         dispose(window)

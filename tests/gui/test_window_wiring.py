@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QMenu
 
+from referee.core.colours import DETECTOR_PALETTE
 from referee.core.demo.project import demo_project
 from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
-from referee.gui.widgets.palette import DETECTOR_PALETTE
+from referee.gui.viewer.layers_panel import LayersPanel, LegendWidget
 
 #: The demo's detectors, in its project's order (``referee demo-data``).
 DEMO_ORDER = ("mog2", "knn", "mog", "cnt", "running-average")
@@ -81,10 +82,39 @@ def test_zoom_in_then_fit_from_the_window(window, qtbot) -> None:
     assert viewer.zoom_percent() == pytest.approx(fitted)
 
 
+def _drawn_legend(panel: LayersPanel) -> dict[str, tuple[int, int, int]]:
+    """Each name the panel's legends show, with the colour drawn at the centre of the swatch
+    beside it (read from the rendered legend, not from what the panel was given)."""
+    QApplication.processEvents()  # new swatches are shown and laid out by the event loop
+    drawn: dict[str, tuple[int, int, int]] = {}
+    for legend in panel.findChildren(LegendWidget):
+        grid = legend.layout()
+        assert isinstance(grid, QGridLayout)
+        picture = legend.grab().toImage()
+        for index in range(grid.count()):
+            label = grid.itemAt(index).widget()
+            if not isinstance(label, QLabel) or not label.text():
+                continue
+            row, column, _, _ = grid.getItemPosition(index)
+            swatch = grid.itemAtPosition(row, column - 1).widget()
+            colour = picture.pixelColor(swatch.geometry().center())
+            drawn[label.text()] = (colour.red(), colour.green(), colour.blue())
+    return drawn
+
+
 def test_the_layers_dock_names_the_shown_detector_in_its_colour(window, qtbot) -> None:
-    qtbot.waitUntil(lambda: window.layers_panel.detector_legend() == ["mog2"])
-    window.viewer.show_detector("cnt")
-    qtbot.waitUntil(lambda: window.layers_panel.detector_legend() == ["cnt"])
+    window.layers_dock.raise_()
+    for name in ("mog2", "cnt"):
+        if name != "mog2":  # the first detector is shown when the project opens
+            window.viewer.show_detector(name)
+        qtbot.waitUntil(lambda name=name: window.layers_panel.detector_legend() == [name])
+        # The project's colour of the detector: the palette's entry at its place in the
+        # project's detector list (mog2 first, cnt fourth).
+        expected = DETECTOR_PALETTE[DEMO_ORDER.index(name)]
+        drawn = _drawn_legend(window.layers_panel)
+        assert drawn[name] == expected
+        # The other detectors are not in the legend.
+        assert not set(drawn) & (set(DEMO_ORDER) - {name})
 
 
 def test_a_detector_has_its_project_colour_in_the_plots(window) -> None:

@@ -1,19 +1,27 @@
 """Before Qt starts: which system libraries Qt's xcb plugin lacks, and whether there is a display.
 
 The parser is checked on real ``ldd`` output (captured on a Debian machine that
-lacked two of the plugin's libraries) and on a real ``ldd`` run on this machine;
-``referee gui`` is run with an ``ldd`` that prints that captured output.
+lacked two of the plugin's libraries) and on real ``ldd`` runs on this machine,
+against the dynamic loader: of the plugin as installed, and of a copy of it moved
+away from the Qt libraries it needs, which are then missing on any machine. A
+machine that lacks libraries is simulated with an ``ldd`` that prints the captured
+output and a loader that cannot open the cursor library; ``referee gui`` is run
+with that ``ldd``.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from referee.gui.platform_check import (
+    CURSOR_LIBRARY,
     display_problem,
     ldd_output,
     library_problem,
@@ -155,42 +163,104 @@ def test_when_there_is_no_display(environ: dict[str, str], words: str | None) ->
     assert display_problem(environ, "darwin") is None
 
 
-def test_a_real_ldd_run_on_this_machine_agrees_with_the_dynamic_loader() -> None:
+def _loader_error(library: str | Path) -> str | None:
+    """What the dynamic loader says when a new process (which has loaded no Qt library yet)
+    opens ``library``, or ``None`` if it opens."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", str(library)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return None if done.returncode == 0 else done.stderr.strip().splitlines()[-1]
+
+
+def _ldd_agrees_with_the_loader(library: Path) -> list[str]:
+    """The libraries a real ``ldd`` run finds missing for ``library``, checked against the
+    dynamic loader: it opens ``library`` when none is missing, else fails on one of them,
+    and cannot open any of them."""
+    text = ldd_output(library)
+    assert "libxcb.so.1" in text, text  # ldd ran and listed the plugin's libraries
+    missing = missing_libraries(text)
+    error = _loader_error(library)
+    if not missing:
+        assert error is None, f"ldd finds every library, yet {error}"
+    else:
+        assert error is not None, f"ldd finds {missing} missing, yet {library} opens"
+        assert any(error.startswith(f"OSError: {name}: ") for name in missing), error
+    for name in missing:
+        assert _loader_error(name) is not None, f"ldd finds {name} missing, yet it opens"
+    return missing
+
+
+def test_a_real_ldd_run_on_this_machine_agrees_with_the_dynamic_loader(tmp_path: Path) -> None:
     plugin = xcb_plugin()
     assert plugin is not None, "PySide6 ships no libqxcb.so"
-    text = ldd_output(plugin)
-    assert "libxcb.so.1" in text  # ldd ran and listed the plugin's libraries
-    missing = missing_libraries(text)
-    for library in missing:
-        with pytest.raises(OSError):
-            ctypes.CDLL(library)
-    assert set(missing) <= set(xcb_missing_libraries())
+    assert set(_ldd_agrees_with_the_loader(plugin)) <= set(xcb_missing_libraries())
+    # The plugin copied away from PySide6: the Qt libraries its RUNPATH ($ORIGIN/../../lib)
+    # finds are missing for real, here too, whatever the system has installed.
+    moved = tmp_path / "plugins" / "platforms" / plugin.name
+    moved.parent.mkdir(parents=True)
+    shutil.copy(plugin, moved)
+    missing = _ldd_agrees_with_the_loader(moved)
+    assert "libQt6Core.so.6" in missing and "libQt6XcbQpa.so.6" in missing
+    assert all(name.startswith("libQt6") for name in missing), missing
 
 
-def test_the_library_problem_follows_what_is_missing_here() -> None:
-    missing = xcb_missing_libraries()
-    problem = library_problem({"DISPLAY": ":0"}, "linux")
-    if not missing:
-        assert problem is None
-        return
-    assert problem is not None
-    for name in (*missing, *packages_for(missing)):
-        assert name in problem
-    assert library_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
-
-
-def test_referee_gui_names_the_missing_libraries_and_packages_before_qt_starts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """As on the Debian machine whose ``ldd`` output is above (where Qt itself aborts)."""
+def _fake_ldd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ldd`` (first on PATH) prints the captured Debian output above, whatever it is asked."""
     tools = tmp_path / "bin"
     tools.mkdir()
     (tools / "ldd").write_text(
         f"#!/bin/sh\ncat <<'END'\n{LDD_WITHOUT_ICCCM_AND_KEYSYMS}END\n", encoding="utf-8"
     )
     (tools / "ldd").chmod(0o755)
-    without_display(monkeypatch)
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_the_library_problem_follows_what_is_missing_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # This machine, as it is.
+    missing = xcb_missing_libraries()
+    expected = missing_libraries_message(missing) if missing else None
+    assert library_problem({"DISPLAY": ":0"}, "linux") == expected
+    # A machine where ldd misses two libraries (the Debian output above) and the loader
+    # cannot open the cursor library, which Qt opens at run time (ldd may not list it).
+    _fake_ldd(tmp_path, monkeypatch)
+    opened: list[str] = []
+    real_cdll = ctypes.CDLL
+
+    def cdll(name: str, *args: object, **kwargs: object) -> ctypes.CDLL:
+        opened.append(name)
+        if name == CURSOR_LIBRARY:
+            raise OSError(f"{name}: cannot open shared object file: No such file or directory")
+        return real_cdll(name, *args, **kwargs)
+
+    monkeypatch.setattr(ctypes, "CDLL", cdll)
+    assert xcb_missing_libraries() == [
+        "libxcb-icccm.so.4",
+        "libxcb-keysyms.so.1",
+        "libxcb-cursor.so.0",
+    ]
+    assert opened == [CURSOR_LIBRARY]  # asked the loader, not a list
+    assert library_problem({"DISPLAY": ":0"}, "linux") == (
+        "the window cannot open: Qt's xcb platform plugin needs libxcb-icccm.so.4, "
+        "libxcb-keysyms.so.1, libxcb-cursor.so.0, which are not installed; "
+        "on Debian or Ubuntu: sudo apt install libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0"
+    )
+    # Where Qt would not use its xcb plugin, what it lacks does not matter.
+    assert library_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert library_problem({"DISPLAY": ":0"}, "darwin") is None
+
+
+def test_referee_gui_names_the_missing_libraries_and_packages_before_qt_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on the Debian machine whose ``ldd`` output is above (where Qt itself aborts)."""
+    _fake_ldd(tmp_path, monkeypatch)
+    without_display(monkeypatch)
     env = {"DISPLAY": ":99", "XDG_CONFIG_HOME": str(tmp_path / "config")}
     outcome = run_referee("gui", tmp_path, env=env)
     assert_refused(

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from referee.core.annotation.autosave import autosave_path
@@ -30,6 +32,8 @@ from tests.robustness.gui_cases import BAD_INPUTS, one_video, project_file, with
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Room for the child's error line and small caches, not for a picture of the window.
 SMALL_FILE_LIMIT = 16 * 1024
+#: Fewest distinct colours in a picture of the window showing a video (it has thousands).
+MANY_COLOURS = 100
 
 
 def _offscreen(tmp_path: Path) -> dict[str, str]:
@@ -60,10 +64,19 @@ def test_a_load_that_fails_ends_at_once_naming_the_file(
 
 def test_a_good_load_saves_the_picture(demo: DemoLayout, tmp_path: Path) -> None:
     picture = tmp_path / "shot.png"
-    outcome = _screenshot(one_video(demo, tmp_path), picture, tmp_path)
+    # Not the default size, so that a picture of a window of another size is caught.
+    outcome = _screenshot(one_video(demo, tmp_path), picture, tmp_path, "--size", "1280x800")
     assert outcome.status == 0, outcome.stderr
     assert not outcome.stderr.strip(), outcome.stderr
     assert picture.read_bytes().startswith(PNG_SIGNATURE)
+    image = cv2.imread(str(picture), cv2.IMREAD_COLOR)
+    assert image is not None, "OpenCV cannot read the picture"
+    assert image.shape == (800, 1280, 3)  # the window of the size asked for
+    # The window drawn: menus, docks, text and the video's frame give many colours, none of
+    # them covering most of the picture (a blank or unpainted window is one or two).
+    colours, counts = np.unique(image.reshape(-1, 3), axis=0, return_counts=True)
+    assert len(colours) >= MANY_COLOURS, len(colours)
+    assert counts.max() < image.shape[0] * image.shape[1] / 2
 
 
 def _png_size(data: bytes) -> tuple[int, int]:

@@ -1,5 +1,8 @@
 """The Annotate next dock: which frames to label next (docs/measures.md §8, §12).
 
+Not to be confused with the Annotation dock (``docks/annotation.py``), which
+edits the ground truth of the frame shown: this one only proposes frames.
+
 Its first tab shows the sampler's proposal for each partly annotated video:
 the next frame of the video's sequence of draws, labelling which keeps the
 estimates over every frame unbiased, and a plot of how that video's F1
@@ -36,7 +39,8 @@ from PySide6.QtWidgets import (
 
 from referee.core.estimation.result import EstimateResult, VideoEstimate
 from referee.core.model.frame_set import FrameSet
-from referee.core.ranking.criteria import MASK_CRITERIA, PAIR_CRITERIA, describe
+from referee.core.ranking.choices import MASK_CRITERIA, PAIR_CRITERIA
+from referee.core.ranking.criteria import describe
 from referee.core.ranking.order import RankedFrame
 from referee.core.workflow.options import RankingOptions
 from referee.core.workflow.results import RankingResult
@@ -72,7 +76,7 @@ _HEADERS = ("rank", "video", "frame", "score", "criterion", "annotated")
 _VIDEO_COLUMN, _FRAME_COLUMN, _ANNOTATED_COLUMN = 1, 2, 5
 
 
-class AnnotateDock(QDockWidget):
+class NextFramesDock(QDockWidget):
     """Frames ranked by disagreement, most informative to annotate first (docs/measures.md §8)."""
 
     run_requested = Signal(object)
@@ -80,6 +84,8 @@ class AnnotateDock(QDockWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Annotate next", parent)
+        # The name saved window layouts know this dock by (QMainWindow.saveState): kept from
+        # the class's former name so that a remembered layout still places it.
         self.setObjectName("AnnotateDock")
         self.setToolTip("Frames where the detectors disagree most: annotate these first")
         self._criterion = QComboBox()

@@ -1,4 +1,4 @@
-"""AnnotateDock: the ranking request, the ranked rows, going to a frame, annotated marks."""
+"""NextFramesDock: the ranking request, the ranked rows, going to a frame, annotated marks."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from PySide6.QtWidgets import QComboBox, QPushButton
 from referee.core.formats.cdnet import discover_videos
 from referee.core.frames.results import result_sources
 from referee.core.model.frame_set import FrameSet
-from referee.core.ranking.order import DEFAULT_GAP, rank_frames
+from referee.core.ranking.choices import DEFAULT_GAP
+from referee.core.ranking.order import rank_frames
 from referee.core.ranking.scores import mask_scores
 from referee.core.workflow.options import RankingOptions
 from referee.core.workflow.results import RankingResult
-from referee.gui.docks.annotate import NO_ESTIMATE, NO_RANKING, AnnotateDock
+from referee.gui.docks.next_frames import NO_ESTIMATE, NO_RANKING, NextFramesDock
 
 METHODS = ("mog2", "knn", "cnt")
 
@@ -27,8 +28,8 @@ def ranking(demo):
 
 
 @pytest.fixture
-def dock(qtbot, ranking) -> AnnotateDock:
-    dock = AnnotateDock()
+def dock(qtbot, ranking) -> NextFramesDock:
+    dock = NextFramesDock()
     qtbot.addWidget(dock)
     dock.set_detectors(list(METHODS))
     dock.show_ranking(ranking)
@@ -93,7 +94,7 @@ def test_update_sends_the_request(qtbot, dock) -> None:
 
 
 def test_each_tab_says_why_it_is_empty_until_results_arrive(qtbot, ranking) -> None:
-    dock = AnnotateDock()
+    dock = NextFramesDock()
     qtbot.addWidget(dock)
     assert dock.ranked_message is not None and dock.ranked_message.startswith("No project")
     dock.set_detectors(["mog2"])
@@ -116,7 +117,7 @@ def test_each_tab_says_why_it_is_empty_until_results_arrive(qtbot, ranking) -> N
 
 
 def test_a_ranking_without_frames_says_why_in_the_tables_place(qtbot) -> None:
-    dock = AnnotateDock()
+    dock = NextFramesDock()
     qtbot.addWidget(dock)
     dock.set_detectors(list(METHODS))
     result = RankingResult(
