@@ -24,8 +24,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from referee.core.measures.action_matching import LirisParameters, match_actions
+from referee.core.measures.action_matching import match_actions
 from referee.core.measures.action_scores import evaluate_actions, operating_point, score_matching
+from referee.core.measures.liris_parameters import LirisParameters
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 
 N_VIDEOS, N_ACTIONS, N_FRAMES = 200, 20, 300

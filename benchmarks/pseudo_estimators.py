@@ -38,7 +38,7 @@ from highway_detectors import DEFAULT_CACHE, DETECTORS, HIGHWAY, highway_results
 
 from referee.core.demo.dataset import BINARY_METHODS, ensure_demo
 from referee.core.model.confusion import ConfusionMatrix
-from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.pseudo.dataset import PseudoResult, summarize_pseudo
 from referee.core.pseudo.staple import StapleFit, code_bits
 from referee.core.pseudo.truth import TruthComparison, compare_with_truth

@@ -30,7 +30,7 @@ import cv2
 
 from referee.core.formats.cdnet import load_video
 from referee.core.frames.sources import CdnetResultSource
-from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.pseudo.dataset import pseudo_evaluate
 from referee.core.pseudo.video import pseudo_evaluate_video
 

@@ -29,7 +29,6 @@ __all__ = [
     "LAYER_KEYS",
     "NAVIGATION_KEYS",
     "VIEW_KEYS",
-    "ZOOM_KEYS",
     "shortcut_rows",
     "show_about",
     "show_shortcuts",

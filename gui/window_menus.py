@@ -10,16 +10,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
-from referee.gui.help import (
-    LAYER_KEYS,
-    NAVIGATION_KEYS,
-    VIEW_KEYS,
-    ZOOM_KEYS,
-    show_about,
-    show_shortcuts,
-)
+from referee.gui.help import LAYER_KEYS, NAVIGATION_KEYS, VIEW_KEYS, show_about, show_shortcuts
 from referee.gui.project_edits import save_project, save_project_as
 from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
+from referee.gui.viewer.zoom import ZOOM_KEYS
 from referee.gui.widgets.recent_menu import RecentMenu
 
 if TYPE_CHECKING:

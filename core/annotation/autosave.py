@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from referee.core.annotation.document import GroundTruthDocument, MaskKey
-from referee.core.annotation.review import UNTOUCHED, Review
+from referee.core.annotation.review import Review
 from referee.core.annotation.tracks import Track, parse_tracks, updated_tracks
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.cdnet import last_annotatable_frame
@@ -299,7 +299,6 @@ def discard_autosave(project_file: Path) -> None:
 
 
 __all__ = [
-    "UNTOUCHED",
     "AutosaveContents",
     "autosave_path",
     "discard_autosave",

@@ -24,7 +24,7 @@ synthetic, a plausible reading of each object's role:
   the cyclist).
 
 The detected actions of the methods in :data:`TRACKED_METHODS` come from
-:func:`~referee.core.tracking.track_masks` run on that method's masks inside
+:func:`~referee.core.demo.tracking.track_masks` run on that method's masks inside
 the ROI, which gives the same three classes by a rule on the boxes (still,
 else tall, else wide). So the detections split, merge, miss, invent and
 misclassify objects as a real detector does. Each video has a counting

@@ -24,7 +24,7 @@ PARTLY_ANNOTATED_VIDEO, ANNOTATED_EVERY = "shadow/corridor", 8
 def demo_project(layout: DemoLayout) -> Project:
     """The built-in demo as a project (see :mod:`referee.core.demo`).
 
-    Its detectors are the demo's :data:`~referee.core.demo.BINARY_METHODS`
+    Its detectors are the demo's :data:`~referee.core.demo.dataset.BINARY_METHODS`
     with their masks, soft scores and tracked actions where the demo has them;
     its file is ``demo.referee.json`` in the demo's root.
     """
@@ -52,7 +52,7 @@ def ensure_demo_project(
 ) -> Project:
     """The demo's project in ``root``, writing the demo and its project file when needed.
 
-    The demo is reused or written by :func:`~referee.core.demo.ensure_demo`
+    The demo is reused or written by :func:`~referee.core.demo.dataset.ensure_demo`
     (``progress`` and ``cancel`` go there). The project file is written only
     if it does not exist yet, so a project the user edited is kept; the
     project is then read from it.
@@ -60,7 +60,7 @@ def ensure_demo_project(
     Raises
     ------
     RefereeError
-        See :func:`~referee.core.demo.ensure_demo` and
+        See :func:`~referee.core.demo.dataset.ensure_demo` and
         :func:`~referee.core.formats.project_json.read_project`.
     """
     layout = ensure_demo(Path(os.path.abspath(root)), progress, cancel)

@@ -1,6 +1,6 @@
 """LIRIS action evaluation results as text, JSON and CSV (docs/measures.md §4).
 
-Input is a :class:`referee.core.actions.ActionEvaluation`; nothing is
+Input is a :class:`referee.core.measures.action_scores.ActionEvaluation`; nothing is
 computed here beyond formatting.
 
 * Terminal report: counts, recall, precision and F at ε, the four integrated
@@ -29,7 +29,7 @@ from referee.core.errors import RefereeError
 from referee.core.exports.header import json_header
 from referee.core.exports.text_table import grid
 from referee.core.formats.text_files import format_csv, write_text
-from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
+from referee.core.measures.action_matching import CRITERIA
 from referee.core.measures.action_scores import (
     ActionEvaluation,
     ActionScores,
@@ -37,6 +37,7 @@ from referee.core.measures.action_scores import (
     PairRow,
 )
 from referee.core.measures.indicators import IndicatorValue
+from referee.core.measures.liris_parameters import THRESHOLD_KEYS
 from referee.core.model.annotations import ACTION_CLASSES
 
 FORMAT_NAME = "referee-actions"

@@ -1,7 +1,7 @@
 """Pseudo-evaluation results (docs/measures.md §7) as JSON and CSV.
 
-Input is a :class:`referee.core.pseudo.PseudoResult` and, when ground truth
-existed, a :class:`referee.core.pseudo.TruthComparison`. Nothing is computed
+Input is a :class:`referee.core.pseudo.dataset.PseudoResult` and, when ground truth
+existed, a :class:`referee.core.pseudo.truth.TruthComparison`. Nothing is computed
 here beyond reading the values those objects give.
 
 * JSON, model-based consensus: each video entry of a method also holds

@@ -1,7 +1,7 @@
 """Results of several methods as JSON and CSV (docs/measures.md §2).
 
-Input is a sequence of :class:`referee.core.summarize.MethodResult` (and, for
-JSON, optional :class:`~referee.core.summarize.RankComparison` objects).
+Input is a sequence of :class:`referee.core.measures.summarize.MethodResult` (and, for
+JSON, optional :class:`~referee.core.measures.summarize.RankComparison` objects).
 Nothing is computed here: per-video values come from the CDnet procedure's
 per-video table, summary values from the blend.
 

@@ -1,4 +1,4 @@
-"""Referee project files, ``*.referee.json`` (see :mod:`referee.core.project`).
+"""Referee project files, ``*.referee.json`` (see :mod:`referee.core.model.project`).
 
 ::
 

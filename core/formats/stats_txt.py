@@ -5,7 +5,7 @@ The writer reproduces the overall file for one method: three comment lines,
 summed counts after each category, ``cm overall``, then one tab-separated row
 of the seven statistics per category (names longer than 8 characters cut to
 7) and the ``Overall`` row, all with 10 decimals. Values come from
-:func:`referee.core.summarize.cdnet_procedure`; an undefined value is written
+:func:`referee.core.measures.summarize.cdnet_procedure`; an undefined value is written
 ``nan``; unknown shadow errors are written 0.
 """
 

@@ -265,7 +265,7 @@ class FrameCache(Generic[Item]):
 class VideoFileSource:
     """Frames of a video file by number, exactly, with a :class:`FrameCache`.
 
-    Follows the :class:`~referee.core.frames.FrameSource` protocol, except
+    Follows the :class:`~referee.core.frames.sources.FrameSource` protocol, except
     that frames are colour: :meth:`read` returns RGB ``uint8`` arrays of shape
     ``(h, w, 3)``, read-only (shared with the cache; copy before changing).
 

@@ -9,10 +9,6 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError
 from referee.core.limits import MAX_ACTION_PAIRS
-from referee.core.measures.liris_parameters import DEFAULT_EPSILON as DEFAULT_EPSILON
-from referee.core.measures.liris_parameters import DEFAULT_GRID as DEFAULT_GRID
-from referee.core.measures.liris_parameters import THRESHOLD_KEYS as THRESHOLD_KEYS
-from referee.core.measures.liris_parameters import LirisParameters as LirisParameters
 from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 

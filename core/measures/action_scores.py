@@ -13,13 +13,11 @@ from referee.core.measures.action_matching import (
     CLASS_CRITERION,
     CLASSES,
     CRITERIA,
-    DEFAULT_EPSILON,
-    THRESHOLD_KEYS,
     ActionMatching,
-    LirisParameters,
     match_actions,
 )
 from referee.core.measures.indicators import IndicatorValue, undefined
+from referee.core.measures.liris_parameters import DEFAULT_EPSILON, THRESHOLD_KEYS, LirisParameters
 from referee.core.model.annotations import AnnotationSet
 from referee.core.progress import CancelToken, ProgressCallback, check
 

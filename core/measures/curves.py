@@ -2,7 +2,7 @@
 
 A soft result is a score map 0..255; at threshold ``T`` a pixel is detected iff
 its score is ``>= T``. The 256 confusion matrices of a video come from its
-score histograms (:func:`referee.core.pixel.threshold_confusions`). A
+score histograms (:func:`referee.core.measures.pixel.threshold_confusions`). A
 summarized curve blends, threshold by threshold, the videos' normalized
 matrices with the summarization weights (docs/measures.md §2), so every point of it is the
 curve point of one blended matrix.

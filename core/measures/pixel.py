@@ -18,7 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from referee.core.measures.choices import check_threshold as check_threshold
+from referee.core.measures.choices import check_threshold
 
 GT_STATIC = 0
 GT_SHADOW = 50

@@ -8,10 +8,7 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.choices import check_threshold
-from referee.core.pseudo.committee_options import COMMITTEE as COMMITTEE
-from referee.core.pseudo.committee_options import CONSENSUS as CONSENSUS
-from referee.core.pseudo.committee_options import STAPLE as STAPLE
-from referee.core.pseudo.committee_options import CommitteeOptions as CommitteeOptions
+from referee.core.pseudo.committee_options import STAPLE, CommitteeOptions
 from referee.core.pseudo.consensus import binary_entropy
 from referee.core.pseudo.staple import MAX_STAPLE_DETECTORS
 

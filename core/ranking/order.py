@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
-from referee.core.ranking.choices import DEFAULT_GAP as DEFAULT_GAP
+from referee.core.ranking.choices import DEFAULT_GAP
 from referee.core.ranking.criteria import FrameScores
 
 

@@ -8,7 +8,7 @@ JSON) only lay out these blocks; every number is computed before a writer
 sees it, so all formats say the same thing.
 
 Table cells keep their machine value: an ``int``, a ``float``, a ``str``,
-``None`` (nothing to say) or an :class:`~referee.core.indicators.IndicatorValue`
+``None`` (nothing to say) or an :class:`~referee.core.measures.indicators.IndicatorValue`
 (which may be undefined, with its reason). :func:`cell_text` is the one place
 that turns a cell into the text every format shows.
 """

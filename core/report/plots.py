@@ -17,9 +17,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from referee.core.colours import OKABE_ITO, RGB, detector_colours
-from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
+from referee.core.measures.action_matching import CRITERIA
 from referee.core.measures.action_scores import ActionEvaluation, ClassConfusion
 from referee.core.measures.curves import ISO_F_LEVELS, Curves, iso_f1_curve
+from referee.core.measures.liris_parameters import THRESHOLD_KEYS
 from referee.core.model.annotations import ACTION_CLASSES
 from referee.core.significance.sweep import DiscriminativeResult
 

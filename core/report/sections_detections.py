@@ -7,8 +7,8 @@ from collections import defaultdict
 
 from referee.core.exports.actions import INTEGRAL_SYMBOLS
 from referee.core.exports.boxes import annotated_wording, totals_cells
-from referee.core.measures.action_matching import THRESHOLD_KEYS
 from referee.core.measures.box_rules import groundtruth_rules_wording
+from referee.core.measures.liris_parameters import THRESHOLD_KEYS
 from referee.core.report.compute import ReportResults
 from referee.core.report.document import Cell, Figure, Paragraph, Section, Table, figure_key
 from referee.core.report.plots import class_confusion_figure, counts_figure, liris_curves_figure

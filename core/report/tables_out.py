@@ -1,7 +1,7 @@
 """The report's numbers for machines: one CSV per table, and the whole report as JSON.
 
 Numbers keep every digit. Following the results files
-(:mod:`referee.core.formats.summary_io`), an undefined value is an empty CSV
+(:mod:`referee.core.exports.summary`), an undefined value is an empty CSV
 cell whose reason goes to a last ``undefined`` column, and in JSON it is
 ``{"value": null, "reason": "undefined: ..."}``. Figures are not exported
 (their JSON entry has the key, title and caption, not the image).

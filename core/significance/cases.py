@@ -15,7 +15,6 @@ from referee.core.measures.indicators import f1_scores
 from referee.core.model.case_scores import CaseScores, scores_table
 from referee.core.model.videos import video_label
 from referee.core.pseudo.dataset import PseudoResult
-from referee.core.significance.choices import CASE_KINDS as CASE_KINDS
 
 # --- test-case builders ----------------------------------------------------------------------
 
@@ -102,8 +101,9 @@ def pseudo_f1_cases(pseudo: Mapping[str, np.ndarray], labels: Sequence[str]) -> 
 
 
 def pseudo_result_cases(result: PseudoResult, methods: Sequence[str]) -> CaseScores:
-    """:func:`pseudo_f1_cases` of ``methods`` from a :func:`~referee.core.pseudo.pseudo_evaluate`
-    result: one case per evaluated frame, labelled ``<video label>:frame``."""
+    """:func:`pseudo_f1_cases` of ``methods`` from a
+    :func:`~referee.core.pseudo.dataset.pseudo_evaluate` result: one case per evaluated frame,
+    labelled ``<video label>:frame``."""
     counts = {m: np.concatenate([v.per_frame[m][:, 1:5] for v in result.videos]) for m in methods}
     labels = [
         f"{video_label(v.category, v.video)}:{int(i)}" for v in result.videos for i in v.frames
@@ -159,7 +159,7 @@ def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
 
     A case is a ground-truth action, labelled ``video:nr``; its score is the
     Dice overlap of the detection the LIRIS matching assigned to it (class-aware
-    greedy matching of :func:`~referee.core.actions.match_actions`), 0 when none
+    greedy matching of :func:`~referee.core.measures.action_matching.match_actions`), 0 when none
     was. Every score is defined, so no case is dropped.
 
     Raises

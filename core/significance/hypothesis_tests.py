@@ -13,8 +13,6 @@ from scipy import stats
 
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.indicators import IndicatorValue, undefined
-from referee.core.significance.choices import PAIR_TESTS as PAIR_TESTS
-from referee.core.significance.choices import SEVERAL_TESTS as SEVERAL_TESTS
 
 #: Readable names of the tests.
 TEST_NAMES: dict[str, str] = {

@@ -12,9 +12,9 @@ import numpy as np
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.indicators import IndicatorValue
 from referee.core.model.case_scores import CaseScores
-from referee.core.significance.choices import AUTO_TEST as AUTO_TEST
-from referee.core.significance.choices import DEFAULT_ALPHA as DEFAULT_ALPHA
 from referee.core.significance.choices import (
+    AUTO_TEST,
+    DEFAULT_ALPHA,
     DEFAULT_TAU,
     DEFAULT_THRESHOLDS,
     PAIR_TESTS,

@@ -4,7 +4,7 @@ A :class:`FrameLayerReader` reads the input image, the ground truth and each
 detector's mask of frame ``i`` and derives the per-pixel comparison of every
 detector (docs/measures.md §1), the consensus ``P`` (docs/measures.md §7) and the detectors'
 disagreement ``H(P)``. It is a plain frame source (``read(i)``), so the
-prefetcher and cache of :mod:`referee.core.video_frames` serve it off the GUI
+prefetcher and cache of :mod:`referee.core.frames.video_files` serve it off the GUI
 thread like any other.
 """
 
@@ -64,7 +64,7 @@ def _count_inputs(video: VideoSpec) -> int:
 class FrameLayers:
     """One frame's image and overlays.
 
-    ``comparisons[name]`` holds the codes of :func:`~referee.core.pixel.comparison_labels`
+    ``comparisons[name]`` holds the codes of :func:`~referee.core.measures.pixel.comparison_labels`
     (all "not evaluated" outside the temporal ROI); ``consensus`` is ``P`` in
     [0, 1] and ``disagreement`` is ``H(P)`` in bits of the detectors alone
     (no trivial voters); both are ``None`` with fewer than two detectors.

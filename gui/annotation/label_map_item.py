@@ -13,6 +13,7 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from referee.core.annotation.label_maps import Rect
+from referee.core.colours import OKABE_ITO
 from referee.core.measures.pixel import (
     GT_MOTION,
     GT_OUTSIDE,
@@ -20,7 +21,6 @@ from referee.core.measures.pixel import (
     GT_STATIC,
     GT_UNKNOWN,
 )
-from referee.gui.widgets.palette import OKABE_ITO
 
 #: RGBA of each ground-truth level while annotating; static is transparent. Motion has the
 #: colour of the ground-truth layer, shadow that of shadow errors in the comparison layer.

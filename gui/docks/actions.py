@@ -1,9 +1,9 @@
 """The Actions dock: every LIRIS pair, miss and false alarm, and why (docs/measures.md §4).
 
 Shows the pair table of one detector's
-:class:`~referee.core.actions.ActionEvaluation`, outcomes colour-coded with a
+:class:`~referee.core.measures.action_scores.ActionEvaluation`, outcomes colour-coded with a
 legend. Selecting a row asks the window to show the frame where the pair
-first overlaps in time (:func:`referee.gui.action_boxes.first_frame`).
+first overlaps in time (:func:`referee.gui.viewer.action_boxes.first_frame`).
 """
 
 from __future__ import annotations

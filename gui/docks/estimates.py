@@ -18,11 +18,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from referee.core.colours import detector_colours
 from referee.core.estimation.estimators import MEASURES
 from referee.core.estimation.result import Estimate, EstimateResult, VideoEstimate
 from referee.core.exports.estimate import consensus_sentences, estimate_cell, trust_sentences
 from referee.gui.widgets.deferred_draw import DeferredDraw
-from referee.gui.widgets.palette import detector_colours
 from referee.gui.widgets.plot_series import Items, SeriesItems
 from referee.gui.widgets.tables import UNDEFINED_TEXT, filling, read_only_table, text_item
 from referee.gui.widgets.theme import add_legend

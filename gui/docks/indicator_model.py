@@ -21,6 +21,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
+from referee.core.colours import OKABE_ITO, detector_colours
 from referee.core.measures.indicators import IndicatorValue
 from referee.gui.docks.indicator_rows import (
     COLUMNS,
@@ -29,7 +30,6 @@ from referee.gui.docks.indicator_rows import (
     export_text,
     sorted_rows,
 )
-from referee.gui.widgets.palette import OKABE_ITO, detector_colours
 
 #: Role of the text a cell gives in CSV.
 EXPORT_ROLE = Qt.ItemDataRole.UserRole

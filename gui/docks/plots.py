@@ -21,15 +21,16 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QTabWidget, QVBoxLayout, QWidget
 
+from referee.core.colours import OKABE_ITO, detector_colours
 from referee.core.evaluation.masks import VideoEvaluation
-from referee.core.measures.action_matching import CRITERIA, THRESHOLD_KEYS
+from referee.core.measures.action_matching import CRITERIA
 from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.measures.curves import ISO_F_LEVELS, iso_f1_curve
 from referee.core.measures.indicators import evaluate_all
+from referee.core.measures.liris_parameters import THRESHOLD_KEYS
 from referee.core.measures.summarize import Summary
 from referee.core.workflow.results import PixelResult
 from referee.gui.widgets.deferred_draw import DeferredDraw
-from referee.gui.widgets.palette import OKABE_ITO, detector_colours
 from referee.gui.widgets.plot_series import Items, SeriesItems
 from referee.gui.widgets.theme import add_legend
 

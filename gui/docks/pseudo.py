@@ -2,8 +2,8 @@
 
 The dock only asks for a pseudo evaluation (:class:`PseudoRequest` through
 ``run_requested``) and draws what the window gives back: a
-:class:`~referee.core.pseudo.PseudoResult`, optionally with a
-:class:`~referee.core.pseudo.TruthComparison`, and the consensus map of the
+:class:`~referee.core.pseudo.dataset.PseudoResult`, optionally with a
+:class:`~referee.core.pseudo.truth.TruthComparison`, and the consensus map of the
 current frame.
 """
 
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from referee.core.exports.pseudo import TABLE_COLUMNS, disagreement_reasons
 from referee.core.measures.indicators import INDICATORS
-from referee.core.pseudo.committee import COMMITTEE, CONSENSUS, CommitteeOptions
+from referee.core.pseudo.committee_options import COMMITTEE, CONSENSUS, CommitteeOptions
 from referee.core.pseudo.dataset import PseudoResult
 from referee.core.pseudo.truth import (
     Correlation,

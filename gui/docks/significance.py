@@ -2,7 +2,7 @@
 
 The dock asks for a discriminative evaluation (:class:`SignificanceRequest`
 through ``run_requested``) and draws the
-:class:`~referee.core.significance.DiscriminativeResult` the window gives
+:class:`~referee.core.significance.sweep.DiscriminativeResult` the window gives
 back: p against the normalized threshold with the α line, the threshold table
 and core's verdict in words.
 """
@@ -31,13 +31,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from referee.core.significance.hypothesis_tests import PAIR_TESTS, SEVERAL_TESTS, TEST_NAMES
-from referee.core.significance.sweep import AUTO_TEST, DiscriminativeResult
+from referee.core.colours import OKABE_ITO
+from referee.core.significance.choices import AUTO_TEST, PAIR_TESTS, SEVERAL_TESTS
+from referee.core.significance.hypothesis_tests import TEST_NAMES
+from referee.core.significance.sweep import DiscriminativeResult
 from referee.core.significance.wording import direction_text, sentence, verdict_text
 from referee.core.workflow.options import SignificanceOptions
 from referee.gui.widgets.check_list import CheckList
 from referee.gui.widgets.empty_state import EmptyState
-from referee.gui.widgets.palette import OKABE_ITO
 from referee.gui.widgets.tables import filling, number_item, read_only_table, text_item
 from referee.gui.widgets.theme import add_legend
 

@@ -1,6 +1,6 @@
 """Boxes to draw for the LIRIS action evaluation on one frame (docs/measures.md §4).
 
-Maps a core :class:`~referee.core.actions.ActionEvaluation` (its matching
+Maps a core :class:`~referee.core.measures.action_scores.ActionEvaluation` (its matching
 and its pair table) to :class:`~referee.gui.widgets.palette.BoxDrawing`
 objects; it computes no metric. Ground-truth boxes are drawn in the ground-truth
 yellow and detections in their detector's colour, so that no box takes a colour
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from referee.core.colours import OKABE_ITO
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.action_matching import VideoMatching
 from referee.core.measures.action_scores import (
@@ -27,7 +28,6 @@ from referee.core.model.annotations import ACTION_CLASSES, Action
 from referee.gui.widgets.palette import (
     GROUND_TRUTH_RGB,
     LINE_SAMPLE_RGB,
-    OKABE_ITO,
     BoxDrawing,
     BoxLine,
     LegendEntry,

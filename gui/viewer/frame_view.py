@@ -21,17 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from referee.core.colours import detector_colour
 from referee.core.measures.pixel import COMPARISON_LABELS
 from referee.gui.viewer.box_overlay import BoxOverlay
 from referee.gui.viewer.zoom import ZoomViewBox
 from referee.gui.widgets.focus import FocusingClick
-from referee.gui.widgets.palette import (
-    COMPARISON_RGBA,
-    GROUND_TRUTH_RGB,
-    BoxDrawing,
-    LegendEntry,
-    detector_colour,
-)
+from referee.gui.widgets.palette import COMPARISON_RGBA, GROUND_TRUTH_RGB, BoxDrawing, LegendEntry
 
 COMPARISON = "comparison"
 GROUND_TRUTH = "ground truth"
@@ -244,7 +239,8 @@ class FrameView(QWidget):
     def set_layer(self, name: str, data: np.ndarray | None) -> None:
         """Give layer ``name`` its image, or clear it with ``None``.
 
-        COMPARISON takes the code image of ``core.pixel.comparison_labels``;
+        COMPARISON takes the code image of
+        :func:`~referee.core.measures.pixel.comparison_labels`;
         GROUND_TRUTH and DETECTOR a boolean or 0..255 mask; CONSENSUS and
         DISAGREEMENT a float image in [0, 1].
         """

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from referee.core.colours import detector_colours
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.frames.sources import CdnetResultSource, FrameReader
 from referee.core.frames.video_files import VideoFileSource
@@ -39,7 +40,6 @@ from referee.gui.viewer.frame_view import (
 from referee.gui.viewer.message_page import MessagePage
 from referee.gui.viewer.timeline import TimelineWidget
 from referee.gui.viewer.zoom_bar import ZoomBar
-from referee.gui.widgets.palette import detector_colours
 
 VIEW_COUNTS = (1, 2, 4)
 #: Layers shown when the application starts: the comparison alone reads best.

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core.annotation.review import FrameStatus
+from referee.core.colours import OKABE_ITO
 from referee.core.model.frame_set import FrameSet
-from referee.gui.widgets.palette import OKABE_ITO
 
 STRIP_HEIGHT = 114
 #: The smallest font size of the strip's captions, in points.

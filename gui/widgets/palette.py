@@ -9,24 +9,21 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from referee.core.colours import DETECTOR_PALETTE, OKABE_ITO, detector_colour, detector_colours
+from referee.core.colours import OKABE_ITO
 from referee.core.measures.pixel import COMPARISON_LABELS
 
 __all__ = [
     "COMPARISON_RGBA",
-    "DETECTOR_PALETTE",
     "DETECTOR_RGB",
     "GROUND_TRUTH_RGB",
     "LINE_SAMPLE_RGB",
-    "OKABE_ITO",
     "BoxDrawing",
     "BoxLine",
     "LegendEntry",
-    "detector_colour",
-    "detector_colours",
 ]
 
-#: RGBA of each comparison code (index = code of ``core.pixel.comparison_labels``).
+#: RGBA of each comparison code (index = code of
+#: :func:`~referee.core.measures.pixel.comparison_labels`).
 #: True negatives are transparent; "not evaluated" is a faint grey veil.
 COMPARISON_RGBA: tuple[tuple[int, int, int, int], ...] = (
     (0, 0, 0, 0),

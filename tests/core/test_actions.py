@@ -13,14 +13,9 @@ import pytest
 from referee.core.cli import actions as cli_actions
 from referee.core.cli import main as cli
 from referee.core.errors import CancelledError, InvalidOptionError
-from referee.core.measures.action_matching import (
-    DEFAULT_GRID,
-    LirisParameters,
-    greedy_match,
-    match_actions,
-    pair_statistics,
-)
+from referee.core.measures.action_matching import greedy_match, match_actions, pair_statistics
 from referee.core.measures.action_scores import evaluate_actions, operating_point
+from referee.core.measures.liris_parameters import DEFAULT_GRID, LirisParameters
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.progress import CancelToken
 

@@ -19,7 +19,7 @@ from referee.core.demo.scenes import HEIGHT, WIDTH
 from referee.core.formats.cdnet import discover_videos
 from referee.core.formats.heatmap_png import read_heatmap_grey16_png
 from referee.core.frames.sources import CdnetResultSource
-from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.pseudo.staple import StapleFit
 from referee.core.pseudo.video import consensus_map
 

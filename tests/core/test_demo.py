@@ -12,7 +12,6 @@ import pytest
 
 from referee.core.demo.dataset import (
     BINARY_METHODS,
-    GROUND_TRUTH,
     MARKER_NAME,
     SOFT_METHODS,
     TRACKED_METHODS,
@@ -24,6 +23,7 @@ from referee.core.demo.scenes import _SCENES
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.formats.counts_csv import read_counts_csv
 from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet
+from referee.core.model.project import GROUND_TRUTH
 from referee.core.progress import CancelToken
 
 CDNET_LEVELS = {0, 50, 85, 170, 255}

@@ -7,9 +7,9 @@ import pytest
 
 from referee.core.errors import InvalidOptionError
 from referee.core.measures import pixel
+from referee.core.measures.choices import check_threshold
 from referee.core.measures.pixel import (
     FrameCounter,
-    check_threshold,
     comparison_labels,
     detection_mask,
     frame_counts,

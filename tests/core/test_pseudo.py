@@ -24,7 +24,7 @@ from referee.core.frames.sources import CdnetResultSource
 from referee.core.measures.indicators import NO_DETECTED
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.progress import CancelToken
-from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.pseudo.consensus import (
     CONSTANT_MASK,
     S_EQUALS_P,

@@ -14,7 +14,7 @@ from referee.core.errors import InvalidOptionError
 from referee.core.formats.cdnet import discover_videos
 from referee.core.frames.sources import CdnetResultSource
 from referee.core.pseudo import engine
-from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.pseudo.dataset import pseudo_evaluate
 from referee.core.pseudo.staple import StapleFit, fit_staple
 from referee.core.pseudo.video import consensus_map, pseudo_evaluate_arrays, pseudo_evaluate_video

@@ -16,12 +16,14 @@ from referee.core.frames.sources import CdnetResultSource
 from referee.core.measures.boxes import FrameBoxes, boxes_from_rows
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.progress import CancelToken
-from referee.core.ranking.criteria import (
+from referee.core.ranking.choices import (
     CLASSES,
     PAIRWISE_DICE,
     PAIRWISE_FDA,
     PSEUDO_GAP,
     VOTE_ENTROPY,
+)
+from referee.core.ranking.criteria import (
     FrameScores,
     class_disagreement,
     dice_disagreement,

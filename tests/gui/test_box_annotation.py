@@ -12,6 +12,7 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from referee.core.colours import DETECTOR_PALETTE
 from referee.core.formats.liris_xml import parse_liris_bytes
 from referee.core.formats.mot_csv import parse_mot_csv
 from referee.core.formats.project_json import read_project
@@ -26,7 +27,6 @@ from referee.gui.viewer.box_overlay import BoxOverlay, label_positions
 from referee.gui.viewer.frame_view import FrameView
 from referee.gui.widgets.palette import (
     COMPARISON_RGBA,
-    DETECTOR_PALETTE,
     GROUND_TRUTH_RGB,
     LINE_SAMPLE_RGB,
     BoxDrawing,

@@ -9,6 +9,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel
 
+from referee.core.colours import OKABE_ITO
 from referee.gui.viewer.frame_view import (
     COMPARISON,
     CONSENSUS,
@@ -20,7 +21,7 @@ from referee.gui.viewer.frame_view import (
     FrameView,
     colormap,
 )
-from referee.gui.widgets.palette import OKABE_ITO, BoxDrawing, BoxLine
+from referee.gui.widgets.palette import BoxDrawing, BoxLine
 
 FRAME_RGB = (40, 80, 120)
 TP_CENTRE = (4, 5)  # (row, column) inside the true-positive block

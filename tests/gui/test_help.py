@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QKeySequence
 
-from referee.gui.help import ZOOM_KEYS, shortcut_rows
+from referee.gui.help import shortcut_rows
+from referee.gui.viewer.zoom import ZOOM_KEYS
 
 
 def test_the_zoom_keys_are_listed() -> None:

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QIcon
 
+from referee.core.colours import detector_colour
 from referee.core.evaluation.batch import evaluate_method
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.cdnet import discover_videos
@@ -17,7 +18,6 @@ from referee.core.workflow.options import PixelOptions
 from referee.core.workflow.pixels import summarize_evaluations
 from referee.gui.docks.indicator_model import EXPORT_ROLE
 from referee.gui.docks.indicators import IndicatorsDock
-from referee.gui.widgets.palette import detector_colour
 
 DETECTORS = ("mog2", "knn", "cnt")
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pyqtgraph as pg
 
+from referee.core.colours import DETECTOR_PALETTE
 from referee.core.estimation.result import Estimate, VideoEstimate
 from referee.gui.docks.estimates import IntervalPlot
-from referee.gui.widgets.palette import DETECTOR_PALETTE
 
 METHODS = ("mog2", "knn")
 

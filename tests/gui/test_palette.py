@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
+from referee.core.colours import OKABE_ITO
 from referee.core.measures.pixel import COMPARISON_LABELS
-from referee.gui.widgets.palette import (
-    COMPARISON_RGBA,
-    GROUND_TRUTH_RGB,
-    OKABE_ITO,
-    BoxDrawing,
-)
+from referee.gui.widgets.palette import COMPARISON_RGBA, GROUND_TRUTH_RGB, BoxDrawing
 
 
 def test_overlay_and_ground_truth_take_the_colours_the_detector_palette_avoids() -> None:

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
+from referee.core.colours import DETECTOR_PALETTE
 from referee.core.evaluation.batch import evaluate_method
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.cdnet import discover_videos
@@ -20,7 +21,6 @@ from referee.core.measures.curves import ISO_F_LEVELS
 from referee.core.workflow.options import PixelOptions
 from referee.core.workflow.pixels import summarize_evaluations
 from referee.gui.docks.plots import PlotsDock
-from referee.gui.widgets.palette import DETECTOR_PALETTE
 
 DETECTORS = ("mog2", "knn", "cnt")
 

@@ -10,7 +10,7 @@ from scipy import stats
 
 from referee.core.evaluation.batch import evaluate_method
 from referee.core.formats.cdnet import discover_videos
-from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.pseudo.dataset import pseudo_evaluate, summarize_pseudo
 from referee.core.pseudo.truth import compare_with_truth
 from referee.gui.docks.pseudo import NO_HEATMAP, NO_RESULT, PseudoDock, PseudoRequest

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from referee.core.demo.project import demo_project
 from referee.core.model.project import Project
-from referee.core.pseudo.committee import CommitteeOptions
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.report.document import Figure, Paragraph, Report, Section, Table
 from referee.core.report.options import ReportOptions
 from referee.core.workflow.options import (

@@ -12,7 +12,8 @@ from scipy import stats
 from referee.core.evaluation.batch import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.significance.cases import frame_f1_cases
-from referee.core.significance.sweep import DEFAULT_ALPHA, compare_cases
+from referee.core.significance.choices import DEFAULT_ALPHA
+from referee.core.significance.sweep import compare_cases
 from referee.core.significance.wording import verdict_text
 from referee.gui.docks.significance import SignificanceDock, SignificanceRequest
 from referee.gui.widgets.theme import apply_theme

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from referee.core.colours import detector_colour
 from referee.core.demo.project import demo_project
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.frame_view import CONSENSUS, DETECTOR, LAYERS, MASK_ALPHA
 from referee.gui.viewer.panel import WELCOME, ViewerPanel
-from referee.gui.widgets.palette import detector_colour
 from referee.gui.worker import JobRunner
 
 
