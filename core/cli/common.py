@@ -28,6 +28,7 @@ from referee.core.workflow.options import (
 )
 
 if TYPE_CHECKING:
+    from referee.core.cache.store import FrameCache
     from referee.core.evaluation.batch import MissingResult
 
 Parser = argparse.ArgumentParser
@@ -50,6 +51,41 @@ def add_force(parser: Parser, help: str = "overwrite output files that already e
 def add_quiet(parser: Parser) -> None:
     """``--quiet``: no progress bar."""
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_cache(parser: Parser) -> None:
+    """``--cache DIR``: per-frame counts kept between runs."""
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="keep per-frame confusion counts in DIR between runs: one table per video and "
+        "detector, each frame's row keyed by the size, inode and times of the ground-truth "
+        "and mask files it was read from, the ROI, the threshold and Referee's version; a "
+        "later run reads again only the frames whose files changed, with identical results. "
+        "Safe to delete; bounded to 256 MiB (least recently used tables deleted first)",
+    )
+
+
+def open_cache(folder: Path | None) -> FrameCache | None:
+    """The cache in ``folder`` (created if needed), or ``None`` without one.
+
+    Raises
+    ------
+    InputFileError
+        If ``folder`` is not a folder or cannot be created.
+    """
+    if folder is None:
+        return None
+    from referee.core.cache.store import FrameCache
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputFileError(
+            folder, f"cannot use it as the cache folder ({exc.strerror or exc})"
+        ) from None
+    return FrameCache(folder)
 
 
 def add_workers(parser: Parser) -> None:

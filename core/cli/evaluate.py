@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from referee.core.cli.common import (
     Commands,
+    add_cache,
     add_force,
     add_frames,
     add_output,
@@ -22,6 +23,7 @@ from referee.core.cli.common import (
     check_output_folder,
     frames_parameter,
     missing_parameters,
+    open_cache,
     progress_bar,
     refuse_overwrite,
     report_missing,
@@ -115,6 +117,7 @@ def _add_evaluate(commands: Commands) -> None:
     add_threshold(parser, "a result pixel")
     add_frames(parser)
     add_workers(parser)
+    add_cache(parser)
     add_quiet(parser)
     add_summary_options(parser)
     parser.set_defaults(run=run_evaluate)
@@ -130,8 +133,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     )
     _check_stats_txt(args, [d.name for d in project.detectors])
     options = _pixel_options(args, args.threshold, args.workers, args.pattern, args.offset)
+    cache = open_cache(args.cache)
     with progress_bar("evaluating masks", "frame", args.quiet) as progress:
-        result = run_pixels(project, options, progress)
+        result = run_pixels(project, options, progress, cache=cache)
     threshold = args.threshold if args.threshold is not None else "exactly 255"
     parameters = {
         "dataset": str(args.dataset),

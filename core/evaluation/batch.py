@@ -28,7 +28,8 @@ from referee.core.evaluation.masks import (
 )
 from referee.core.frames.results import result_sources
 from referee.core.frames.sources import FrameSource
-from referee.core.measures.pixel import N_LEVELS, check_threshold
+from referee.core.measures.choices import check_threshold
+from referee.core.measures.pixel import N_LEVELS
 from referee.core.model.videos import VideoSpec
 from referee.core.parallel import chunk_size, map_chunks, resolve_workers, video_chunks
 from referee.core.progress import CancelToken, ProgressCallback, shifted
@@ -53,11 +54,13 @@ class MethodResults(Generic[_Result]):
     """Each method's per-video results, in the order of the videos, and what is missing.
 
     ``missing`` is empty unless the run was on a cluster: locally, a result that
-    cannot be read stops the run with its error.
+    cannot be read stops the run with its error. ``stray`` holds the keys of the
+    videos whose ground truth has grey levels other than CDnet's five (warned about).
     """
 
     results: dict[str, list[_Result]]
     missing: tuple[MissingResult, ...] = ()
+    stray: frozenset[tuple[str, str]] = frozenset()
 
 
 class _Chunk(NamedTuple):
@@ -158,25 +161,30 @@ def _run_jobs(
 
 def _per_method(
     videos: Sequence[VideoSpec], names: Sequence[str], per_video: Sequence[Sequence[VideoPieces]]
-) -> tuple[dict[str, list[tuple[VideoSpec, list[np.ndarray]]]], tuple[MissingResult, ...]]:
-    """Each method's chunk values video by video, and the videos it misses.
-
-    Stray ground-truth levels give one warning per video.
-    """
+) -> tuple[
+    dict[str, list[tuple[VideoSpec, list[np.ndarray]]]],
+    tuple[MissingResult, ...],
+    frozenset[tuple[str, str]],
+]:
+    """Each method's chunk values video by video, the videos it misses and the videos with
+    stray ground-truth levels (one warning per video)."""
     found: dict[str, list[tuple[VideoSpec, list[np.ndarray]]]] = {name: [] for name in names}
     missing = []
+    strays = set()
     for video, pieces in zip(videos, per_video):
         stray = StrayLevels()
         for piece in pieces:
             stray.merge(piece.stray)
         stray.warn(video)
+        if stray.frames:
+            strays.add(video.key)
         for k, name in enumerate(names):
             reason = next((p.failures[k] for p in pieces if p.failures[k] is not None), None)
             if reason is None:
                 found[name].append((video, [p.values[k] for p in pieces]))
             else:
                 missing.append(MissingResult(name, video.label, reason))
-    return found, tuple(missing)
+    return found, tuple(missing), frozenset(strays)
 
 
 def evaluate_methods(
@@ -212,7 +220,7 @@ def evaluate_methods(
     """
     threshold = check_threshold(threshold)
     names, per_video = _run_jobs("counts", videos, sources, threshold, workers, progress, cancel)
-    found, missing = _per_method(videos, names, per_video)
+    found, missing, stray = _per_method(videos, names, per_video)
     empty = np.zeros((0, len(PER_FRAME_COLUMNS)), dtype=np.int64)
     results = {
         name: [
@@ -223,7 +231,7 @@ def evaluate_methods(
         ]
         for name, pieces in found.items()
     }
-    return MethodResults(results, missing)
+    return MethodResults(results, missing, stray)
 
 
 def histograms_methods(
@@ -236,7 +244,7 @@ def histograms_methods(
     """Score histograms of every method's soft results on every video, each ground-truth
     frame decoded once (docs/measures.md §3; parameters as :func:`evaluate_methods`)."""
     names, per_video = _run_jobs("histograms", videos, sources, None, workers, progress, cancel)
-    found, missing = _per_method(videos, names, per_video)
+    found, missing, stray = _per_method(videos, names, per_video)
     empty = np.zeros((3, N_LEVELS), dtype=np.int64)
     results = {
         name: [
@@ -250,7 +258,7 @@ def histograms_methods(
         ]
         for name, pieces in found.items()
     }
-    return MethodResults(results, missing)
+    return MethodResults(results, missing, stray)
 
 
 def evaluate_method(

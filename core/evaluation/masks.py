@@ -14,15 +14,10 @@ from referee.core.errors import InvalidOptionError, RefereeError, SizeMismatchEr
 from referee.core.evaluation.ground_truth import StrayLevels
 from referee.core.formats.cdnet import read_gt, read_roi
 from referee.core.frames.sources import FrameSource
+from referee.core.measures.choices import check_threshold
 from referee.core.measures.curves import Curves, roc_pr_curves, summarized_curves
 from referee.core.measures.indicators import f1_scores
-from referee.core.measures.pixel import (
-    COUNT_COLUMNS,
-    N_LEVELS,
-    FrameCounter,
-    check_threshold,
-    threshold_confusions,
-)
+from referee.core.measures.pixel import COUNT_COLUMNS, N_LEVELS, FrameCounter, threshold_confusions
 from referee.core.measures.summarize import resolve_scheme, video_weights
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec

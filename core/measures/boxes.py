@@ -32,12 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.box_rules import IOU_RULES, THRESHOLD_THEN_MAP, check_iou_rule
-from referee.core.measures.choices import DEFAULT_IOU_THRESHOLD
-from referee.core.measures.choices import MAPPINGS as MAPPINGS
+from referee.core.measures.choices import DEFAULT_IOU_THRESHOLD, MAPPINGS
 from referee.core.measures.indicators import IndicatorValue, undefined
 from referee.core.model.annotations import AnnotationSet, VideoAnnotation
 from referee.core.progress import CancelToken, ProgressCallback, check, report
@@ -244,6 +242,8 @@ def map_boxes(iou: np.ndarray, mapping: str = "hungarian") -> list[tuple[int, in
     if iou.size == 0 or not np.any(iou > 0):
         return []
     if mapping == "hungarian":
+        from scipy.optimize import linear_sum_assignment  # here: slow to import, rarely used
+
         rows, cols = linear_sum_assignment(iou, maximize=True)
         pairs = [(int(g), int(d)) for g, d in zip(rows, cols) if iou[g, d] > 0]
     else:

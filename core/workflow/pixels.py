@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from referee.core.cache.store import FrameCache
 from referee.core.errors import UnavailableError
-from referee.core.evaluation.batch import MissingResult, evaluate_methods, histograms_methods
+from referee.core.evaluation.batch import MissingResult, histograms_methods
+from referee.core.evaluation.cached_counts import evaluate_methods_cached
 from referee.core.evaluation.masks import VideoEvaluation, summarized_histogram_curves
 from referee.core.frames.results import result_sources
 from referee.core.measures.summarize import compare_rankings, summarize_method
@@ -23,11 +25,13 @@ def run_pixels(
     options: PixelOptions | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    cache: FrameCache | None = None,
 ) -> PixelResult:
     """Every mask detector on every video against the ground truth, summarized.
 
     One pass decodes each ground-truth frame once for every detector; progress
-    counts frames. On a cluster, a detector's video that kept failing is left
+    counts frames. With ``cache``, the counts of frames whose files are unchanged
+    are taken from it and only the others computed. On a cluster, a detector's video that kept failing is left
     out of its summary and named in :attr:`PixelResult.missing`.
 
     A video without any frame of ground truth yet is left out (and named in
@@ -55,7 +59,9 @@ def run_pixels(
         name: result_sources(videos, root, options.pattern, options.offset)
         for name, root in detectors.items()
     }
-    found = evaluate_methods(videos, sources, options.threshold, options.workers, progress, cancel)
+    found = evaluate_methods_cached(
+        videos, sources, options.threshold, options.workers, progress, cancel, cache
+    )
     partial = {v.label: subset for v in every if (subset := v.annotated_subset()) is not None}
     return summarize_evaluations(found.results, options, found.missing, partial)
 

@@ -1,0 +1,192 @@
+"""Every method's per-frame counts, read from a cache where their files are unchanged
+(docs/measures.md §1; DESIGN "Long work").
+
+A frame's counts for one method depend on its ground-truth file, the method's
+mask of that frame, the video's ROI and the threshold. The cache keeps them per
+video and method, each row with the stamps of the two files
+(:mod:`referee.core.cache.stamps`); a run computes only the frames whose files
+changed (for the methods whose files changed) and gives exactly the counts a
+run without cache gives.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from referee.core.cache.stamps import STAMP_WIDTH, file_stamps
+from referee.core.cache.store import FrameCache, FrameTable
+from referee.core.evaluation.batch import MethodResults, MissingResult, evaluate_methods
+from referee.core.evaluation.ground_truth import check_temporal_roi
+from referee.core.evaluation.masks import PER_FRAME_COLUMNS, VideoEvaluation
+from referee.core.frames.sources import (
+    CdnetResultSource,
+    FrameSource,
+    MaskVideoSource,
+    PatternFolderSource,
+)
+from referee.core.measures.choices import check_threshold
+from referee.core.model.frame_set import FrameSet
+from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
+from referee.core.progress import CancelToken, ProgressCallback, shifted
+
+#: What the counts tables hold; a new meaning of the counts gets a new name.
+COUNTS_KIND = "pixel-counts-1"
+_COUNTS = len(PER_FRAME_COLUMNS) - 1
+
+
+def source_identity(source: FrameSource) -> str | None:
+    """What names a source's files, for a cache key (``None``: a source not cached)."""
+    if isinstance(source, CdnetResultSource):
+        return f"cdnet:{source.folder.resolve()}:{source.extension}"
+    if isinstance(source, PatternFolderSource):
+        return f"pattern:{source.folder.resolve()}:{source.pattern}:{source.offset}"
+    if isinstance(source, MaskVideoSource):
+        return f"video:{source.path.resolve()}"
+    return None
+
+
+@dataclass
+class _Slot:
+    """One method on one video: its table (``None``: not cached), each frame's stamps,
+    whether they are usable, and which frames the table had."""
+
+    table: FrameTable | None
+    stamps: np.ndarray
+    usable: np.ndarray
+    hit: np.ndarray
+    values: np.ndarray
+
+
+def evaluate_methods_cached(
+    videos: Sequence[VideoSpec],
+    sources: Mapping[str, Sequence[FrameSource]],
+    threshold: int | None,
+    workers: int | None,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+    cache: FrameCache | None,
+) -> MethodResults[VideoEvaluation]:
+    """:func:`~referee.core.evaluation.batch.evaluate_methods` with the counts of unchanged
+    frames taken from ``cache`` (none: every frame computed); the computed rows are
+    cached and the cache saved. Progress counts the frames computed."""
+    if cache is None:
+        return evaluate_methods(videos, sources, threshold, workers, progress, cancel)
+    threshold = check_threshold(threshold)
+    for video in videos:
+        check_temporal_roi(video)
+    names = list(sources)
+    frames = [np.fromiter(video.truth_frames, dtype=np.int64) for video in videos]
+    slots = []
+    for v, (video, numbers) in enumerate(zip(videos, frames)):
+        truth = _truth_stamps(video, numbers)
+        slots.append(
+            {
+                name: _slot(cache, video, numbers, truth, sources[name][v], threshold)
+                for name in names
+            }
+        )
+    groups: dict[tuple[str, ...], list[int]] = {}
+    needed: list[np.ndarray] = []
+    for v, numbers in enumerate(frames):
+        missing_rows = [~slots[v][name].hit for name in names]
+        methods = tuple(n for n, m in zip(names, missing_rows) if m.any())
+        needed.append(numbers[np.any(missing_rows, axis=0)] if methods else numbers[:0])
+        if methods:
+            groups.setdefault(methods, []).append(v)
+    total = sum(len(n) for n in needed)
+    computed: dict[tuple[str, int], np.ndarray] = {}
+    missing: list[MissingResult] = []
+    stray: set[tuple[str, str]] = set()
+    offset = 0
+    for methods, positions in groups.items():
+        subset = [replace(videos[v], annotated=FrameSet.of(needed[v].tolist())) for v in positions]
+        chosen = {name: [sources[name][v] for v in positions] for name in methods}
+        found = evaluate_methods(
+            subset, chosen, threshold, workers, shifted(progress, offset, total), cancel
+        )
+        offset += sum(len(needed[v]) for v in positions)
+        missing.extend(found.missing)
+        stray |= found.stray
+        for name in methods:
+            by_key = {e.key: e.per_frame for e in found.results[name]}
+            for v in positions:
+                if videos[v].key in by_key:
+                    computed[(name, v)] = by_key[videos[v].key]
+    results: dict[str, list[VideoEvaluation]] = {name: [] for name in names}
+    lost = {(m.method, m.video) for m in missing}
+    for v, video in enumerate(videos):
+        if len(needed[v]):
+            cache.note_computed(video.label, needed[v])
+        for name in names:
+            if (name, video.label) in lost:
+                continue
+            rows = _merged(frames[v], slots[v][name], computed.get((name, v)))
+            if video.key not in stray:
+                _keep(slots[v][name], frames[v], rows)
+            results[name].append(
+                VideoEvaluation.from_per_frame(video.category, video.name, rows, threshold)
+            )
+    cache.save()
+    return MethodResults(results, tuple(missing), frozenset(stray))
+
+
+def _truth_stamps(video: VideoSpec, frames: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The stamps of the video's ROI and of each frame's ground truth, and which are usable."""
+    roi, roi_usable = file_stamps([video.roi_path])
+    prefix = os.path.join(os.fspath(video.folder), GROUNDTRUTH_DIR, "gt")
+    gt, gt_usable = file_stamps([f"{prefix}{i:06d}.png" for i in frames.tolist()])
+    return roi, roi_usable, gt, gt_usable
+
+
+def _slot(
+    cache: FrameCache,
+    video: VideoSpec,
+    frames: np.ndarray,
+    truth: tuple[np.ndarray, ...],
+    source: FrameSource,
+    threshold: int | None,
+) -> _Slot:
+    width = 2 * STAMP_WIDTH
+    identity = source_identity(source)
+    roi, roi_usable, gt, gt_usable = truth
+    if identity is None or not roi_usable[0]:
+        nothing = np.zeros(frames.size, dtype=bool)
+        return _Slot(None, np.zeros((frames.size, width), np.int64), nothing, nothing, np.zeros(0))
+    masks, masks_usable = file_stamps([source.path_of(i) for i in frames.tolist()])
+    key = {
+        "kind": COUNTS_KIND,
+        "video": str(video.folder.resolve()),
+        "roi": roi[0].tolist(),
+        "source": identity,
+        "threshold": threshold,
+    }
+    table = cache.table(key, width, _COUNTS)
+    stamps = np.hstack([gt, masks])
+    usable = gt_usable & masks_usable
+    hit, values = table.lookup(frames, stamps)
+    return _Slot(table, stamps, usable, hit & usable, values)
+
+
+def _merged(frames: np.ndarray, slot: _Slot, computed: np.ndarray | None) -> np.ndarray:
+    """The per-frame rows of one method on one video: cached where found, else computed."""
+    rows = np.zeros((frames.size, len(PER_FRAME_COLUMNS)), dtype=np.int64)
+    rows[:, 0] = frames
+    if slot.hit.any():
+        rows[slot.hit, 1:] = slot.values[slot.hit]
+    if computed is not None and computed.size:
+        where = np.searchsorted(frames, computed[:, 0])
+        rows[where, 1:] = computed[:, 1:]
+    return rows
+
+
+def _keep(slot: _Slot, frames: np.ndarray, rows: np.ndarray) -> None:
+    """Cache the computed rows whose files have usable stamps."""
+    if slot.table is None:
+        return
+    new = slot.usable & ~slot.hit
+    if new.any():
+        slot.table.update(frames[new], slot.stamps[new], rows[new, 1:])
