@@ -248,7 +248,7 @@ class AnnotationController(QObject):
         if outcome.project.file in outcome.files:
             self.session.project_unsaved = False  # the project file holds the project now
         if outcome.files:
-            self.session.annotations_saved(outcome.project)
+            self.session.annotations_saved(outcome.project, outcome.files)
         self.show_modified()
         self._say(save_sentence(outcome))
         return True

@@ -263,8 +263,15 @@ def _exit_now(code: int, problem: str | None = None) -> NoReturn:
     os._exit(code)
 
 
+#: How long closing waits for cancelled jobs to end (ms).
+DISPOSE_WAIT_MS = 10_000
+
+
 def dispose(window: MainWindow) -> None:
     """Delete the window before Python shuts down: left to the garbage collector at exit,
-    its pyqtgraph items can be destroyed in an order that aborts the interpreter."""
+    its pyqtgraph items can be destroyed in an order that aborts the interpreter. Its jobs
+    are cancelled and given a few seconds to end first."""
+    window.runner.cancel_all()
+    window.runner.wait(DISPOSE_WAIT_MS)
     window.deleteLater()
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -25,20 +25,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from referee.core.cache.store import FrameCache, user_cache_folder
 from referee.core.demo.project import ensure_demo_project
 from referee.core.errors import RefereeError
 from referee.core.model.project import Project
 from referee.core.model.videos import video_label
 from referee.core.report.build import build_report
-from referee.core.significance.cases import CASE_KINDS
+from referee.core.significance.choices import CASE_KINDS
 from referee.core.workflow.projects import open_path
 from referee.core.workflow.sources import source_status
 from referee.gui.annotation_controller import AnnotationController
 from referee.gui.docks.actions import ActionsDock
-from referee.gui.docks.annotate import AnnotateDock
 from referee.gui.docks.data import DataDock
 from referee.gui.docks.indicators import IndicatorsDock
 from referee.gui.docks.jobs import JobsDock, JobsStatusWidget
+from referee.gui.docks.next_frames import NextFramesDock
 from referee.gui.docks.plots import PlotsDock
 from referee.gui.docks.pseudo import PseudoDock
 from referee.gui.docks.significance import SignificanceDock
@@ -83,7 +84,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         fit_to_screen(self, WINDOW_SIZE)
         self.runner = JobRunner(parent=self)
-        self.session = ProjectSession(self.runner, self)
+        self.session = ProjectSession(self.runner, self, FrameCache(user_cache_folder()))
         self.report_dialog: ReportDialog | None = None
         self.viewer = ViewerPanel(self.session)
         self.setCentralWidget(self.viewer)
@@ -119,7 +120,7 @@ class MainWindow(QMainWindow):
         self.indicators_dock = IndicatorsDock()
         self.plots_dock = PlotsDock()
         self.pseudo_dock = PseudoDock()
-        self.annotate_dock = AnnotateDock()
+        self.next_frames_dock = NextFramesDock()
         self.significance_dock = SignificanceDock()
         self.actions_dock = ActionsDock()
         self.jobs_dock = JobsDock(self.runner)
@@ -133,7 +134,7 @@ class MainWindow(QMainWindow):
             right=[
                 [self.indicators_dock, self.plots_dock, self.pseudo_dock, self.significance_dock],
                 [
-                    self.annotate_dock,
+                    self.next_frames_dock,
                     self.annotation.dock,
                     self.annotation.boxes.dock,
                     self.actions_dock,
@@ -161,7 +162,9 @@ class MainWindow(QMainWindow):
         session.estimate_changed.connect(
             lambda: self.indicators_dock.show_estimate(session.estimate)
         )
-        session.estimate_changed.connect(lambda: self.annotate_dock.show_estimate(session.estimate))
+        session.estimate_changed.connect(
+            lambda: self.next_frames_dock.show_estimate(session.estimate)
+        )
         viewer.video_box.currentIndexChanged.connect(lambda _: self._show_frame_f())
         viewer.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         viewer.pixel_info.connect(self.inspector.setText)
@@ -176,7 +179,7 @@ class MainWindow(QMainWindow):
         self.plots_dock.frame_requested.connect(
             lambda frame: viewer.go_to(viewer.current_video_label() or "", frame)
         )
-        self.annotate_dock.frame_requested.connect(viewer.go_to)
+        self.next_frames_dock.frame_requested.connect(viewer.go_to)
         self.indicators_dock.scheme_changed.connect(
             lambda scheme: self._guard(session.set_pixel_weights, scheme)
         )
@@ -187,7 +190,7 @@ class MainWindow(QMainWindow):
                 replace(session.options.pseudo, committee=request.options, methods=request.methods),
             )
         )
-        self.annotate_dock.run_requested.connect(
+        self.next_frames_dock.run_requested.connect(
             lambda options: self._guard(session.run_ranking, options)
         )
         self.significance_dock.run_requested.connect(
@@ -309,7 +312,9 @@ class MainWindow(QMainWindow):
         if not self._docks_sized:
             self._docks_sized = True
             size_docks(
-                self, [self.data_dock, self.layers_dock], [self.indicators_dock, self.annotate_dock]
+                self,
+                [self.data_dock, self.layers_dock],
+                [self.indicators_dock, self.next_frames_dock],
             )
         super().showEvent(event)
 
@@ -371,11 +376,11 @@ class MainWindow(QMainWindow):
         order = [d.name for d in project.detectors]
         self.plots_dock.clear()  # the previous project's plots: drawn anew with its results
         self.plots_dock.set_detector_order(order)
-        self.annotate_dock.plot.set_detector_order(order)
+        self.next_frames_dock.plot.set_detector_order(order)
         self.indicators_dock.set_detector_order(order)
         detectors = list(session.mask_detectors())
         self.pseudo_dock.set_detectors(detectors)
-        self.annotate_dock.set_detectors(detectors)
+        self.next_frames_dock.set_detectors(detectors)
         self.significance_dock.set_detectors(
             sorted(set(detectors) | set(session.action_detectors()))
         )
@@ -383,7 +388,7 @@ class MainWindow(QMainWindow):
         self.actions_dock.set_project_actions(
             project.actions_groundtruth is not None, len(project.action_detectors())
         )
-        self.annotate_dock.set_annotated(session.annotated())
+        self.next_frames_dock.set_annotated(session.annotated())
         self._refresh_data_dock(project)  # last: its job would slow the drawing above
 
     def _refresh_data_dock(self, project: Project) -> None:
@@ -407,7 +412,7 @@ class MainWindow(QMainWindow):
     def _on_ranking_changed(self) -> None:
         result = self.session.ranking_result
         if result is not None:
-            self.annotate_dock.show_result(result)
+            self.next_frames_dock.show_result(result)
 
     def _show_frame_f(self) -> None:
         index = self.viewer.video_box.currentIndex()
@@ -462,7 +467,9 @@ class MainWindow(QMainWindow):
         if project is None:  # the action is enabled once a project is open
             return
         options = session_report_options(self.session)
-        build = partial(build_report, computed=replace(self.session.results))
+        build = partial(
+            build_report, computed=replace(self.session.results), cache=self.session.cache
+        )
         self.report_dialog = ReportDialog(self.runner, project, options, self, build=build)
         self.report_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.report_dialog.open()

@@ -6,19 +6,24 @@
 :class:`~referee.core.workflow.results.ProjectResults` and the options of
 each stage in one :class:`~referee.core.workflow.options.AnalysisOptions`, and
 announces each new result with a signal; docks and views subscribe and draw.
-When the project changes (a detector added or removed) everything that
-depends on it is recomputed without the user asking.
+
+Which stage runs when is the graph's business
+(:mod:`referee.core.workflow.graph`): every stage whose inputs are computed
+starts as a job, and when a saved annotation or new options change something,
+the graph says which results are wrong and only those are computed again,
+the per-frame counts of unchanged frames coming from the session's cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from referee.core.cache.store import FrameCache
 from referee.core.errors import InputFileError, UnavailableError
 from referee.core.estimation.result import EstimateResult
 from referee.core.evaluation.masks import VideoEvaluation
@@ -29,8 +34,15 @@ from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
 from referee.core.ranking.order import RankedFrame
 from referee.core.significance.sweep import DiscriminativeResult
-from referee.core.workflow.detections import run_actions, run_boxes, run_counts
-from referee.core.workflow.estimate import run_estimate
+from referee.core.workflow.graph import (
+    PARTS,
+    STAGES,
+    Stage,
+    changed_parts,
+    invalidate,
+    ready,
+    run_stage,
+)
 from referee.core.workflow.options import (
     AnalysisOptions,
     EstimateOptions,
@@ -39,17 +51,13 @@ from referee.core.workflow.options import (
     RankingOptions,
     SignificanceOptions,
 )
-from referee.core.workflow.pixels import resummarize, run_curves, run_pixels
 from referee.core.workflow.projects import project_videos
-from referee.core.workflow.pseudo import run_pseudo
-from referee.core.workflow.ranking import run_ranking
 from referee.core.workflow.results import (
     PixelResult,
     ProjectResults,
     PseudoOutcome,
     RankingResult,
 )
-from referee.core.workflow.significance import run_significance
 from referee.gui.worker import Job, JobRunner
 
 
@@ -68,9 +76,14 @@ class ProjectSession(QObject):
     estimate_changed = Signal()
     error = Signal(str)
 
-    def __init__(self, runner: JobRunner, parent: QObject | None = None) -> None:
+    def __init__(
+        self, runner: JobRunner, parent: QObject | None = None, cache: FrameCache | None = None
+    ) -> None:
         super().__init__(parent)
         self.runner = runner
+        #: Per-frame counts kept for the session (and on disk, with a folder).
+        self.cache = cache if cache is not None else FrameCache()
+        self._jobs: dict[str, Job] = {}
         self.project: Project | None = None
         self.videos: tuple[VideoSpec, ...] = ()
         self.options = AnalysisOptions()
@@ -136,7 +149,7 @@ class ProjectSession(QObject):
     # --- the project ------------------------------------------------------------------------
 
     def open(self, project: Project) -> None:
-        """Make ``project`` current and recompute everything on it.
+        """Make ``project`` current and compute everything on it.
 
         Raises
         ------
@@ -151,6 +164,7 @@ class ProjectSession(QObject):
                 "the project is empty: it names no dataset, video file or ground truth, "
                 "so there is nothing to show; add a dataset folder or video files to it",
             )
+        self._cancel(self._jobs)
         self.videos = videos
         self.project = project
         self.project_unsaved = False
@@ -159,229 +173,146 @@ class ProjectSession(QObject):
         self.project_changed.emit()
         self.refresh()
 
-    def annotations_saved(self, project: Project) -> None:
-        """Take ``project`` as saved with new ground truth and compute everything again in
-        the background; the results so far stay in :attr:`previous_results`."""
+    def annotations_saved(self, project: Project, files: Sequence[Path] = ()) -> None:
+        """Take ``project`` as saved with new ground truth in ``files`` and bring up to date,
+        in the background, what they change (every stage when ``files`` is empty); the
+        results so far stay in :attr:`previous_results`."""
+        before = self.project
         self.project = project
         self.videos = project_videos(project)
-        self.previous_results = self.results
-        self.results = ProjectResults()
+        self.previous_results = _copy(self.results)
+        parts = changed_parts(before or project, files) if files else PARTS
+        self._forget(invalidate(self.results, parts=parts))
         self.refresh()
 
-    def refresh(self) -> None:
-        """Start every computation the project allows (after opening or a change).
+    def recompute(self) -> None:
+        """Compute every stage again, as if every file had changed (files changed outside
+        Referee); unchanged frames' counts still come from the cache."""
+        if self.project is not None:
+            self.annotations_saved(self.project)
 
-        Pseudo ground truth starts when the masks are evaluated, so that its
-        comparison with the truth reuses their evaluation.
-        """
-        if self.project is None:
+    def refresh(self) -> None:
+        """Start every stage that is ready: not computed, and what it uses computed."""
+        project = self.project
+        if project is None:
             return
-        if self.mask_detectors():
-            self.evaluate()
-        elif len(self.project.mask_detectors()) >= 2:
-            self.run_pseudo()
-        if len(self.mask_detectors()) >= 2:
-            self.run_ranking()
-        if any(d.scores is not None for d in self.project.detectors) and self.videos:
-            self.sweep_curves()
-        if self.project.actions_groundtruth and self.action_detectors():
-            self.evaluate_actions()
-            self.evaluate_boxes()
-        if self.project.counts is not None:
-            self.evaluate_counts()
+        for stage in ready(self.results, self._jobs, self._wanted()):
+            self._run(stage, project)
+
+    def _wanted(self) -> list[str]:
+        """The stages the window shows (every stage of the graph)."""
+        return [stage.key for stage in STAGES]
 
     # --- jobs -------------------------------------------------------------------------------
 
-    def _start(
-        self, kind: str, title: str, fn: Callable[..., Any], on_done: Callable[[Any], None]
-    ) -> Job:
-        return self.runner.run(kind, title, fn, on_done, self._on_failed)
+    def _run(self, stage: Stage, project: Project) -> Job:
+        options, results, cache = self.options, _copy(self.results), self.cache
+
+        def run(progress: Any, cancel: Any) -> object:
+            try:
+                return run_stage(stage, project, options, progress, cancel, results, cache)
+            except UnavailableError as error:
+                return _Skipped(str(error))
+
+        def done(result: object) -> None:
+            if self._jobs.get(stage.key) is not job:
+                return  # made stale meanwhile
+            del self._jobs[stage.key]
+            if isinstance(result, _Skipped):
+                self.results.skipped[stage.key] = result.reason
+                setattr(self.results, stage.key, None)
+            else:
+                setattr(self.results, stage.key, result)
+            self.results.stale.pop(stage.key, None)
+            self._signals()[stage.key].emit()
+            self.refresh()
+
+        def failed(message: str) -> None:
+            if self._jobs.get(stage.key) is job:
+                del self._jobs[stage.key]
+                self.results.skipped[stage.key] = message
+                self._on_failed(message)
+                self.refresh()
+
+        job = self.runner.run(stage.key, _TITLES[stage.key], run, done, failed)
+        self._jobs[stage.key] = job
+        return job
+
+    def _forget(self, keys: Iterable[str]) -> None:
+        """Stop the jobs of stages whose results a change made wrong."""
+        self._cancel({key: job for key, job in self._jobs.items() if key in set(keys)})
+
+    def _cancel(self, jobs: dict[str, Job]) -> None:
+        for key, job in list(jobs.items()):
+            job.cancel()
+            self._jobs.pop(key, None)
+
+    def _signals(self) -> dict[str, Any]:
+        return {
+            "pixels": self.evaluations_changed,
+            "curves": self.curves_changed,
+            "actions": self.actions_changed,
+            "boxes": self.boxes_changed,
+            "counts": self.counts_changed,
+            "pseudo": self.pseudo_changed,
+            "ranking": self.ranking_changed,
+            "significance": self.significance_changed,
+            "estimate": self.estimate_changed,
+        }
 
     def _on_failed(self, message: str) -> None:
         self.error.emit(message)
 
-    def _project(self) -> Project:
+    def rerun(self, key: str, options: Any = None) -> Job | None:
+        """Compute stage ``key`` again (with ``options``, if given) and what uses it; returns
+        its job when it could start at once."""
         if self.project is None:
             raise UnavailableError("no project is open")
-        return self.project
+        if options is not None:
+            self.options = replace(self.options, **{key: options})
+        self._forget(invalidate(self.results, options=(key,)))
+        self.refresh()
+        return self._jobs.get(key)
 
-    def evaluate(self, options: PixelOptions | None = None) -> Job:
+    def evaluate(self, options: PixelOptions | None = None) -> Job | None:
         """Every mask detector on every video (docs/measures.md §1, §2)."""
-        project, options = self._project(), options or self.options.pixels
-        self.options = replace(self.options, pixels=options)
-
-        def done(result: PixelResult) -> None:
-            self.results.pixels = result
-            self.evaluations_changed.emit()
-            self._after_pixels()
-
-        return self._start(
-            "evaluate",
-            "Evaluating detectors",
-            lambda progress, cancel: run_pixels(project, options, progress, cancel),
-            done,
-        )
-
-    def _after_pixels(self) -> None:
-        project = self.project
-        if project is None or len(project.mask_detectors()) < 2:
-            return
-        if self.results.pseudo is None:
-            self.run_pseudo()
-        previous = self.previous_results
-        tested = previous is not None and previous.significance is not None
-        if tested and self.results.significance is None:  # new ground truth: test again
-            self.run_significance(self.options.significance)
+        return self.rerun("pixels", options)
 
     def set_pixel_weights(self, weights: str) -> Job | None:
         """Summarize the evaluated masks again with another weight scheme (no frame is read)."""
-        pixels = self.results.pixels
         options = replace(self.options.pixels, weights=weights)
-        self.options = replace(self.options, pixels=options)
-        if pixels is None or pixels.options == options:
+        if options == self.options.pixels:
             return None
+        return self.rerun("pixels", options)
 
-        def done(result: PixelResult) -> None:
-            self.results.pixels = result
-            self.evaluations_changed.emit()
-
-        return self._start(
-            "summarize",
-            "Summarizing",
-            lambda progress, cancel: resummarize(pixels, options),
-            done,
-        )
-
-    def sweep_curves(self) -> Job:
-        """ROC and PR curves of the detectors with soft scores (docs/measures.md §3)."""
-        project, options = self._project(), self.options.curves
-
-        def done(result: Any) -> None:
-            self.results.curves = result
-            self.curves_changed.emit()
-
-        return self._start(
-            "curves",
-            "Sweeping score curves",
-            lambda progress, cancel: run_curves(project, options, progress, cancel),
-            done,
-        )
-
-    def evaluate_actions(self) -> Job:
-        """Every detector's LIRIS actions against the ground truth (docs/measures.md §4)."""
-        project, options = self._project(), self.options.actions
-
-        def done(result: Any) -> None:
-            self.results.actions = result
-            self.actions_changed.emit()
-
-        return self._start(
-            "actions",
-            "Evaluating actions",
-            lambda progress, cancel: run_actions(project, options, progress, cancel),
-            done,
-        )
-
-    def evaluate_boxes(self) -> Job:
-        """Every detector's per-frame boxes against the ground truth (docs/measures.md §5)."""
-        project, options = self._project(), self.options.boxes
-
-        def done(result: Any) -> None:
-            self.results.boxes = result
-            self.boxes_changed.emit()
-
-        return self._start(
-            "boxes",
-            "Evaluating per-frame boxes",
-            lambda progress, cancel: run_boxes(project, options, progress, cancel),
-            done,
-        )
-
-    def evaluate_counts(self) -> Job:
-        """Every detector's counts against the ground-truth counts (docs/measures.md §6)."""
-        project, options = self._project(), self.options.counts
-
-        def run(progress: Any, cancel: Any) -> Any:
-            try:
-                return run_counts(project, options, progress, cancel)
-            except UnavailableError:
-                return None  # a counts folder without counts to compare: nothing to show
-
-        def done(result: Any) -> None:
-            self.results.counts = result
-            self.counts_changed.emit()
-
-        return self._start("counts", "Evaluating counts", run, done)
-
-    def run_pseudo(self, options: PseudoOptions | None = None) -> Job:
+    def run_pseudo(self, options: PseudoOptions | None = None) -> Job | None:
         """Pseudo ground truth of the chosen committee (docs/measures.md §7)."""
-        project, options = self._project(), options or self.options.pseudo
-        self.options = replace(self.options, pseudo=options)
-        pixels = self.results.pixels
+        return self.rerun("pseudo", options)
 
-        def done(outcome: PseudoOutcome) -> None:
-            self.results.pseudo = outcome
-            self.pseudo_changed.emit()
-            if len(outcome.methods) >= 2:
-                self.run_estimate()
-
-        return self._start(
-            "pseudo",
-            "Pseudo ground truth",
-            lambda progress, cancel: run_pseudo(project, options, progress, cancel, pixels),
-            done,
-        )
-
-    def run_ranking(self, options: RankingOptions | None = None) -> Job:
+    def run_ranking(self, options: RankingOptions | None = None) -> Job | None:
         """Frames to annotate next over all videos (docs/measures.md §8)."""
-        project, options = self._project(), options or self.options.ranking
-        self.options = replace(self.options, ranking=options)
+        return self.rerun("ranking", options)
 
-        def done(result: RankingResult) -> None:
-            self.results.ranking = result
-            self.ranking_changed.emit()
-
-        return self._start(
-            "ranking",
-            "Ranking frames",
-            lambda progress, cancel: run_ranking(project, options, progress, cancel),
-            done,
-        )
-
-    def run_significance(self, options: SignificanceOptions | None = None) -> Job:
+    def run_significance(self, options: SignificanceOptions | None = None) -> Job | None:
         """Do the chosen detectors really differ (docs/measures.md §9)?"""
-        project, options = self._project(), options or self.options.significance
-        self.options = replace(self.options, significance=options)
-        upstream = replace(self.results)
+        return self.rerun("significance", options)
 
-        def done(result: DiscriminativeResult) -> None:
-            self.results.significance = result
-            self.significance_changed.emit()
+    def run_estimate(self, options: EstimateOptions | None = None) -> Job | None:
+        """Estimates with intervals from the labelled frames (docs/measures.md §12)."""
+        return self.rerun("estimate", options)
 
-        return self._start(
-            "significance",
-            "Significance test",
-            lambda progress, cancel: run_significance(project, options, progress, cancel, upstream),
-            done,
-        )
 
-    def run_estimate(self, options: EstimateOptions | None = None) -> Job:
-        """Every mask detector's F1, precision and recall over every frame, with intervals,
-        from the consensus and the labelled frames; and the frames to label next
-        (docs/measures.md §12). Reuses the consensus and the evaluation computed so far."""
-        project, options = self._project(), options or self.options.estimate
-        self.options = replace(self.options, estimate=options)
-        pseudo, pixels = self.results.pseudo, self.results.pixels
+class _Skipped:
+    """A stage the project cannot provide, and why (a job's result)."""
 
-        def done(result: EstimateResult) -> None:
-            self.results.estimate = result
-            self.estimate_changed.emit()
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
-        return self._start(
-            "estimate",
-            "Estimating with intervals",
-            lambda progress, cancel: run_estimate(
-                project, options, progress, cancel, pseudo, pixels
-            ),
-            done,
-        )
+
+def _copy(results: ProjectResults) -> ProjectResults:
+    """A snapshot of ``results`` that later changes to them leave alone."""
+    return replace(results, skipped=dict(results.skipped), stale=dict(results.stale))
+
+
+#: What the jobs panel calls each stage's job.
+_TITLES = {stage.key: stage.title[0].upper() + stage.title[1:] for stage in STAGES}

@@ -120,7 +120,8 @@ class _JobCall:
         now = time.monotonic()
         if done >= total or now - self._last_progress >= PROGRESS_INTERVAL:
             self._last_progress = now
-            self._job.progress.emit(int(done), int(total))
+            with contextlib.suppress(RuntimeError):  # the job went with its window
+                self._job.progress.emit(int(done), int(total))
 
     def __call__(self) -> None:
         job = self._job
@@ -138,7 +139,8 @@ class _JobCall:
             outcome = (Job.FAILED, message)
         else:
             outcome = (Job.CANCELLED, None) if job.token.cancelled else (Job.DONE, result)
-        job._outcome.emit(*outcome)
+        with contextlib.suppress(RuntimeError):  # the job went with its window: nobody waits
+            job._outcome.emit(*outcome)
 
 
 class JobRunner(QObject):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
+    add_cache,
     add_consensus,
     add_force,
     add_frames,
@@ -18,6 +19,7 @@ from referee.core.cli.common import (
     add_threshold,
     add_weights,
     committee_options,
+    open_cache,
     progress_bar,
     refuse_frames,
     whole_number,
@@ -39,7 +41,8 @@ def add_commands(commands: Commands) -> None:
         "report",
         help="write a stand-alone report of a project (HTML, PDF, CSV, JSON)",
         description="Evaluate everything a project holds (masks, score curves, actions, "
-        "counts, pseudo ground truth, frames to annotate next, significance) and "
+        "counts, pseudo ground truth, frames to annotate next, estimates from labelled "
+        "frames, significance) and "
         "write one report: a self-contained HTML file, a PDF, one CSV per table "
         "and a JSON file. Every parameter and default is listed in the report.",
     )
@@ -99,6 +102,7 @@ def add_commands(commands: Commands) -> None:
     )
     add_test(parser)
     add_force(parser)
+    add_cache(parser)
     add_quiet(parser)
     parser.set_defaults(run=run_report)
 
@@ -135,8 +139,9 @@ def run_report(args: argparse.Namespace) -> int:
     if project.dataset is None:
         refuse_frames(args.frames, "a project without a CDnet dataset")
     project = replace(project, frame_range=args.frames)
+    cache = open_cache(args.cache)
     with progress_bar("building the report", "‰", args.quiet) as progress:
-        report = build_report(project, options, progress=progress)
+        report = build_report(project, options, progress=progress, cache=cache)
     replaced = replaced_files(report, targets)
     if replaced and not args.force:
         raise RefereeError(

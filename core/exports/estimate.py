@@ -50,6 +50,15 @@ DESIGNS = {
     "annotated": "the frames that have ground truth, weighted as a uniform sample of each video",
     "none": "none: the consensus alone, without interval",
 }
+#: What a simulation's heading says of the true values.
+SIMULATED_TEXT = (
+    "simulated annotator: ground truth read for the drawn frames only; "
+    "'true' is the value over every frame"
+)
+#: What P(A beats B) is computed from.
+BEATS_BASIS = "from the F1 difference and its standard error"
+#: Title of the table of each partly annotated video's F1.
+VIDEOS_TITLE = "F1 of each partly annotated video, from its own labelled frames"
 
 
 # --- JSON --------------------------------------------------------------------------------------
@@ -74,7 +83,7 @@ def _pair(p: PairComparison) -> dict[str, Any]:
         "f1_difference": _estimate(p.difference),
         "cases": 0 if p.test is None else len(p.test.cases),
         "differ": None if p.test is None else p.test.differ,
-        "verdict": p.reason if p.test is None else verdict_text(p.test),
+        "verdict": pair_verdict(p),
     }
 
 
@@ -168,9 +177,9 @@ def estimate_cell(e: Estimate, undefined: str = "undef.") -> str:
     return f"{_number(e.estimate)} [{_number(e.low)}, {_number(e.high)}]"
 
 
-def format_estimate_report(result: EstimateResult) -> str:
-    """The heading, the table of estimates, what can be trusted, the labelled frames, the
-    pairs (P(A beats B), F1 differences, tests) and, for repeated samples, their accuracy."""
+def design_text(result: EstimateResult) -> str:
+    """How the labelled frames were chosen: the design, with a sampler's seed and uniform
+    share."""
     design = DESIGNS[result.design]
     if result.design in SAMPLERS:
         design += f" (seed {result.seed}"
@@ -181,16 +190,40 @@ def format_estimate_report(result: EstimateResult) -> str:
                 " in each partly annotated video, up to its first draw without ground truth; "
                 "videos annotated on every frame counted whole"
             )
+    return design
+
+
+def heading_lines(result: EstimateResult) -> list[str]:
+    """The intervals, the estimator, the frames estimated over and the design; with a
+    simulation, what 'true' means."""
     heading = [
         f"Estimates with {result.confidence:.0%} intervals (docs/measures.md §12), "
         f"estimator {result.estimator}, over {result.population} frames",
-        f"labelled frames: {design}",
+        f"labelled frames: {design_text(result)}",
     ]
     if result.simulated:
-        heading.append(
-            "simulated annotator: ground truth read for the drawn frames only; "
-            "'true' is the value over every frame"
-        )
+        heading.append(SIMULATED_TEXT)
+    return heading
+
+
+def pairs_text(result: EstimateResult) -> str:
+    """What each pair's line or row gives (no final punctuation)."""
+    return (
+        "Each pair: the difference of F1 over every frame (first − second) with its "
+        f"{result.confidence:.0%} interval, and the discriminative test (docs/measures.md "
+        "§9) of per-frame F1 on the labelled frames"
+    )
+
+
+def pair_verdict(p: PairComparison) -> str:
+    """The verdict of a pair's test on the labelled frames, or why it could not run."""
+    return p.reason if p.test is None else verdict_text(p.test)
+
+
+def format_estimate_report(result: EstimateResult) -> str:
+    """The heading, the table of estimates, what can be trusted, the labelled frames, the
+    pairs (P(A beats B), F1 differences, tests) and, for repeated samples, their accuracy."""
+    heading = heading_lines(result)
     header = ["detector"]
     for k in MEASURES:
         header += [TITLES[k]] + (["true"] if result.simulated else [])
@@ -206,22 +239,16 @@ def format_estimate_report(result: EstimateResult) -> str:
     if notes:
         blocks.append("\n".join(textwrap.fill(n, 100) for n in notes))
     if result.frames:
-        blocks.append(textwrap.fill(_frames_text(result), 100))
+        blocks.append(textwrap.fill(labelled_frames_text(result), 100))
     if result.videos:
         blocks.append(_videos_table(result))
     if len(result.methods) > 1:
         blocks.append(_beats_table(result))
         blocks.append(
-            textwrap.fill(
-                "Each pair: the difference of F1 over every frame (first − second) with its "
-                f"{result.confidence:.0%} interval, and the discriminative test (docs/measures.md "
-                "§9) of per-frame F1 on the labelled frames:",
-                100,
-            )
+            textwrap.fill(pairs_text(result) + ":", 100)
             + "\n"
             + "\n".join(
-                f"  {p.a} − {p.b}: {estimate_cell(p.difference)}; "
-                f"{p.reason if p.test is None else verdict_text(p.test)}"
+                f"  {p.a} − {p.b}: {estimate_cell(p.difference)}; {pair_verdict(p)}"
                 for p in result.pairs
             )
         )
@@ -284,20 +311,26 @@ def trust_sentences(result: EstimateResult) -> list[str]:
     return out
 
 
+def accuracy_title(result: EstimateResult) -> str:
+    """What the table of a repeated simulation's accuracy gives."""
+    first, count = result.seed, len(result.repeats)
+    return (
+        f"F1 over {count} simulated samples (seeds {first}–{first + count - 1}) against the true F1"
+    )
+
+
 def _accuracy_table(result: EstimateResult) -> str:
     """RMSE, bias and coverage of each detector's F1 over the repeated samples."""
-    first, count = result.seed, len(result.repeats)
     rows = [
         [m, _number(a.rmse), _number(a.bias), _number(a.coverage), str(a.intervals)]
         for m, a in result.accuracy.items()
     ]
-    return (
-        f"F1 over {count} simulated samples (seeds {first}–{first + count - 1}) against the "
-        "true F1\n" + grid(["detector", "RMSE", "bias", "coverage", "intervals"], rows)
+    return f"{accuracy_title(result)}\n" + grid(
+        ["detector", "RMSE", "bias", "coverage", "intervals"], rows
     )
 
 
-def _frames_text(result: EstimateResult) -> str:
+def labelled_frames_text(result: EstimateResult) -> str:
     """Drawn frames in the order drawn; annotated frames as runs per video."""
     if result.design in SAMPLERS:
         listed = ", ".join(
@@ -328,12 +361,10 @@ def _videos_table(result: EstimateResult) -> str:
         ]
         for v in result.videos
     ]
-    return "F1 of each partly annotated video, from its own labelled frames\n" + grid(header, rows)
+    return VIDEOS_TITLE + "\n" + grid(header, rows)
 
 
 def _beats_table(result: EstimateResult) -> str:
     names = result.methods
     rows = [[a, *("—" if a == b else _number(result.beats[a][b]) for b in names)] for a in names]
-    return "P(row beats column on F1), from the F1 difference and its standard error\n" + grid(
-        ["", *names], rows
-    )
+    return f"P(row beats column on F1), {BEATS_BASIS}\n" + grid(["", *names], rows)

@@ -13,14 +13,16 @@ from referee.core.measures.choices import check_threshold
 from referee.core.measures.indicators import evaluate
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 from referee.core.pseudo.consensus import binary_entropy, consensus, pseudo_confusion
-from referee.core.ranking.choices import CLASSES as CLASSES
-from referee.core.ranking.choices import CRITERIA as CRITERIA
-from referee.core.ranking.choices import MASK_CRITERIA as MASK_CRITERIA
-from referee.core.ranking.choices import PAIR_CRITERIA as PAIR_CRITERIA
-from referee.core.ranking.choices import PAIRWISE_DICE as PAIRWISE_DICE
-from referee.core.ranking.choices import PAIRWISE_FDA as PAIRWISE_FDA
-from referee.core.ranking.choices import PSEUDO_GAP as PSEUDO_GAP
-from referee.core.ranking.choices import VOTE_ENTROPY as VOTE_ENTROPY
+from referee.core.ranking.choices import (
+    CLASSES,
+    CRITERIA,
+    MASK_CRITERIA,
+    PAIR_CRITERIA,
+    PAIRWISE_DICE,
+    PAIRWISE_FDA,
+    PSEUDO_GAP,
+    VOTE_ENTROPY,
+)
 
 _DESCRIPTIONS = {
     VOTE_ENTROPY: "mean binary entropy (bits) of the detectors' vote fraction over the "
@@ -91,19 +93,6 @@ class FrameScores:
         if self.criterion in PAIR_CRITERIA and len(self.methods) == 2:
             return f"{self.criterion}: {self.methods[0]} vs {self.methods[1]}"
         return self.criterion
-
-    def score_of(self, frame: int) -> float:
-        """The score of ``frame``.
-
-        Raises
-        ------
-        InvalidOptionError
-            If the frame was not scored.
-        """
-        where = np.searchsorted(self.frames, frame)
-        if where >= len(self.frames) or self.frames[where] != frame:
-            raise InvalidOptionError(f"frame {frame} of {self.video} was not scored")
-        return float(self.scores[where])
 
 
 def describe(criterion: str) -> str:

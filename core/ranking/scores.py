@@ -11,17 +11,20 @@ from referee.core import cluster
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.formats.cdnet import read_roi
 from referee.core.frames.sources import FrameSource, masks_by_frame
-from referee.core.measures.boxes import MAPPINGS, VideoBoxes
+from referee.core.measures.boxes import VideoBoxes
+from referee.core.measures.choices import MAPPINGS
 from referee.core.model.annotations import ACTION_CLASSES, VideoAnnotation
 from referee.core.model.videos import VideoSpec
 from referee.core.parallel import chunk_size, map_chunks, resolve_workers, video_chunks
 from referee.core.progress import CancelToken, ProgressCallback, check, report, shifted
-from referee.core.ranking.criteria import (
+from referee.core.ranking.choices import (
     CLASSES,
     MASK_CRITERIA,
     PAIRWISE_DICE,
     PAIRWISE_FDA,
     VOTE_ENTROPY,
+)
+from referee.core.ranking.criteria import (
     FrameScores,
     _check_criterion,
     _check_pair,
@@ -130,7 +133,7 @@ def mask_scores(
     """:func:`mask_frame_scores` of every video over its temporal ROI (docs/measures.md §8).
 
     ``sources[method][v]`` is that method's masks of ``videos[v]`` (e.g. from
-    :func:`~referee.core.evaluate.result_sources`). Progress counts frames over
+    :func:`~referee.core.frames.results.result_sources`). Progress counts frames over
     all videos. With more than one worker (``None``: every available core) or
     on a cluster, frame ranges are scored by workers; the scores are the same.
     """
@@ -230,7 +233,7 @@ def box_frame_scores(
         box (a frame where neither has one would score 0; it is not listed, so
         the work follows the boxes, not the span of frame numbers).
     mapping, class_aware
-        As in :func:`~referee.core.boxes.evaluate_boxes`.
+        As in :func:`~referee.core.measures.boxes.evaluate_boxes`.
     progress, cancel
         In frames; polled every 64 frames.
     """
@@ -375,7 +378,7 @@ def class_scores(
     """:func:`class_frame_scores` of every video, detectors paired by video name (docs/measures.md §8).
 
     ``annotations`` maps each detector's name to its videos (an
-    :class:`~referee.core.annotations.AnnotationSet` works). Videos follow the
+    :class:`~referee.core.model.annotations.AnnotationSet` works). Videos follow the
     first detector's order, then those first seen in later ones; a detector
     without a video has no action in it.
     """

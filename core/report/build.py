@@ -4,7 +4,8 @@
 and :func:`assemble_report` lays the results out: what was evaluated and with
 which parameters, per-video tables, summaries against the CDnet procedure,
 ROC and PR, LIRIS actions, counting, pseudo ground truth, frames to annotate
-next, significance, and the definitions of every indicator used.
+next, estimates from labelled frames, significance, and the definitions of every
+indicator used.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from referee.core import __version__
+from referee.core.cache.store import FrameCache
 from referee.core.exports.text_table import TABLE_INDICATORS
 from referee.core.measures.indicators import get_indicator
 from referee.core.model.frame_set import as_frame_set
@@ -33,13 +35,14 @@ from referee.core.report.sections_estimates import (
     pseudo_section,
     significance_section,
 )
+from referee.core.report.sections_labelled import labelled_estimates_section
 from referee.core.report.sections_pixels import (
     per_video_section,
     roc_pr_section,
     summary_section,
 )
+from referee.core.significance.choices import AUTO_TEST
 from referee.core.significance.hypothesis_tests import TEST_NAMES
-from referee.core.significance.sweep import AUTO_TEST
 from referee.core.versions import library_versions
 from referee.core.workflow.options import AnalysisOptions
 from referee.core.workflow.results import ProjectResults
@@ -54,6 +57,7 @@ PART_NAMES: dict[str, str] = {
     "pseudo": "pseudo ground truth",
     "ranking": "frames to annotate next",
     "significance": "significance",
+    "estimate": "estimates from labelled frames",
 }
 
 
@@ -64,11 +68,13 @@ def build_report(
     cancel: CancelToken | None = None,
     created: datetime | None = None,
     computed: ProjectResults | None = None,
+    cache: FrameCache | None = None,
 ) -> Report:
     """Compute every result of ``project`` and lay it out as a report.
 
     ``progress(done, total)`` runs to ``total = 1000``; ``created`` defaults to now;
-    results in ``computed`` made with the same options are reused.
+    results in ``computed`` made with the same options are reused, and the per-frame
+    counts of unchanged frames are taken from ``cache``.
 
     Raises
     ------
@@ -78,7 +84,7 @@ def build_report(
         If ``cancel`` is set.
     """
     options = options or ReportOptions()
-    results = compute_results(project, options, progress, cancel, computed)
+    results = compute_results(project, options, progress, cancel, computed, cache)
     return assemble_report(project, results, options, created)
 
 
@@ -101,6 +107,7 @@ def assemble_report(
         counts_section(results),
         pseudo_section(results),
         annotate_section(results),
+        labelled_estimates_section(results),
         significance_section(results),
         definitions_section(_indicators_used(options)),
     ]

@@ -1,7 +1,7 @@
 """Every result a report shows, computed through the workflow's stages.
 
-:func:`compute_results` runs :func:`~referee.core.workflow.stages.run_stages`
-(the same functions as the command line and the desktop application) and adds
+:func:`compute_results` runs :func:`~referee.core.workflow.graph.run_stages`
+(the same stages as the command line and the desktop application) and adds
 what only a report shows: consensus thumbnails. Whatever the project cannot
 provide is skipped, and the reason is kept for the report.
 """
@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from referee.core.cache.store import FrameCache
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, report, scaled
 from referee.core.report.options import ReportOptions
+from referee.core.workflow.graph import PROGRESS_TOTAL, STAGES, run_stages
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.pseudo import consensus_maps, spread
 from referee.core.workflow.results import ProjectResults
-from referee.core.workflow.stages import PROGRESS_TOTAL, run_stages
 
 #: Share of the progress bar taken by the consensus thumbnails.
 _HEATMAP_SHARE = 0.05
@@ -50,11 +51,13 @@ def compute_results(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     computed: ProjectResults | None = None,
+    cache: FrameCache | None = None,
 ) -> ReportResults:
     """Every result a report shows for ``project``, computed with ``options``.
 
     Results in ``computed`` (the desktop session's) that used the same options
-    are taken as they are. ``progress(done, total)`` runs to 1000.
+    are taken as they are; ``cache`` gives the per-frame counts of unchanged
+    frames. ``progress(done, total)`` runs to 1000.
 
     Raises
     ------
@@ -68,11 +71,11 @@ def compute_results(
         videos=project_videos(project), detectors=tuple(d.name for d in project.detectors)
     )
     if computed is not None:
-        for name in ("pixels", "curves", "actions", "boxes", "counts", "pseudo", "ranking"):
-            setattr(results, name, getattr(computed, name))
+        for stage in STAGES:
+            setattr(results, stage.key, getattr(computed, stage.key))
     stages_total = round(PROGRESS_TOTAL * (1 - _HEATMAP_SHARE))
     stages_progress = scaled(progress, 0, stages_total, PROGRESS_TOTAL)
-    run_stages(project, options.analysis, stages_progress, cancel, results=results)
+    run_stages(project, options.analysis, stages_progress, cancel, results=results, cache=cache)
     if results.pseudo is not None:
         count = options.heatmap_frames
         maps = consensus_maps(project, results.pseudo, lambda v: spread(v.frames, count), cancel)

@@ -17,14 +17,14 @@ from referee.core.frames.results import result_sources
 from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
-from referee.core.ranking.criteria import (
+from referee.core.ranking.choices import (
     CLASSES,
     MASK_CRITERIA,
     PAIRWISE_DICE,
     PAIRWISE_FDA,
     VOTE_ENTROPY,
-    FrameScores,
 )
+from referee.core.ranking.criteria import FrameScores
 from referee.core.ranking.order import rank_frames
 from referee.core.ranking.scores import box_scores, class_scores, mask_scores
 from referee.core.workflow.detections import pair_single_videos, read_boxes
@@ -112,6 +112,16 @@ def _rank_masks(
         videos, sources, criterion, (a, b), options.threshold, progress, cancel, options.workers
     )
     return _ranked(options, criterion, methods, scores, annotated)
+
+
+def rerank(project: Project, previous: RankingResult, options: RankingOptions) -> RankingResult:
+    """``previous``'s frame scores ranked again with ``options``, leaving out the frames
+    that have ground truth now: after an annotation is saved, no frame is read again."""
+    annotated: dict[str, FrameSet] = {}
+    if previous.criterion in MASK_CRITERIA:
+        videos = project_videos(project, require_groundtruth=False)
+        annotated = {v.label: frames_with_ground_truth(v).within(v.first, v.last) for v in videos}
+    return _ranked(options, previous.criterion, previous.methods, previous.scores, annotated)
 
 
 def _ranked(

@@ -184,7 +184,9 @@ class RankingResult:
 class ProjectResults:
     """The results of every stage computed on a project so far.
 
-    ``skipped[stage]`` says why a stage could not run on this project.
+    ``skipped[stage]`` says why a stage could not run on this project; ``stale[stage]``
+    holds a stage's result from before a change it must be brought up to date with
+    (:func:`~referee.core.workflow.graph.invalidate`).
     """
 
     pixels: PixelResult | None = None
@@ -197,3 +199,4 @@ class ProjectResults:
     significance: DiscriminativeResult | None = None
     estimate: EstimateResult | None = None
     skipped: dict[str, str] = field(default_factory=dict)
+    stale: dict[str, object] = field(default_factory=dict)

@@ -13,7 +13,7 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path, monkeypatch) -> None:
-    """Keep QSettings and the demo folder inside the test's temporary folder."""
+    """Keep QSettings, the demo folder and the cache inside the test's temporary folder."""
     from PySide6.QtCore import QSettings
 
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
@@ -21,6 +21,7 @@ def isolated_settings(tmp_path, monkeypatch) -> None:
         QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings")
     )
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
 @pytest.fixture(autouse=True)

@@ -108,7 +108,7 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
         estimate = window.session.estimate
         assert [v.video for v in estimate.videos] == [CORRIDOR]
         labels = estimate.videos[0].labels
-        assert window.annotate_dock.proposal() == (CORRIDOR, estimate.videos[0].next_frame)
+        assert window.next_frames_dock.proposal() == (CORRIDOR, estimate.videos[0].next_frame)
         top = next(r for r in window.session.ranking if not document.is_annotated(r.video, r.frame))
         top = replace(top, frame=estimate.videos[0].next_frame)
         assert not document.is_annotated(CORRIDOR, top.frame)
@@ -145,7 +145,7 @@ def test_the_annotate_next_loop_for_three_frames(qtbot, window, demo_copy: Path)
         # The estimate now rests on one labelled draw more at least, each step plotted.
         (mine,) = window.session.estimate.videos
         assert mine.labels > labels and len(mine.trace) == mine.labels + 1
-        traces = [i for i in window.annotate_dock.plot.listDataItems() if i.name()]
+        traces = [i for i in window.next_frames_dock.plot.listDataItems() if i.name()]
         assert sorted(i.name() for i in traces) == sorted(window.session.estimate.methods)
         assert all(len(i.xData) == mine.labels + 1 for i in traces)
     panel = window.indicators_dock.estimates

@@ -123,7 +123,7 @@ def test_enter_on_the_ranking_jumps_to_that_frame(qtbot, window) -> None:
     window.session.run_ranking(RankingOptions(include_annotated=True))
     qtbot.waitUntil(lambda: bool(window.session.ranking), timeout=60000)
     ranked = window.session.ranking[-1]
-    table = window.annotate_dock.table
+    table = window.next_frames_dock.table
     qtbot.waitUntil(lambda: table.rowCount() == len(window.session.ranking), timeout=10000)
     table.setCurrentCell(table.rowCount() - 1, 0)
     table.setFocus()

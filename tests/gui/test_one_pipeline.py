@@ -56,6 +56,7 @@ def session(qtbot, project: Project) -> ProjectSession:
             )
             and results.pseudo is not None
             and results.pseudo.truth is not None
+            and results.estimate is not None
         ),
         timeout=120000,
     )
@@ -202,6 +203,26 @@ def test_significance_verdicts(session, report, demo, tmp_path) -> None:
     assert cli["test"] == ours.test == theirs.test == "anova"  # the 'auto' default
     assert [r["p"]["value"] for r in cli["sweep"]] == [r.p.value for r in ours.rows]
     assert ours.means == theirs.means
+
+
+def test_estimates_from_labelled_frames(session, report, demo, tmp_path) -> None:
+    """Each detector's estimates and intervals (docs/measures.md §12): the command line's,
+    the report's table and the window's are the same numbers."""
+    results = [str(p) for p in demo.results.values()]
+    cli = _cli(tmp_path, "estimate", "estimate", demo.dataset, *results)
+    ours, theirs = session.estimate, report.estimate
+    assert cli["labels"] == ours.labels == theirs.labels == 392  # every demo frame
+    assert list(cli["detectors"]) == list(ours.methods) == list(theirs.methods)
+    table = assemble_report(session.project, report, ReportOptions(analysis=OPTIONS))
+    rows = {(row[0], row[1]): row[2:5] for row in table.table("labelled-estimates").rows}
+    titles = {"f1": "F1", "precision": "precision", "recall": "recall"}
+    for name, measures in cli["detectors"].items():
+        for measure, entry in measures.items():
+            a, b = ours.estimates[name][measure], theirs.estimates[name][measure]
+            assert entry["estimate"] == a.estimate == b.estimate
+            assert entry["low"] == a.low == b.low and entry["high"] == a.high == b.high
+            shown = rows[(name, titles.get(measure, measure))]
+            assert shown[0] == a.estimate
 
 
 def test_the_session_reuses_nothing_it_should_not(session, project) -> None:

@@ -24,8 +24,8 @@ from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtWidgets import QApplication
 
 from referee.core.demo.dataset import DemoLayout
+from referee.core.workflow import graph
 from referee.core.workflow.results import ProjectResults
-from referee.gui import session as session_module
 from referee.gui.app import dispose, screenshot_ready
 from referee.gui.main_window import MainWindow
 
@@ -39,7 +39,7 @@ Shown = tuple[frozenset[str], bool]
 
 def _shown(window: MainWindow) -> Shown:
     results = window.session.results
-    stages = (f.name for f in fields(ProjectResults) if f.name != "skipped")
+    stages = (f.name for f in fields(ProjectResults) if f.name not in ("skipped", "stale"))
     held = frozenset(name for name in stages if getattr(results, name) is not None)
     return held, window.indicators_dock.table_area.message() is None
 
@@ -73,13 +73,13 @@ def held_evaluation(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event
     """The masks' evaluation waits until the event is set: it then ends last of the jobs
     opening a project starts, and the stages after it follow."""
     release = threading.Event()
-    evaluate = session_module.run_pixels
+    evaluate = graph.run_pixels
 
     def held_back(*args, **kwargs):
         release.wait()
         return evaluate(*args, **kwargs)
 
-    monkeypatch.setattr(session_module, "run_pixels", held_back)
+    monkeypatch.setattr(graph, "run_pixels", held_back)
     yield release
     release.set()
 
@@ -99,15 +99,19 @@ def test_the_window_is_ready_for_a_screenshot_only_once_every_result_is_shown(
         # Every other job first: then the evaluation's end is the runner's last.
         qtbot.waitUntil(
             lambda: (
-                [job.kind for job in window.runner.jobs] == ["evaluate"] and window.viewer.settled()
+                [job.kind for job in window.runner.jobs] == ["pixels"] and window.viewer.settled()
             ),
             timeout=WAIT_MS,
         )
         held_evaluation.set()
         qtbot.waitUntil(lambda: screenshot_ready(window), timeout=WAIT_MS)
         final = _shown(window)
-        # The evaluation, the ranking, and the consensus and estimates its result starts.
-        assert final == (frozenset({"pixels", "ranking", "pseudo", "estimate"}), True)
+        # The evaluation, the ranking, and the consensus, estimates and significance test
+        # its result starts.
+        assert final == (
+            frozenset({"pixels", "ranking", "pseudo", "estimate", "significance"}),
+            True,
+        )
         assert all(state == final for state in states.seen), states.seen
     finally:
         QApplication.instance().removeEventFilter(states)

@@ -1,0 +1,63 @@
+"""The window's session starts its jobs from the stage graph: after one annotated frame is
+saved, only the stages that depend on it run again, and only that frame is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.core.annotation.document import GroundTruthDocument
+from referee.core.annotation.saving import save
+from referee.core.cache import stamps
+from referee.core.demo.project import DEMO_PROJECT_NAME
+from referee.core.workflow.graph import STAGES, settled
+from referee.core.workflow.projects import open_path
+from referee.gui.session import ProjectSession
+from referee.gui.worker import JobRunner
+
+
+def _settle(qtbot, session: ProjectSession) -> None:
+    qtbot.waitUntil(
+        lambda: not session.runner.jobs and all(settled(session.results, s.key) for s in STAGES),
+        timeout=180000,
+    )
+
+
+def test_a_saved_frame_runs_again_only_what_depends_on_it(
+    qtbot, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stamps, "RACY_SECONDS", 0.0)  # the copy's files were just written
+    runner = JobRunner()
+    session = ProjectSession(runner)
+    session.open(open_path(demo_copy / DEMO_PROJECT_NAME))
+    _settle(qtbot, session)
+    assert session.estimate is not None and session.estimate.videos, session.results.skipped
+    before = {s.key: getattr(session.results, s.key) for s in STAGES}
+    video = session.estimate.videos[0]
+    label, frame = video.video, int(video.next_frame)
+
+    document = GroundTruthDocument(session.project, session.videos)
+    label_map = document.label_map(label, frame).copy()
+    label_map[10:20, 10:30] = 255
+    document.replace_label_map(label, frame, label_map)
+    document.set_review(label, frame, document.accepted(label, frame, "now"))
+    outcome = save(document)
+    started: list[str] = []
+    runner.job_started.connect(lambda job: started.append(job.kind))
+    session.cache.computed.clear()
+    session.annotations_saved(outcome.project, outcome.files)
+    _settle(qtbot, session)
+
+    assert sorted(started) == sorted(
+        ["pixels", "curves", "boxes", "pseudo", "ranking", "significance", "estimate"]
+    )
+    assert session.cache.computed == {label: [frame]}
+    for key in ("actions", "counts"):  # read no mask ground truth: kept as they were
+        assert getattr(session.results, key) is before[key]
+    assert session.results.pseudo.result is before["pseudo"].result  # its consensus kept
+    assert frame not in [r.frame for r in session.ranking if r.video == label]
+    assert session.estimate.videos[0].labels == video.labels + 1
+    assert session.previous_results is not None
+    assert session.previous_results.estimate is before["estimate"]
+    runner.wait()
