@@ -54,6 +54,7 @@ from highway_detectors import DEFAULT_CACHE, HIGHWAY, highway_results
 from scipy.stats import kendalltau
 
 from referee.core.demo.dataset import BINARY_METHODS, ensure_demo
+from referee.core.estimation.design import SampleDesign
 from referee.core.estimation.estimators import Sample, interval, labelled_sample, ratio
 from referee.core.estimation.sampler import acquisition_scores, detector_shares, draw
 from referee.core.estimation.sampler import probabilities as sampler_probabilities
@@ -158,15 +159,14 @@ class Stratified:
             counts[h] += 1
             strata.append(h)
         chosen = np.array([self.members[h][rng.integers(self.members[h].size)] for h in strata])
-        return labelled_sample(
-            data.surrogate,
+        design = SampleDesign(
             chosen,
-            data.truth[chosen],
             1.0 / self.size[strata],
-            np.array(strata),
-            np.ones(self.size.size),
-            self.frame_strata,
+            strata=np.array(strata),
+            factors=np.ones(self.size.size),
+            frame_strata=self.frame_strata,
         )
+        return labelled_sample(data.surrogate, design, data.truth[chosen])
 
 
 def designs(data: Dataset) -> dict[str, tuple[Callable[[int, int], Sample], str]]:
@@ -177,7 +177,8 @@ def designs(data: Dataset) -> dict[str, tuple[Callable[[int, int], Sample], str]
 
         def sample(k: int, seed: int) -> Sample:
             d = draw(q, k, np.random.default_rng(seed))
-            return labelled_sample(data.surrogate, d.indices, data.truth[d.indices], d.q)
+            design = SampleDesign.with_replacement(d)
+            return labelled_sample(data.surrogate, design, data.truth[d.indices])
 
         return sample
 

@@ -23,7 +23,6 @@ from referee.core.cli.common import (
     progress_bar,
     whole_number,
 )
-from referee.core.errors import InvalidOptionError
 from referee.core.estimation.choices import ESTIMATORS, LABELLED, SAMPLERS
 from referee.core.workflow.options import EstimateOptions
 
@@ -148,18 +147,7 @@ def run_estimate(args: argparse.Namespace) -> int:
     from referee.core.workflow.estimate import run_estimate as estimate
     from referee.core.workflow.projects import project_of_outputs
 
-    if args.simulate and args.labels is None:
-        raise InvalidOptionError("--simulate needs --labels K, the number of frames to draw")
-    if args.repeat > 1 and not args.simulate:
-        raise InvalidOptionError(
-            "--repeat R draws R simulated samples: add --simulate and --labels K"
-        )
-    if not args.simulate and args.labels:
-        raise InvalidOptionError(
-            "without --simulate the labelled frames are those that already have ground truth; "
-            "add --simulate to draw --labels K frames (--labels 0: the consensus alone)"
-        )
-    options = EstimateOptions(
+    options = EstimateOptions(  # checks every rule of --simulate, --labels and --repeat
         labels=args.labels,
         labelled=args.labelled,
         sampler=args.sampler,

@@ -7,6 +7,8 @@ every frame, and from those precision, recall and F1 with 95% intervals:
 
 * :mod:`~referee.core.estimation.sampler`: which frames to label, and with
   which probabilities;
+* :mod:`~referee.core.estimation.design`: the labelled draws, their
+  probabilities and strata (a sampling design);
 * :mod:`~referee.core.estimation.estimators`: the ``surrogate`` and ``plain``
   estimators of the totals, the ratios and their delta-method intervals;
 * :mod:`~referee.core.estimation.result`: every detector's estimates, P(A beats

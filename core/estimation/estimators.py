@@ -31,17 +31,14 @@ interval uses Student's t with ``Σ_h (n_h − 1)`` degrees of freedom.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from referee.core.errors import InvalidOptionError
-from referee.core.estimation.choices import ESTIMATORS as ESTIMATORS
-from referee.core.estimation.choices import PLAIN as PLAIN
-from referee.core.estimation.choices import SURROGATE as SURROGATE
-from referee.core.estimation.choices import TUNED as TUNED
+from referee.core.estimation.choices import ESTIMATORS, PLAIN, TUNED
+from referee.core.estimation.design import SampleDesign
 from referee.core.measures.indicators import f1_scores
 
 #: The measures estimated, in the order they are shown.
@@ -96,32 +93,18 @@ class Sample:
         )
 
 
-def labelled_sample(
-    surrogate: np.ndarray,
-    drawn: np.ndarray,
-    truth: np.ndarray,
-    q: np.ndarray,
-    strata: np.ndarray | None = None,
-    factors: Sequence[float] = (1.0,),
-    frame_strata: np.ndarray | None = None,
-) -> Sample:
-    """The sample of ``K`` labelled draws.
+def labelled_sample(surrogate: np.ndarray, design: SampleDesign, truth: np.ndarray) -> Sample:
+    """The sample of a design's ``K`` labelled draws.
 
     Parameters
     ----------
     surrogate
         ``(N, D, 3)``: the consensus's expected counts of every frame.
-    drawn
-        ``(K,)``: the frame of each draw (indices into ``surrogate``).
+    design
+        The draws (indices into ``surrogate``), their probabilities within their
+        stratum, the strata and their finite-population factors.
     truth
         ``(K, D, 3)``: the true counts of the frame of each draw.
-    q
-        ``(K,)``: the probability of each draw's frame within its stratum.
-    strata, factors
-        The stratum of each draw (default: one stratum) and each stratum's
-        finite-population factor.
-    frame_strata
-        ``(N,)``: the stratum of every frame (default: one stratum).
 
     Raises
     ------
@@ -129,21 +112,18 @@ def labelled_sample(
         A draw whose probability is not positive.
     """
     s_hat = np.asarray(surrogate, dtype=np.float64)
-    index = np.asarray(drawn, dtype=np.int64).reshape(-1)
+    index = design.drawn
     s = np.asarray(truth, dtype=np.float64).reshape(index.size, *s_hat.shape[1:])
-    weights = np.asarray(q, dtype=np.float64).reshape(-1, 1, 1)
+    weights = design.q.reshape(-1, 1, 1)
     if weights.shape[0] != index.size or np.any(weights <= 0):
         raise InvalidOptionError("every draw needs a probability greater than 0")
-    f = np.asarray(factors, dtype=np.float64).reshape(-1)
+    f = np.asarray(design.factors, dtype=np.float64)
     where = (
-        np.zeros(s_hat.shape[0], np.int64)
-        if frame_strata is None
-        else np.asarray(frame_strata, np.int64)
+        np.zeros(s_hat.shape[0], np.int64) if design.frame_strata is None else design.frame_strata
     )
     consensus = np.zeros((f.size, *s_hat.shape[1:]))
     np.add.at(consensus, where, s_hat)
-    stratum = np.zeros(index.size, np.int64) if strata is None else np.asarray(strata, np.int64)
-    return Sample(s / weights, s_hat[index] / weights, stratum, consensus, f)
+    return Sample(s / weights, s_hat[index] / weights, design.draw_strata, consensus, f)
 
 
 @dataclass(frozen=True, eq=False)

@@ -218,6 +218,7 @@ def estimate_detectors(
     methods: Sequence[str],
     keys: Sequence[tuple[str, int]],
     sample: Sample,
+    *,
     drawn: np.ndarray,
     truth: np.ndarray,
     estimator: str,
@@ -254,7 +255,7 @@ def estimate_detectors(
 
 
 def estimate_video(
-    methods: Sequence[str], sample: Sample, estimator: str, trace: bool
+    methods: Sequence[str], sample: Sample, estimator: str, *, trace: bool = False
 ) -> tuple[dict[str, dict[str, Estimate]], tuple[dict[str, Estimate], ...]]:
     """One video's estimates from its sample, and with ``trace`` the F1 after each draw."""
     ratios = {measure: ratio(sample, measure, estimator) for measure in MEASURES}

@@ -26,10 +26,9 @@ from referee.core.estimation.choices import (
     BALANCED,
     DEFAULT_UNIFORM_SHARE,
     RANDOM,
+    SAMPLERS,
     check_uniform_share,
 )
-from referee.core.estimation.choices import DRAWN as DRAWN
-from referee.core.estimation.choices import SAMPLERS as SAMPLERS
 
 
 @dataclass(frozen=True, eq=False)

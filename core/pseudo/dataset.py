@@ -14,6 +14,9 @@ import numpy as np
 
 from referee.core import cluster
 from referee.core.errors import InvalidOptionError, RefereeError
+from referee.core.evaluation.ground_truth import check_temporal_roi
+from referee.core.evaluation.masks import VideoEvaluation
+from referee.core.formats.cdnet import read_roi
 from referee.core.frames.results import result_sources
 from referee.core.frames.sources import masks_by_frame
 from referee.core.measures.indicators import (
@@ -28,9 +31,11 @@ from referee.core.parallel import (
     video_chunks,
 )
 from referee.core.progress import CancelToken, ProgressCallback, check, shifted
-from referee.core.pseudo.committee import CommitteeOptions, _Rules
+from referee.core.pseudo.committee import _Rules
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.pseudo.consensus import ncc_from_sums, psnr_from_sums
 from referee.core.pseudo.engine import _Partial, _stream, needs_entropy_pass
+from referee.core.pseudo.true_counts import TrueCounter, video_evaluations
 from referee.core.pseudo.video import (
     PseudoVideoResult,
     _finish,
@@ -59,6 +64,7 @@ class _Chunk(NamedTuple):
     committee: CommitteeOptions
     entropy: bool
     lut: np.ndarray | None  # H(P) per vote code: a second pass for the entropy map only
+    truth: bool = False  # also count every mask against the ground truth
 
 
 def _run_chunk(chunk: _Chunk) -> _Partial:
@@ -75,6 +81,22 @@ def _run_chunk(chunk: _Chunk) -> _Partial:
         None,
         None,
         chunk.lut,
+        _true_counter(job, roi, chunk.committee, len(chunk.methods)) if chunk.truth else None,
+    )
+
+
+def _true_counter(
+    job: _Job, roi: np.ndarray | None, committee: CommitteeOptions, k: int
+) -> TrueCounter:
+    """The counter of a job's masks against its ground truth, under the committee's
+    detection rule (the ROI is read again where the video has none: an error naming it)."""
+    video = job.video
+    return TrueCounter(
+        video,
+        read_roi(video.roi_path) if roi is None else roi,
+        committee.threshold,
+        k,
+        len(job.frames),
     )
 
 
@@ -85,13 +107,14 @@ def _plan(
     entropy: bool,
     workers: int,
     luts: Sequence[np.ndarray | None],
+    truth: bool,
 ) -> list[_Chunk]:
     size = chunk_size(sum(len(job.frames) for job in jobs), workers)
     chunks = []
     for index, (job, lut) in enumerate(zip(jobs, luts)):
         for first, last in video_chunks(len(job.frames), job.sources, size):
             piece = job._replace(frames=job.frames[first : last + 1])
-            chunks.append(_Chunk(index, first, piece, methods, committee, entropy, lut))
+            chunks.append(_Chunk(index, first, piece, methods, committee, entropy, lut, truth))
     return chunks
 
 
@@ -105,21 +128,28 @@ def _passes(
     workers: int | None,
     progress: ProgressCallback,
     cancel: CancelToken | None,
+    truth: bool = False,
 ) -> list[list[_Partial]]:
-    """One pass over every job's frames: each video's pieces, in frame order.
+    """One pass over every job's frames: each video's pieces, in frame order; with
+    ``truth``, each piece also holds every mask's counts against the ground truth.
 
     With more than one worker (or on a cluster) the frames are split into
-    chunks evaluated in worker processes; otherwise each video is streamed whole.
+    chunks evaluated in worker processes, or, with ``truth``, on threads: decoding
+    the ground truth besides the masks makes the pass mostly decoding, which
+    releases the interpreter lock (as ``evaluate_methods`` does); otherwise each
+    video is streamed whole.
     """
     on_cluster = cluster.current_client() is not None
     spread = resolve_workers(workers)
     chunks = (
-        _plan(jobs, methods, committee, entropy, spread, luts) if spread > 1 or on_cluster else []
+        _plan(jobs, methods, committee, entropy, spread, luts, truth)
+        if spread > 1 or on_cluster
+        else []
     )
     per_video: list[list[_Partial]] = [[] for _ in jobs]
     if len(chunks) > 1 or (on_cluster and chunks):
         sizes = [len(c.job.frames) for c in chunks]
-        pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel)
+        pieces = map_chunks(_run_chunk, chunks, sizes, workers, progress, cancel, threads=truth)
         for chunk, piece in zip(chunks, pieces):
             per_video[chunk.video_index].append(piece)
         return per_video
@@ -137,6 +167,7 @@ def _passes(
                 shifted(progress, offset, 0),
                 cancel,
                 lut,
+                _true_counter(job, roi, committee, len(methods)) if truth else None,
             )
         )
         offset += len(job.frames)
@@ -171,13 +202,13 @@ def summarize_pseudo(
 ) -> dict[str, PseudoSummary]:
     """Summarize every detector's pseudo matrices over videos, like real ones (docs/measures.md §2, §7).
 
-    ``scheme`` and ``custom`` are those of :func:`~referee.core.summarize.summarize`.
+    ``scheme`` and ``custom`` are those of :func:`~referee.core.measures.summarize.summarize`.
 
     Raises
     ------
     RefereeError
         No video, videos evaluated with different detectors, or any error of
-        :func:`~referee.core.summarize.summarize`.
+        :func:`~referee.core.measures.summarize.summarize`.
     """
     from referee.core.measures.summarize import summarize
 
@@ -256,7 +287,7 @@ def pseudo_evaluate(
         those inside ``ROI.bmp``, or the whole frame without one.
     results_by_method
         Each detector's results root (see
-        :func:`~referee.core.evaluate.result_sources`), by method name; the
+        :func:`~referee.core.frames.results.result_sources`), by method name; the
         order is the committee order (and that of ``committee.weights``).
     committee
         Committee options (trivial classifiers, leave-one-out, weights, threshold;
@@ -270,7 +301,7 @@ def pseudo_evaluate(
         Progress in frames over all videos; cancellation token.
     scheme, custom
         Weights of the summary over videos (docs/measures.md §2), as for
-        :func:`~referee.core.summarize.summarize`.
+        :func:`~referee.core.measures.summarize.summarize`.
     entropy
         Also accumulate each video's per-pixel mean of ``H(P)``.
 
@@ -283,6 +314,74 @@ def pseudo_evaluate(
     CancelledError
         If ``cancel`` is set.
     """
+    result, _ = _evaluate(
+        videos, results_by_method, committee, workers, progress, cancel, scheme, custom, entropy
+    )
+    return result
+
+
+def pseudo_evaluate_with_truth(
+    videos: Sequence[VideoSpec],
+    results_by_method: Mapping[str, str | Path],
+    committee: CommitteeOptions | None = None,
+    *,
+    workers: int | None = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    scheme: str = "auto",
+    custom: Mapping[VideoKey, float] | None = None,
+    entropy: bool = True,
+) -> tuple[PseudoResult, dict[str, list[VideoEvaluation]]]:
+    """:func:`pseudo_evaluate`, and every detector's true counts of every video from the
+    same pass over the frames (docs/measures.md §1, §7): each mask and each ground-truth
+    frame is decoded once for both.
+
+    Every video needs ``groundtruth/``, ``ROI.bmp`` and ``temporalROI.txt``, and
+    ground truth on every frame of its temporal ROI. The true counts of a detector
+    are :class:`VideoEvaluation` s under the committee's detection rule
+    (``committee.threshold``), identical to those of
+    :func:`~referee.core.evaluation.batch.evaluate_methods` over the same frames;
+    stray ground-truth levels give one warning per video.
+
+    Raises
+    ------
+    MissingFrameError, InputFileError, SizeMismatchError
+        Besides :func:`pseudo_evaluate`'s: a missing or unreadable ground-truth frame,
+        ``ROI.bmp`` or ``temporalROI.txt``, or a size that differs, naming the files.
+    """
+    for video in videos:
+        check_temporal_roi(video)
+    result, pieces = _evaluate(
+        videos,
+        results_by_method,
+        committee,
+        workers,
+        progress,
+        cancel,
+        scheme,
+        custom,
+        entropy,
+        truth=True,
+    )
+    true_pieces = [[piece.truth for piece in parts if piece.truth is not None] for parts in pieces]
+    truth = video_evaluations(videos, result.methods, true_pieces, result.options.threshold)
+    return result, truth
+
+
+def _evaluate(
+    videos: Sequence[VideoSpec],
+    results_by_method: Mapping[str, str | Path],
+    committee: CommitteeOptions | None,
+    workers: int | None,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+    scheme: str,
+    custom: Mapping[VideoKey, float] | None,
+    entropy: bool,
+    truth: bool = False,
+) -> tuple[PseudoResult, list[list[_Partial]]]:
+    """The pseudo result and the first pass's pieces of each video (with ``truth``, they
+    hold the true counts)."""
     committee = CommitteeOptions() if committee is None else committee
     workers = check_workers(workers)
     methods = tuple(results_by_method)
@@ -299,7 +398,7 @@ def pseudo_evaluate(
     again = [i for i, job in enumerate(jobs) if needs_entropy_pass(rules, job.shape, entropy)]
     first = sum(len(job.frames) for job in jobs)
     total = first + sum(len(jobs[i].frames) for i in again)
-    pieces = _passes(
+    first_pass = pieces = _passes(
         jobs,
         rois,
         methods,
@@ -309,6 +408,7 @@ def pseudo_evaluate(
         workers,
         shifted(progress, 0, total),
         cancel,
+        truth,
     )
     results = [
         _finish(job.video.category, job.video.name, methods, committee, parts, roi)
@@ -330,6 +430,7 @@ def pseudo_evaluate(
         )
         for i, parts in zip(again, pieces):
             results[i] = with_entropy(results[i], parts)
-    return PseudoResult(
+    result = PseudoResult(
         methods, committee, tuple(results), summarize_pseudo(results, scheme, custom)
     )
+    return result, first_pass

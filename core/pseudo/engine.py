@@ -17,7 +17,8 @@ from referee.core.pseudo.committee import _MAX_CODE_BITS, _Rules
 from referee.core.pseudo.consensus import binary_entropy
 
 if TYPE_CHECKING:
-    pass
+    from referee.core.evaluation.masks import VideoPieces
+    from referee.core.pseudo.true_counts import TrueCounter
 
 
 # ---------------------------------------------------------------------------
@@ -225,13 +226,16 @@ class _Partial(NamedTuple):
     ``rows``: frame number then :func:`row_width` columns; ``entropy_sum``:
     Σ ``H(P)`` per pixel; ``patterns`` (staple): ``(m, 3)`` rows ``row, code,
     count`` of the frames' code histograms; ``pixel_patterns`` (staple with
-    entropy): per pixel ``(y, x)`` and code ``1..2**k − 1``, the frames with that code.
+    entropy): per pixel ``(y, x)`` and code ``1..2**k − 1``, the frames with that code;
+    ``truth`` (a pass that also counts against the ground truth): each detector's true
+    counts per frame (:class:`~referee.core.pseudo.true_counts.TrueCounter`).
     """
 
     rows: np.ndarray
     entropy_sum: np.ndarray | None
     patterns: np.ndarray | None = None
     pixel_patterns: np.ndarray | None = None
+    truth: VideoPieces | None = None
 
 
 #: Rows of per-frame sums allocated at first.
@@ -248,10 +252,12 @@ def _stream(
     progress: ProgressCallback | None,
     cancel: CancelToken | None,
     lut: np.ndarray | None = None,
+    truth: TrueCounter | None = None,
 ) -> _Partial:
     """Consume ``(frame, masks)`` pairs one at a time; nothing is kept but counts and sums.
 
-    With ``lut`` (``H(P)`` per vote code) only the entropy map is summed.
+    With ``lut`` (``H(P)`` per vote code) only the entropy map is summed. With ``truth``
+    each frame's masks are also counted against its ground truth.
     """
     engine: _FrameEngine | None = None
     # Rows double as frames come: a temporal ROI may name far more frames than exist.
@@ -269,14 +275,17 @@ def _stream(
         histogram = engine.frame(masks, row[1:], count)
         if histogram is not None:
             histograms.append(histogram)
+        if truth is not None:
+            truth.frame(i, masks)
         count += 1
         report(progress, count, expected)
     patterns = None
     if rules.staple and lut is None:
         patterns = np.concatenate(histograms) if histograms else np.zeros((0, 3))
+    counted = None if truth is None else truth.pieces()
     if engine is None:
-        return _Partial(rows[:0], None, patterns)
-    return _Partial(rows[:count], engine.entropy_sum, patterns, engine.pixel_patterns)
+        return _Partial(rows[:0], None, patterns, truth=counted)
+    return _Partial(rows[:count], engine.entropy_sum, patterns, engine.pixel_patterns, counted)
 
 
 def _array_frames(

@@ -185,8 +185,8 @@ def compare_with_truth(
         A :func:`pseudo_evaluate` result.
     truth
         Per method, its real per-video results: :class:`VideoConfusion` or
-        :class:`~referee.core.evaluate.VideoEvaluation` objects (e.g. from
-        :func:`~referee.core.evaluate.evaluate_method`), covering the same
+        :class:`~referee.core.evaluation.masks.VideoEvaluation` objects (e.g. from
+        :func:`~referee.core.evaluation.batch.evaluate_method`), covering the same
         videos.
     custom
         Custom weights, when ``pseudo`` was summarized with them.

@@ -22,7 +22,8 @@ from referee.core.measures.indicators import (
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
 from referee.core.model.videos import VideoKey, VideoSpec, video_label
 from referee.core.progress import CancelToken, ProgressCallback, check, shifted
-from referee.core.pseudo.committee import CommitteeOptions, _Rules
+from referee.core.pseudo.committee import _Rules
+from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.pseudo.consensus import _map_measures, binary_entropy, consensus
 from referee.core.pseudo.engine import _array_frames, _Partial, _stream, needs_entropy_pass
 from referee.core.pseudo.staple import StapleFit, code_bits, staple_sums

@@ -17,12 +17,14 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from referee.core.errors import InvalidOptionError, RefereeError, UnavailableError
-from referee.core.estimation.estimators import PLAIN, Sample, labelled_sample
+from referee.core.estimation.choices import DRAWN, PLAIN
+from referee.core.estimation.design import SampleDesign
+from referee.core.estimation.estimators import Sample, labelled_sample
 from referee.core.estimation.result import (
     EstimateResult,
     VideoEstimate,
@@ -32,7 +34,6 @@ from referee.core.estimation.result import (
     labelled_frames,
 )
 from referee.core.estimation.sampler import (
-    DRAWN,
     acquisition_scores,
     draw,
     labelled_sequence,
@@ -48,7 +49,7 @@ from referee.core.progress import CancelToken, ProgressCallback, report
 from referee.core.workflow.options import EstimateOptions, PixelOptions, PseudoOptions
 from referee.core.workflow.pixels import run_pixels
 from referee.core.workflow.projects import project_videos
-from referee.core.workflow.pseudo import run_pseudo
+from referee.core.workflow.pseudo import run_pseudo, run_pseudo_with_pixels
 from referee.core.workflow.results import PixelResult, PseudoOutcome
 
 #: What :attr:`EstimateResult.design` says of labelled frames that were not drawn.
@@ -74,19 +75,13 @@ class _Population:
 
 
 @dataclass(frozen=True)
-class _Design:
-    """The labelled frames (indices into the population), their probabilities within
-    their stratum, the stratum of each, each stratum's finite-population factor, the
-    stratum of every frame, the frame to label next per sampled video, and the annotated
-    frames left out per video."""
+class _Labelled:
+    """The labelled frames' design, and per sampled video (stratum) the frame to label
+    next and the annotated frames left out."""
 
-    drawn: np.ndarray
-    q: np.ndarray
-    strata: np.ndarray | None
-    factors: Sequence[float]
-    frame_strata: np.ndarray | None
-    nexts: Mapping[int, int | None]
-    left_out: Mapping[int, int]
+    design: SampleDesign
+    nexts: Mapping[int, int | None] = field(default_factory=dict)
+    left_out: Mapping[int, int] = field(default_factory=dict)
 
 
 def run_estimate(
@@ -102,8 +97,10 @@ def run_estimate(
 
     ``pseudo`` (the consensus of the project's mask detectors) and, with
     ``options.simulate``, ``pixels`` (their true counts, for the true values)
-    are reused when given, else computed. Progress runs over the consensus,
-    then over the true values.
+    are reused when given, else computed. A simulation that computes both on a
+    dataset with ground truth on every frame does so in one pass over the frames,
+    which also gives the drawn frames' true counts; otherwise progress runs over
+    the consensus, then over the true values.
 
     Raises
     ------
@@ -114,30 +111,50 @@ def run_estimate(
         More draws than frames.
     """
     options = options or EstimateOptions()
+    consensus = PseudoOptions(workers=options.workers, entropy=False, compare_with_truth=False)
+    together = False  # the consensus and every frame's true counts from one pass
+    if options.simulate and pseudo is None and pixels is None:
+        both = run_pseudo_with_pixels(project, consensus, progress, cancel)
+        if both is not None:
+            (pseudo, pixels), together = both, True
     share = 2 if options.simulate and pixels is None else 1
 
     def first(done: int, total: int) -> None:
         report(progress, done, total * share)
 
     if pseudo is None:
-        pseudo_options = PseudoOptions(
-            workers=options.workers, entropy=False, compare_with_truth=False
-        )
-        pseudo = run_pseudo(project, pseudo_options, first, cancel)
+        pseudo = run_pseudo(project, consensus, first, cancel)
     population = _population(project, pseudo)
     threshold = pseudo.options.committee.threshold
     if options.simulate:
-        return _simulations(project, population, options, threshold, pixels, progress, cancel)
+        return _simulations(
+            project,
+            population,
+            options,
+            threshold=threshold,
+            pixels=pixels,
+            counted=together,
+            progress=progress,
+            cancel=cancel,
+        )
     if options.labelled == DRAWN:
-        design = _drawn_sample(population, options)
-        sampled_any = any(f > 0 for f in design.factors)
+        labelled = _drawn_sample(population, options)
+        sampled_any = any(f > 0 for f in labelled.design.factors)
         name = NONE if options.labels == 0 else options.sampler if sampled_any else ANNOTATED
     else:
-        design = _annotated_sample(population, options)
-        name = ANNOTATED if design.drawn.size else NONE
-    chosen = [population.frames[i] for i in design.drawn]
-    truth = _true_counts(project, population.methods, chosen, threshold, options, cancel, pixels)
-    return _result(population, design, truth, name, options, None)
+        labelled = _annotated_sample(population, options)
+        name = ANNOTATED if labelled.design.drawn.size else NONE
+    chosen = [population.frames[i] for i in labelled.design.drawn]
+    truth = _true_counts(
+        project,
+        population.methods,
+        chosen,
+        threshold=threshold,
+        workers=options.workers,
+        cancel=cancel,
+        pixels=pixels,
+    )
+    return _result(population, labelled, truth, name=name, options=options)
 
 
 def _population(project: Project, pseudo: PseudoOutcome) -> _Population:
@@ -153,49 +170,47 @@ def _population(project: Project, pseudo: PseudoOutcome) -> _Population:
 
 def _result(
     population: _Population,
-    design: _Design,
+    labelled: _Labelled,
     truth: np.ndarray,
+    *,
     name: str,
     options: EstimateOptions,
-    true_totals: np.ndarray | None,
+    true_totals: np.ndarray | None = None,
 ) -> EstimateResult:
-    sample = labelled_sample(
-        population.surrogate,
-        design.drawn,
-        truth,
-        design.q,
-        design.strata,
-        design.factors,
-        design.frame_strata,
-    )
+    design = labelled.design
+    sample = labelled_sample(population.surrogate, design, truth)
     keys = population.keys
     found = estimate_detectors(
-        population.methods, keys, sample, design.drawn, truth, options.estimator, true_totals
+        population.methods,
+        keys,
+        sample,
+        drawn=design.drawn,
+        truth=truth,
+        estimator=options.estimator,
+        true_totals=true_totals,
     )
     # The labels are the draws of sampled videos; ``annotated`` lists every annotated frame.
-    sampled_only = design.strata is not None and name != ANNOTATED
-    factors = np.asarray(design.factors)
-    used = design.drawn[factors[design.strata] > 0] if sampled_only else design.drawn
+    used = design.drawn if name == ANNOTATED else design.sampled()
     videos = (
         ()
         if design.strata is None or name == NONE
-        else _video_estimates(population, sample, design, options)
+        else _video_estimates(population, sample, labelled, options)
     )
     return EstimateResult(
-        population.methods,
-        name,
-        options.estimator,
-        int(used.size),
-        len(keys),
-        tuple(labelled_frames(keys, used)),
-        found.estimates,
-        found.beats,
-        found.pairs,
-        found.consensus,
-        options.seed,
-        options.uniform_share,
-        options.simulate,
-        videos,
+        methods=population.methods,
+        design=name,
+        estimator=options.estimator,
+        labels=int(used.size),
+        population=len(keys),
+        frames=tuple(labelled_frames(keys, used)),
+        estimates=found.estimates,
+        beats=found.beats,
+        pairs=found.pairs,
+        consensus=found.consensus,
+        seed=options.seed,
+        uniform_share=options.uniform_share,
+        simulated=options.simulate,
+        videos=videos,
     )
 
 
@@ -203,18 +218,32 @@ def _simulations(
     project: Project,
     population: _Population,
     options: EstimateOptions,
+    *,
     threshold: int | None,
     pixels: PixelResult | None,
+    counted: bool,
     progress: ProgressCallback | None,
     cancel: CancelToken | None,
 ) -> EstimateResult:
     """``options.repeat`` simulated samples, seeds ``seed`` onwards; the true counts of every
-    drawn frame read once, then the true values over every frame."""
+    drawn frame read once, then the true values over every frame.
+
+    ``counted``: ``pixels`` come from the consensus's own pass over every frame, and
+    give the drawn frames' true counts too (the same numbers, nothing read again).
+    """
     seeded = [replace(options, seed=options.seed + r) for r in range(options.repeat)]
-    designs = [_draws(project, population, o) for o in seeded]
+    designs = [_draws(population, o) for o in seeded]
     union = np.unique(np.concatenate([d.drawn for d in designs]))
     chosen = [population.frames[i] for i in union]
-    counts = _true_counts(project, population.methods, chosen, threshold, options, cancel)
+    counts = _true_counts(
+        project,
+        population.methods,
+        chosen,
+        threshold=threshold,
+        workers=options.workers,
+        cancel=cancel,
+        pixels=pixels if counted else None,
+    )
     row = {int(i): k for k, i in enumerate(union)}
     if pixels is None:
 
@@ -227,11 +256,13 @@ def _simulations(
     results = [
         _result(
             population,
-            design,
-            counts[[row[int(i)] for i in design.drawn]].reshape(len(design.drawn), -1, 3),
-            options.sampler,
-            o,
-            true_totals,
+            _Labelled(design),
+            counts[[row[int(i)] for i in design.drawn]].reshape(
+                len(design.drawn), len(population.methods), 3
+            ),
+            name=options.sampler,
+            options=o,
+            true_totals=true_totals,
         )
         for o, design in zip(seeded, designs)
     ]
@@ -242,7 +273,7 @@ def _simulations(
     )
 
 
-def _draws(project: Project, population: _Population, options: EstimateOptions) -> _Design:
+def _draws(population: _Population, options: EstimateOptions) -> SampleDesign:
     """The sampler's draws, with replacement: one stratum, factor 1."""
     partly = [v.label for v, _ in population.frames if v.partly_annotated]
     if partly:
@@ -255,10 +286,10 @@ def _draws(project: Project, population: _Population, options: EstimateOptions) 
         raise InvalidOptionError(f"{labels} draws for {n} frames; draw at most {n}")
     q = probabilities(options.sampler, population.surrogate, options.uniform_share)
     draws = draw(q, labels, np.random.default_rng(options.seed))
-    return _Design(draws.indices, draws.q, None, (1.0,), None, {}, {})
+    return SampleDesign.with_replacement(draws)
 
 
-def _annotated_sample(population: _Population, options: EstimateOptions) -> _Design:
+def _annotated_sample(population: _Population, options: EstimateOptions) -> _Labelled:
     """The annotated frames, each video's a uniform sample of it without replacement.
 
     Raises
@@ -281,7 +312,7 @@ def _annotated_sample(population: _Population, options: EstimateOptions) -> _Des
         _check_uniform(population, drawn[video_of[drawn] == h], np.flatnonzero(video_of == h))
     strata = video_of[drawn]
     factors = list(1.0 - labelled / sizes)
-    return _Design(drawn, 1.0 / sizes[strata], strata, factors, video_of, {}, {})
+    return _Labelled(SampleDesign(drawn, 1.0 / sizes[strata], strata, factors, video_of))
 
 
 def _check_uniform(population: _Population, chosen: np.ndarray, video: np.ndarray) -> None:
@@ -310,7 +341,7 @@ def _check_uniform(population: _Population, chosen: np.ndarray, video: np.ndarra
         )
 
 
-def _drawn_sample(population: _Population, options: EstimateOptions) -> _Design:
+def _drawn_sample(population: _Population, options: EstimateOptions) -> _Labelled:
     """Each video a stratum: whole when every frame has ground truth, else the labelled
     start of its own sequence of draws; per sampled video, the frame to label next and the
     annotated frames the sequence has not reached."""
@@ -351,13 +382,15 @@ def _drawn_sample(population: _Population, options: EstimateOptions) -> _Design:
             "use the tuned or surrogate estimator"
         )
     q_all = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
-    return _Design(drawn, q_all, strata, factors, population.video_of, nexts, left_out)
+    design = SampleDesign(drawn, q_all, strata, factors, population.video_of)
+    return _Labelled(design, nexts, left_out)
 
 
 def _video_estimates(
-    population: _Population, sample: Sample, design: _Design, options: EstimateOptions
+    population: _Population, sample: Sample, labelled: _Labelled, options: EstimateOptions
 ) -> tuple[VideoEstimate, ...]:
     """The estimates of each video estimated from a sample, with its F1 after each draw."""
+    design = labelled.design
     assert design.strata is not None
     out = []
     for h, factor in enumerate(design.factors):
@@ -373,18 +406,18 @@ def _video_estimates(
             np.array([factor]),
         )
         estimates, trace = estimate_video(
-            population.methods, own, options.estimator, trace=h in design.nexts
+            population.methods, own, options.estimator, trace=h in labelled.nexts
         )
         label = population.frames[int(rows[0])][0].label
         out.append(
             VideoEstimate(
-                label,
-                rows.size,
-                int(mine.sum()),
-                estimates,
-                design.nexts.get(h),
-                trace,
-                design.left_out.get(h, 0),
+                video=label,
+                frames=rows.size,
+                labels=int(mine.sum()),
+                estimates=estimates,
+                next_frame=labelled.nexts.get(h),
+                trace=trace,
+                left_out=labelled.left_out.get(h, 0),
             )
         )
     return tuple(out)
@@ -406,8 +439,9 @@ def _true_counts(
     project: Project,
     methods: Sequence[str],
     chosen: Sequence[tuple[VideoSpec, int]],
+    *,
     threshold: int | None,
-    options: EstimateOptions,
+    workers: int | None,
     cancel: CancelToken | None,
     pixels: PixelResult | None = None,
 ) -> np.ndarray:
@@ -425,7 +459,7 @@ def _true_counts(
     subset = [replace(video, annotated=FrameSet.of(numbers)) for video, numbers in wanted.values()]
     if subset:
         sources = {method: result_sources(subset, roots[method]) for method in methods}
-        found = evaluate_methods(subset, sources, threshold, options.workers, cancel=cancel)
+        found = evaluate_methods(subset, sources, threshold, workers, cancel=cancel)
         if found.missing:
             first = found.missing[0]
             raise RefereeError(f"{first.method} on {first.video}: {first.reason}")

@@ -328,11 +328,23 @@ class EstimateOptions:
     workers: int | None = None
 
     def __post_init__(self) -> None:
+        # The one place of these rules: the command line only builds the options, so each
+        # message names the options as ``referee estimate`` spells them.
+        if self.labels is not None and self.labels < 0:
+            raise InvalidOptionError(f"--labels K must be 0 or more, not {self.labels}")
         if self.repeat < 1:
-            raise InvalidOptionError(f"repeat at least once, not {self.repeat} times")
+            raise InvalidOptionError(f"--repeat R must be at least 1, not {self.repeat}")
+        if self.simulate and self.labels is None:
+            raise InvalidOptionError("--simulate needs --labels K, the number of frames to draw")
         if self.repeat > 1 and not self.simulate:
             raise InvalidOptionError(
-                "repeated samples need a simulation: --repeat R goes with --simulate"
+                "--repeat R draws R simulated samples: add --simulate and --labels K"
+            )
+        if not self.simulate and self.labels:
+            raise InvalidOptionError(
+                "without --simulate the labelled frames are those that already have ground "
+                "truth; add --simulate to draw --labels K frames (--labels 0: the consensus "
+                "alone)"
             )
         if self.sampler not in SAMPLERS:
             raise InvalidOptionError(
@@ -348,15 +360,6 @@ class EstimateOptions:
             )
         check_uniform_share(self.uniform_share)
         check_workers(self.workers)
-        if self.labels is not None and self.labels < 0:
-            raise InvalidOptionError(f"the number of labels must be 0 or more, not {self.labels}")
-        if self.simulate and self.labels is None:
-            raise InvalidOptionError("a simulation needs the number of frames to label")
-        if not self.simulate and self.labels:
-            raise InvalidOptionError(
-                f"without a simulation the labelled frames are those that have ground truth; "
-                f"{self.labels} labels can only be drawn by a simulation (0: the consensus alone)"
-            )
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -13,11 +14,11 @@ from referee.core.frames.results import result_sources
 from referee.core.model.project import Project
 from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, check, report
-from referee.core.pseudo.dataset import pseudo_evaluate
+from referee.core.pseudo.dataset import pseudo_evaluate, pseudo_evaluate_with_truth
 from referee.core.pseudo.truth import compare_with_truth
 from referee.core.pseudo.video import PseudoVideoResult, consensus_map
 from referee.core.workflow.options import PixelOptions, PseudoOptions
-from referee.core.workflow.pixels import run_pixels
+from referee.core.workflow.pixels import run_pixels, summarize_evaluations
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.results import PixelResult, PseudoOutcome
 
@@ -48,15 +49,7 @@ def run_pseudo(
         If the project has no dataset or fewer than two detectors with masks.
     """
     options = options or PseudoOptions()
-    roots = project.mask_detectors()
-    if project.dataset is None or len(roots) < 2:
-        raise UnavailableError("pseudo ground truth needs at least two detectors with masks")
-    unknown = [m for m in options.methods or () if m not in roots]
-    if unknown:
-        raise UnavailableError(
-            f"no masks for {', '.join(unknown)}; detectors with masks: {', '.join(roots)}"
-        )
-    detectors = {m: roots[m] for m in options.methods or roots}
+    detectors = _committee(project, options)
     videos = project_videos(project, require_groundtruth=False)
     with_truth = options.compare_with_truth and _has_ground_truth(videos)
     reuse = pixels is not None and _covers(pixels, detectors, options)
@@ -99,6 +92,74 @@ def run_pseudo(
             )
             return replace(outcome, truth_problem=str(error))
     return compare_pseudo_with_truth(outcome, pixels)
+
+
+def run_pseudo_with_pixels(
+    project: Project,
+    options: PseudoOptions | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[PseudoOutcome, PixelResult] | None:
+    """What :func:`run_pseudo` gives and every committee member's true counts, those of
+    :func:`~referee.core.workflow.pixels.run_pixels` under the committee's detection
+    rule, from one pass over the frames: each mask and each ground-truth frame is
+    decoded once for both. Progress counts frames.
+
+    ``None`` (no frame read) unless every video has ground truth on every frame of
+    its temporal ROI (the project's record, else the files), an ``ROI.bmp`` and a
+    ``temporalROI.txt``: the two then come from :func:`run_pseudo` and
+    ``run_pixels``, which read different frames.
+
+    Raises
+    ------
+    UnavailableError
+        As :func:`run_pseudo`.
+    RefereeError
+        Missing or malformed masks or ground truth, named in the message.
+    """
+    options = options or PseudoOptions()
+    detectors = _committee(project, options)
+    videos = project_videos(project, require_groundtruth=False)
+    if not _complete_ground_truth(project, videos):
+        return None
+    result, evaluations = pseudo_evaluate_with_truth(
+        videos,
+        detectors,
+        options.committee,
+        workers=options.workers,
+        progress=progress,
+        cancel=cancel,
+        scheme=options.weights,
+        entropy=options.entropy,
+    )
+    pixel_options = PixelOptions(
+        threshold=options.committee.threshold, weights=options.weights, workers=options.workers
+    )
+    pixels = summarize_evaluations(evaluations, pixel_options)
+    outcome = PseudoOutcome(options, result, truth_problem=None)
+    if options.compare_with_truth:
+        outcome = compare_pseudo_with_truth(outcome, pixels)
+    return outcome, pixels
+
+
+def _committee(project: Project, options: PseudoOptions) -> dict[str, Path]:
+    """The committee's results roots by detector name.
+
+    Raises
+    ------
+    UnavailableError
+        If the project has no dataset, fewer than two detectors with masks, or
+        ``options`` names detectors without masks.
+    """
+    roots = project.mask_detectors()
+    if project.dataset is None or len(roots) < 2:
+        raise UnavailableError("pseudo ground truth needs at least two detectors with masks")
+    unknown = [m for m in options.methods or () if m not in roots]
+    if unknown:
+        raise UnavailableError(
+            f"no masks for {', '.join(unknown)}; detectors with masks: {', '.join(roots)}"
+        )
+    return {m: roots[m] for m in options.methods or roots}
 
 
 def compare_pseudo_with_truth(outcome: PseudoOutcome, pixels: PixelResult) -> PseudoOutcome:
@@ -152,6 +213,21 @@ def _has_ground_truth(videos: Sequence[VideoSpec]) -> bool:
         and v.roi_path.is_file()
         and v.temporal_roi_path.is_file()
         for v in videos
+    )
+
+
+def _complete_ground_truth(project: Project, videos: Sequence[VideoSpec]) -> bool:
+    """Whether every video has ground truth on every frame of its temporal ROI (the
+    project's record, else the files), ``ROI.bmp`` and ``temporalROI.txt``: the frames
+    of the consensus are then those ``run_pixels`` compares with the ground truth."""
+    if not _has_ground_truth(videos):
+        return False
+    try:
+        annotated = project_videos(project)  # partly annotated by the files, too
+    except RefereeError:
+        return False
+    return [v.key for v in annotated] == [v.key for v in videos] and not any(
+        v.partly_annotated for v in (*videos, *annotated)
     )
 
 

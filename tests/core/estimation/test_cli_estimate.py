@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from referee.core.cli import main as cli
 from referee.core.cli.main import EXIT_USER_ERROR
 from referee.core.demo.dataset import DemoLayout
+from referee.core.errors import InvalidOptionError
 from referee.core.workflow.options import EstimateOptions
 
 METHODS = ("mog2", "knn", "cnt")
@@ -28,6 +30,40 @@ def _interval(entry: dict[str, object], simulated: bool) -> None:
     values = [entry[k] for k in sorted(entry)]
     assert all(isinstance(v, (int, float)) and 0 <= v <= 1 for v in values)
     assert entry["low"] <= entry["estimate"] <= entry["high"]  # type: ignore[operator]
+
+
+def _printed(value: float) -> str:
+    """A value as the report prints it."""
+    return f"{value:.4f}"
+
+
+def _true_values(demo: DemoLayout, tmp_path: Path) -> dict[str, dict[str, float]]:
+    """Each detector's F1, precision and recall over every frame, from the pixel counts
+    ``referee evaluate --json`` gives per video, pooled here."""
+    out = tmp_path / "evaluated.json"
+    roots = [demo.results[m] for m in METHODS]
+    assert referee("evaluate", demo.dataset, *roots, "--quiet", "--json", out) == 0
+    values = {}
+    for method in json.loads(out.read_text(encoding="utf-8"))["methods"]:
+        tp, fp, fn = (sum(v["counts"][k] for v in method["videos"]) for k in ("tp", "fp", "fn"))
+        values[method["method"]] = {
+            "f1": 2 * tp / (2 * tp + fp + fn),
+            "precision": tp / (tp + fp),
+            "recall": tp / (tp + fn),
+        }
+    return values
+
+
+def _labelled_draws(text: str) -> tuple[int, int, list[tuple[str, int, int]]]:
+    """The report's labelled frames: its distinct count, its count of draws, and each
+    frame listed with the times it was drawn."""
+    match = re.search(r"Labelled frames \((\d+) distinct of (\d+) draws\): (.*?)\n\n", text, re.S)
+    assert match is not None, text
+    listed = [
+        (video, int(frame), int(times or 1))
+        for video, frame, times in re.findall(r"([\w/]+):(\d+)(?:\s+\(×(\d+)\))?", match[3])
+    ]
+    return int(match[1]), int(match[2]), listed
 
 
 def test_a_simulated_estimate_prints_and_writes_its_json(
@@ -51,6 +87,47 @@ def test_a_simulated_estimate_prints_and_writes_its_json(
     assert data["labels"] == 20 and data["simulated"] is True and data["design"] == "balanced"
     assert data["trusted"] is True and data["estimator"] == "tuned"
     assert 1 <= len(data["frames"]) <= 20
+
+    # The simulated annotator's true values are the detectors' values over every frame.
+    truth = _true_values(demo, tmp_path)
+    for method in METHODS:
+        for measure in MEASURES:
+            entry = data["detectors"][method][measure]
+            assert entry["true"] == pytest.approx(truth[method][measure], rel=1e-9)
+    # --labels draws were labelled: the report lists the JSON's frames, each with the times
+    # it was drawn, and those add up to --labels.
+    distinct, draws, listed = _labelled_draws(text)
+    assert draws == 20 and sum(times for _, _, times in listed) == 20
+    assert distinct == len(listed) == len(data["frames"])
+    assert [(video, frame) for video, frame, _ in listed] == [
+        (f["video"], f["frame"]) for f in data["frames"]
+    ]
+    # The numbers printed are the JSON's: each detector's row (estimate, interval and true
+    # value of F1, precision and recall), P(row beats column) and each pair's difference.
+    table = text.split("\ndetector ")[1].split("\n\n")[0].splitlines()[1:]
+    assert len(table) == len(METHODS)
+    for method, line in zip(METHODS, table):
+        name, *row = line.split()
+        assert name == method
+        cells = [cell.strip("[],") for cell in row]
+        assert cells == [
+            _printed(data["detectors"][method][measure][key])
+            for measure in ("f1", "precision", "recall")
+            for key in ("estimate", "low", "high", "true")
+        ]
+    beats = text.split("P(row beats column on F1)")[1].splitlines()[2 : 2 + len(METHODS)]
+    for method, line in zip(METHODS, beats):
+        assert line.split() == [
+            method,
+            *(
+                _printed(data["beats"][method][other]) if other != method else "—"
+                for other in METHODS
+            ),
+        ]
+    for pair in data["significance"]:
+        gap = pair["f1_difference"]
+        printed = f"  {pair['a']} − {pair['b']}: {_printed(gap['estimate'])} "
+        assert printed + f"[{_printed(gap['low'])}, {_printed(gap['high'])}]; " in text
     videos = {f"{v.category}/{v.name}" for v in demo.videos}
     for frame in data["frames"]:
         assert set(frame) == {"video", "frame"} and frame["video"] in videos
@@ -108,6 +185,23 @@ def test_the_consensus_alone_has_no_interval(demo: DemoLayout, tmp_path: Path) -
     assert set(f1) == {"estimate", "low", "high"} and f1["low"] is None and f1["high"] is None
 
 
+def test_a_simulation_without_draws_is_the_consensus_beside_the_truth(
+    demo: DemoLayout, tmp_path: Path
+) -> None:
+    out = tmp_path / "e.json"
+    roots = [demo.results[m] for m in METHODS]
+    argv = ("estimate", demo.dataset, *roots, "--simulate", "--labels", 0, "--quiet", "--json", out)
+    assert referee(*argv) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["frames"] == [] and data["simulated"]
+    truth = _true_values(demo, tmp_path)
+    for method, measures in truth.items():
+        for measure, value in measures.items():
+            entry = data["detectors"][method][measure]
+            assert entry["true"] == pytest.approx(value, abs=1e-12)
+            assert entry["low"] is None and entry["high"] is None
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -124,6 +218,33 @@ def test_bad_options_are_one_line_and_status_2(
     assert referee("estimate", demo.dataset, *roots, "--quiet", *extra) == EXIT_USER_ERROR
     err = capsys.readouterr().err
     assert err.startswith("referee: error: ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "options"),
+    [
+        (["--simulate"], {"simulate": True}),
+        (["--repeat", "3"], {"repeat": 3}),
+        (["--repeat", "3", "--labels", "5"], {"repeat": 3, "labels": 5}),
+        (["--labels", "5"], {"labels": 5}),
+    ],
+)
+def test_the_command_says_what_the_options_say(
+    demo: DemoLayout,
+    extra: list[str],
+    options: dict[str, object],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The rules of --simulate, --labels and --repeat live in the options alone: the
+    command's one line is the options' message, which names the options as the command
+    spells them."""
+    with pytest.raises(InvalidOptionError) as refused:
+        EstimateOptions(**options)  # type: ignore[arg-type]
+    message = str(refused.value)
+    assert "--" in message and "a simulation" not in message
+    roots = [demo.results[m] for m in METHODS[:2]]
+    assert referee("estimate", demo.dataset, *roots, "--quiet", *extra) == EXIT_USER_ERROR
+    assert capsys.readouterr().err == f"referee: error: {message}\n"
 
 
 def test_a_missing_results_folder_is_named(

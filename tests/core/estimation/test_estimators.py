@@ -16,8 +16,9 @@ import pytest
 from scipy import stats
 
 from referee.core.errors import InvalidOptionError
+from referee.core.estimation.choices import ESTIMATORS, SAMPLERS
+from referee.core.estimation.design import SampleDesign
 from referee.core.estimation.estimators import (
-    ESTIMATORS,
     beats,
     difference,
     interval,
@@ -27,7 +28,6 @@ from referee.core.estimation.estimators import (
 )
 from referee.core.estimation.result import estimate_detectors
 from referee.core.estimation.sampler import (
-    SAMPLERS,
     acquisition_scores,
     detector_shares,
     draw,
@@ -88,7 +88,7 @@ def true_f1(s: np.ndarray) -> np.ndarray:
 
 def sample_of(s: np.ndarray, s_hat: np.ndarray, q: np.ndarray, k: int, seed: int):  # type: ignore[no-untyped-def]
     d = draw(q, k, np.random.default_rng(seed))
-    return labelled_sample(s_hat, d.indices, s[d.indices], d.q)
+    return labelled_sample(s_hat, SampleDesign.with_replacement(d), s[d.indices])
 
 
 @pytest.mark.parametrize("sampler", SAMPLERS)
@@ -159,7 +159,7 @@ def test_the_paired_difference_and_its_interval_by_hand() -> None:
     )
     drawn = np.array([0, 1, 3])
     q = np.full(3, 0.25)
-    sample = labelled_sample(np.zeros_like(s), drawn, s[drawn], q)
+    sample = labelled_sample(np.zeros_like(s), SampleDesign(drawn, q), s[drawn])
     f1 = ratio(sample, "f1", "plain")
     d, low, high = difference(f1, 0, 1)
 
@@ -214,7 +214,7 @@ def test_draws_are_seeded_and_carry_their_probabilities() -> None:
 def test_without_labels_the_estimate_is_the_consensus_without_interval() -> None:
     _, s_hat = population(heavy=False, n=50)
     empty = np.zeros(0, dtype=np.int64)
-    sample = labelled_sample(s_hat, empty, np.zeros((0, 2, 3)), np.zeros(0))
+    sample = labelled_sample(s_hat, SampleDesign(empty, np.zeros(0)), np.zeros((0, 2, 3)))
     for estimator in ESTIMATORS:
         f1 = ratio(sample, "f1", estimator)
         for j, expected in enumerate(true_f1(s_hat)):
@@ -226,7 +226,7 @@ def test_without_labels_the_estimate_is_the_consensus_without_interval() -> None
 def test_every_frame_labelled_without_replacement_gives_the_truth_exactly() -> None:
     s, s_hat = population(heavy=True, n=40)
     every = np.arange(40)
-    sample = labelled_sample(s_hat, every, s, np.full(40, 1 / 40), factors=[0.0])
+    sample = labelled_sample(s_hat, SampleDesign(every, np.full(40, 1 / 40), factors=[0.0]), s)
     for estimator in ESTIMATORS:
         assert totals(sample, "precision", estimator) == pytest.approx(s.sum(axis=0))
         value, low, high = interval(ratio(sample, "precision", estimator), 1)
@@ -247,9 +247,15 @@ def test_estimate_detectors_reports_truth_pairs_the_labelled_test_and_the_consen
     s, s_hat = population(heavy=False, n=100)
     keys = [("v", i + 1) for i in range(100)]
     d = draw(probabilities("random", s_hat), 30, np.random.default_rng(4))
-    sample = labelled_sample(s_hat, d.indices, s[d.indices], d.q)
+    sample = labelled_sample(s_hat, SampleDesign.with_replacement(d), s[d.indices])
     found = estimate_detectors(
-        ("a", "b"), keys, sample, d.indices, s[d.indices], "plain", true_totals=s.sum(axis=0)
+        ("a", "b"),
+        keys,
+        sample,
+        drawn=d.indices,
+        truth=s[d.indices],
+        estimator="plain",
+        true_totals=s.sum(axis=0),
     )
     assert found.estimates["a"]["f1"].true == pytest.approx(true_f1(s)[0])
     assert found.beats["a"]["b"] + found.beats["b"]["a"] == pytest.approx(1.0)
@@ -275,3 +281,18 @@ def test_the_labelled_sequence_stops_at_the_first_frame_without_ground_truth() -
     assert start.draws.q.tolist() == q[every[:stop]].tolist()
     whole = labelled_sequence(q, np.ones(4, bool), np.random.default_rng(3), 5)
     assert whole.next is None and whole.draws.indices.size == 20
+
+
+def test_a_design_holds_its_draws_as_arrays_and_names_the_sampled_ones() -> None:
+    """A video labelled whole (factor 0) and a sampled one: the sampled draws are those of
+    the strata with a factor above 0; the sampler's draws are one stratum."""
+    design = SampleDesign(
+        [3, 1, 2, 1], [0.5, 0.25, 0.25, 0.25], strata=[0, 1, 1, 1], factors=[0, 1]
+    )
+    assert design.drawn.dtype == np.int64 and design.q.dtype == np.float64
+    assert design.factors == (0.0, 1.0) and design.sampled().tolist() == [1, 2, 1]
+    assert design.draw_strata.tolist() == [0, 1, 1, 1]
+    d = draw(np.array([0.2, 0.8]), 5, np.random.default_rng(1))
+    alone = SampleDesign.with_replacement(d)
+    assert alone.sampled().tolist() == d.indices.tolist() and alone.q.tolist() == d.q.tolist()
+    assert alone.strata is None and alone.draw_strata.tolist() == [0] * 5
