@@ -10,7 +10,9 @@ lock or a file). The idle window, measured in the same run, is the baseline.
 Phases, for the demo project and for the CDnet highway video (``HIGHWAY``,
 with two OpenCV background subtractors' masks written once to ``--cache``):
 open it (to its first frame), evaluate it (until every job ended), play it,
-and step through it with → every 40 ms while it is evaluated again.
+and step through it with → every 40 ms while it is evaluated again; on the demo,
+save ground truth for the frame the estimates propose next, five times, each
+until indicators, ranking and estimates are updated.
 
     python3 benchmarks/gui_responsiveness.py            # the table
     python3 benchmarks/gui_responsiveness.py --why      # and what ran on the GUI thread
@@ -54,9 +56,13 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 import referee.gui
+from referee.core.annotation.document import GroundTruthDocument
+from referee.core.annotation.saving import save
 from referee.core.demo.project import ensure_demo_project
 from referee.core.model.project import DetectorSource, Project, with_detector
+from referee.core.workflow.graph import STAGES, settled
 from referee.core.workflow.projects import open_path
+from referee.core.workflow.results import ProjectResults
 from referee.gui.app import application
 from referee.gui.main_window import MainWindow
 
@@ -66,6 +72,8 @@ TARGET_MS = 50.0
 STEP_INTERVAL_MS = 40
 #: How long each video plays (s).
 PLAY_SECONDS = 4.0
+#: Annotated frames saved in the save phase.
+SAVES = 5
 #: Calls shorter than this are not recorded by ``--why`` (ms).
 LISTED_CALL_MS = 10.0
 #: Stalls detailed per phase by ``--why``.
@@ -434,11 +442,46 @@ def measure_project(
     stepper.setInterval(STEP_INTERVAL_MS)
     stepper.timeout.connect(lambda: timeline.step(1))
     with meter.phase(f"{name}: step → every {STEP_INTERVAL_MS} ms, evaluating again", results):
-        window.session.refresh()
+        window.session.recompute()
         stepper.start()
         evaluate(window)
         stepper.stop()
     idle(0.5)
+
+
+def _all_settled(results: ProjectResults) -> bool:
+    """Whether every stage has its result or its reason for being skipped."""
+    return all(settled(results, stage.key) for stage in STAGES)
+
+
+def measure_saves(
+    window: MainWindow, meter: StallMeter, results: list[PhaseResult], saves: int
+) -> list[float]:
+    """Save ground truth for the frame the estimates propose next, ``saves`` times, each
+    written by the core annotation document and handed to the window's session as the
+    Annotation dock's Save does; returns the seconds from each save to every job ended."""
+    session = window.session
+    seconds = []
+    with meter.phase(f"demo: {saves} saves, each until estimates are updated", results):
+        for _ in range(saves):
+            estimate = session.estimate
+            proposed = [v for v in (estimate.videos if estimate else ()) if v.next_frame]
+            if not proposed or session.project is None:
+                raise RuntimeError(f"no frame proposed to label: {session.results.skipped}")
+            label, frame = proposed[0].video, int(proposed[0].next_frame)
+            start = time.perf_counter()
+            document = GroundTruthDocument(session.project, session.videos)
+            label_map = document.label_map(label, frame).copy()
+            height, width = label_map.shape
+            label_map[height // 3 : height // 2, width // 3 : width // 2] = 255
+            document.replace_label_map(label, frame, label_map)
+            document.set_review(label, frame, document.accepted(label, frame, "now"))
+            outcome = save(document)
+            session.annotations_saved(outcome.project, outcome.files)
+            run_until(lambda: not window.runner.jobs and _all_settled(session.results), 120)
+            seconds.append(time.perf_counter() - start)
+            evaluate(window)
+    return seconds
 
 
 def print_table(results: list[PhaseResult], load: tuple[float, float]) -> None:
@@ -516,6 +559,7 @@ def main() -> int:
         with meter.phase("idle window (baseline), 3 s", results):
             idle(3.0)
         measure_project(window, meter, results, "demo", lambda: open_path(demo_file), 25)
+        saved = measure_saves(window, meter, results, SAVES)
         if HIGHWAY.is_dir():
             measure_project(
                 window, meter, results, "highway", lambda: highway_project(args.cache), 30
@@ -524,6 +568,10 @@ def main() -> int:
         window.viewer.loader.close()
         window.runner.wait(30000)
     print_table(results, (load_before, os.getloadavg()[0]))
+    print(
+        f"demo: save → indicators, ranking and estimates updated in the window: median "
+        f"{np.median(saved):.2f} s, worst {max(saved):.2f} s over {len(saved)} saves"
+    )
     if calls is not None:
         print_why(results, calls)
     return 0
