@@ -53,15 +53,15 @@ def add_quiet(parser: Parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def add_cache(parser: Parser) -> None:
-    """``--cache DIR``: per-frame counts kept between runs."""
+def add_cache(parser: Parser, what: str = "confusion counts") -> None:
+    """``--cache DIR``: per-frame results (``what``) kept between runs."""
     parser.add_argument(
         "--cache",
         type=Path,
         metavar="DIR",
-        help="keep per-frame confusion counts in DIR between runs: one table per video and "
-        "detector, each frame's row keyed by the size, inode and times of the ground-truth "
-        "and mask files it was read from, the ROI, the threshold and Referee's version; a "
+        help=f"keep per-frame {what} in DIR between runs: one table per video (and "
+        "detector), each frame's row keyed by the size, inode and times of the files it "
+        "was read from, with the ROI, the options that matter and Referee's version; a "
         "later run reads again only the frames whose files changed, with identical results. "
         "Safe to delete; bounded to 256 MiB (least recently used tables deleted first)",
     )

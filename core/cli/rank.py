@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from referee.core.cli.common import (
     Commands,
+    add_cache,
     add_force,
     add_frames,
     add_output,
@@ -31,6 +32,7 @@ from referee.core.cli.common import (
     add_threshold,
     add_workers,
     chosen_pair,
+    open_cache,
     progress_bar,
     refuse_frames,
 )
@@ -126,6 +128,7 @@ def add_commands(commands: Commands) -> None:
     add_output(parser, "--csv", "write the list to FILE: rank,video,frame,score,criterion")
     add_force(parser)
     add_workers(parser)
+    add_cache(parser, "disagreement scores")
     add_quiet(parser)
     parser.set_defaults(run=run_rank)
 
@@ -227,7 +230,7 @@ def run_rank(args: argparse.Namespace) -> int:
                 f"no method named {name!r}; the methods are {', '.join(names)}"
             )
     with progress_bar("scoring frames", "frame", args.quiet) as progress:
-        result = run_ranking(project, options, progress)
+        result = run_ranking(project, options, progress, cache=open_cache(args.cache))
     if result.all_annotated:
         print(
             f"all {result.considered} frames already have ground truth; use "

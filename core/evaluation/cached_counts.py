@@ -156,7 +156,7 @@ def _slot(
     if identity is None or not roi_usable[0]:
         nothing = np.zeros(frames.size, dtype=bool)
         return _Slot(None, np.zeros((frames.size, width), np.int64), nothing, nothing, np.zeros(0))
-    masks, masks_usable = file_stamps(_mask_paths(source, frames))
+    masks, masks_usable = file_stamps(mask_paths(source, frames))
     key = {
         "kind": COUNTS_KIND,
         "video": str(video.folder.resolve()),
@@ -171,7 +171,7 @@ def _slot(
     return _Slot(table, stamps, usable, hit & usable, values)
 
 
-def _mask_paths(source: FrameSource, frames: np.ndarray) -> list[str]:
+def mask_paths(source: FrameSource, frames: np.ndarray) -> list[str]:
     """Where each frame's mask is (CDnet folders by string formatting: thousands a run)."""
     if isinstance(source, CdnetResultSource):
         prefix = os.path.join(os.fspath(source.folder), "bin")

@@ -109,7 +109,7 @@ def _ranking(project: Project, given: StageInput, progress: Any, cancel: Any) ->
     stale = given.stale("ranking")
     if stale is not None and stale.scores and _same_scores(stale.options, options):
         return rerank(project, stale, options)  # new ground truth: the scores are unchanged
-    return run_ranking(project, options, progress, cancel)
+    return run_ranking(project, options, progress, cancel, given.cache)
 
 
 def _same_scores(a: RankingOptions, b: RankingOptions) -> bool:

@@ -10,6 +10,7 @@ left out.
 
 from __future__ import annotations
 
+from referee.core.cache.store import FrameCache
 from referee.core.errors import InvalidOptionError, UnavailableError
 from referee.core.formats import registry
 from referee.core.formats.annotated import frames_with_ground_truth
@@ -17,6 +18,7 @@ from referee.core.frames.results import result_sources
 from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
+from referee.core.ranking.cached_scores import mask_scores_cached
 from referee.core.ranking.choices import (
     CLASSES,
     MASK_CRITERIA,
@@ -26,7 +28,7 @@ from referee.core.ranking.choices import (
 )
 from referee.core.ranking.criteria import FrameScores
 from referee.core.ranking.order import rank_frames
-from referee.core.ranking.scores import box_scores, class_scores, mask_scores
+from referee.core.ranking.scores import box_scores, class_scores
 from referee.core.workflow.detections import pair_single_videos, read_boxes
 from referee.core.workflow.options import RankingOptions
 from referee.core.workflow.projects import project_videos
@@ -53,8 +55,10 @@ def run_ranking(
     options: RankingOptions | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    cache: FrameCache | None = None,
 ) -> RankingResult:
-    """Every frame scored by how much the detectors disagree, then ranked.
+    """Every frame scored by how much the detectors disagree, then ranked; with ``cache``,
+    the scores of frames whose masks are unchanged are taken from it.
 
     Raises
     ------
@@ -66,7 +70,7 @@ def run_ranking(
     options = options or RankingOptions()
     criterion = options.criterion or default_criterion(project)
     if criterion in MASK_CRITERIA:
-        return _rank_masks(project, options, criterion, progress, cancel)
+        return _rank_masks(project, options, criterion, progress, cancel, cache)
     if criterion == PAIRWISE_FDA:
         names = list(project.box_detectors())
         a, b = _pair(names, options.pair, "boxes or actions")
@@ -94,6 +98,7 @@ def _rank_masks(
     criterion: str,
     progress: ProgressCallback | None,
     cancel: CancelToken | None,
+    cache: FrameCache | None,
 ) -> RankingResult:
     roots = project.mask_detectors()
     if project.dataset is None or len(roots) < 2:
@@ -108,8 +113,16 @@ def _rank_masks(
         return RankingResult(options, criterion, methods, [], [], considered, considered)
     read = [a, b] if criterion == PAIRWISE_DICE else names
     sources = {name: result_sources(videos, roots[name]) for name in read}
-    scores = mask_scores(
-        videos, sources, criterion, (a, b), options.threshold, progress, cancel, options.workers
+    scores = mask_scores_cached(
+        videos,
+        sources,
+        criterion,
+        (a, b),
+        options.threshold,
+        progress,
+        cancel,
+        options.workers,
+        cache,
     )
     return _ranked(options, criterion, methods, scores, annotated)
 
