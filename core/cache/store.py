@@ -101,14 +101,14 @@ class FrameTable:
 class FrameCache:
     """Tables of per-frame results, in memory and, with ``folder``, on disk.
 
-    ``computed`` counts, by table name, the rows computed (not found) since the
-    cache was made: what a change made Referee compute again. Safe to share
-    between threads.
+    ``computed[what][video]`` lists the frames whose ``what`` (``counts``,
+    ``histograms``, ``scores``) were computed, not found, since the cache was made:
+    what a change made Referee compute again. Safe to share between threads.
     """
 
     folder: Path | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
-    computed: dict[str, list[int]] = field(default_factory=dict)
+    computed: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     _tables: dict[str, tuple[TableKey, FrameTable]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -129,10 +129,15 @@ class FrameCache:
             self._tables[name] = (full, table)
             return table
 
-    def note_computed(self, label: str, frames: np.ndarray) -> None:
-        """Record that ``frames`` of ``label`` were computed, not found."""
+    def note_computed(self, what: str, label: str, frames: np.ndarray) -> None:
+        """Record that the ``what`` of ``frames`` of video ``label`` were computed."""
         with self._lock:
-            self.computed.setdefault(label, []).extend(int(i) for i in frames)
+            found = self.computed.setdefault(what, {}).setdefault(label, [])
+            found.extend(int(i) for i in frames)
+
+    def computed_of(self, what: str) -> dict[str, list[int]]:
+        """The frames whose ``what`` were computed, by video (empty: none)."""
+        return self.computed.get(what, {})
 
     def save(self) -> None:
         """Write the tables that changed, then delete the least recently used tables beyond

@@ -7,12 +7,14 @@ from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
+    add_cache,
     add_force,
     add_frames,
     add_output,
     add_quiet,
     add_weights,
     add_workers,
+    open_cache,
     progress_bar,
     report_missing,
 )
@@ -55,6 +57,7 @@ def add_commands(commands: Commands) -> None:
     )
     add_frames(parser)
     add_workers(parser)
+    add_cache(parser, "score histograms")
     add_quiet(parser)
     add_force(parser)
     parser.set_defaults(run=run_curves)
@@ -73,7 +76,8 @@ def run_curves(args: argparse.Namespace) -> int:
         "scores", args.results, dataset=args.dataset, frame_range=args.frames
     )
     with progress_bar("sweeping thresholds", "frame", args.quiet) as progress:
-        result = sweep(project, CurveOptions(args.weights, args.workers), progress)
+        options = CurveOptions(args.weights, args.workers)
+        result = sweep(project, options, progress, cache=open_cache(args.cache))
     rows, best = [], []
     for method, histograms in result.histograms.items():
         scheme, summary = result.summaries[method]

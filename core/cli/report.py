@@ -102,7 +102,7 @@ def add_commands(commands: Commands) -> None:
     )
     add_test(parser)
     add_force(parser)
-    add_cache(parser, "confusion counts and disagreement scores")
+    add_cache(parser, "confusion counts, score histograms and disagreement scores")
     add_quiet(parser)
     parser.set_defaults(run=run_report)
 

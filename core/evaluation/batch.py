@@ -34,8 +34,9 @@ from referee.core.model.videos import VideoSpec
 from referee.core.parallel import chunk_size, map_chunks, resolve_workers, video_chunks
 from referee.core.progress import CancelToken, ProgressCallback, shifted
 
-_Kind = Literal["counts", "histograms"]
-"""What the chunks of a job compute: per-frame counts, or score histograms."""
+_Kind = Literal["counts", "histograms", "frame-histograms"]
+"""What the chunks of a job compute: per-frame counts, or score histograms summed or per
+frame."""
 
 _Result = TypeVar("_Result", VideoEvaluation, VideoHistograms)
 
@@ -81,7 +82,13 @@ def _run_chunk(chunk: _Chunk) -> VideoPieces:
         return count_video(
             chunk.video, chunk.sources, chunk.threshold, chunk.frames, keep_going=chunk.keep_going
         )
-    return histograms_video(chunk.video, chunk.sources, chunk.frames, keep_going=chunk.keep_going)
+    return histograms_video(
+        chunk.video,
+        chunk.sources,
+        chunk.frames,
+        keep_going=chunk.keep_going,
+        per_frame=chunk.kind == "frame-histograms",
+    )
 
 
 def _failed_chunk(chunk: _Chunk, error: BaseException) -> VideoPieces:
@@ -153,7 +160,9 @@ def _run_jobs(
         if kind == "counts":
             piece = count_video(video, video_sources, threshold, None, step, cancel)
         else:
-            piece = histograms_video(video, video_sources, None, step, cancel)
+            piece = histograms_video(
+                video, video_sources, None, step, cancel, per_frame=kind == "frame-histograms"
+            )
         pieces_of_video.append(piece)
         offset += len(video.truth_frames)
     return names, per_video
@@ -259,6 +268,38 @@ def histograms_methods(
         for name, pieces in found.items()
     }
     return MethodResults(results, missing, stray)
+
+
+@dataclass(frozen=True)
+class FrameHistograms:
+    """Per method and video key, an ``int64`` array ``(n, 1 + 3·256)``: each row a frame
+    number and that frame's score histograms; what is missing; the videos with stray
+    ground-truth levels."""
+
+    rows: dict[tuple[str, tuple[str, str]], np.ndarray]
+    missing: tuple[MissingResult, ...] = ()
+    stray: frozenset[tuple[str, str]] = frozenset()
+
+
+def frame_histograms_methods(
+    videos: Sequence[VideoSpec],
+    sources: Mapping[str, Sequence[FrameSource]],
+    workers: int | None = 1,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> FrameHistograms:
+    """:func:`histograms_methods` frame by frame (parameters alike)."""
+    names, per_video = _run_jobs(
+        "frame-histograms", videos, sources, None, workers, progress, cancel
+    )
+    found, missing, stray = _per_method(videos, names, per_video)
+    empty = np.zeros((0, 1 + 3 * N_LEVELS), dtype=np.int64)
+    rows = {
+        (name, video.key): np.concatenate([empty, *values])
+        for name, pieces in found.items()
+        for video, values in pieces
+    }
+    return FrameHistograms(rows, missing, stray)
 
 
 def evaluate_method(

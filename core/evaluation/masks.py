@@ -323,25 +323,35 @@ def histograms_video(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     keep_going: bool = False,
+    per_frame: bool = False,
 ) -> VideoPieces:
     """Score histograms of every source on one video, each ground-truth frame decoded once
-    (as :func:`count_video`)."""
+    (as :func:`count_video`): summed, ``(3, 256)``, or with ``per_frame`` one row per
+    frame, ``(n, 1 + 3·256)``: the frame number, then its histograms row by row."""
     counter = FrameCounter(read_roi(video.roi_path))
     numbers = _frame_numbers(video, frames)
     total = len(numbers)
-    summed = [np.zeros((3, N_LEVELS), dtype=np.int64) for _ in sources]
+    shape = (total, 1 + 3 * N_LEVELS) if per_frame else (3, N_LEVELS)
+    values = [np.zeros(shape, dtype=np.int64) for _ in sources]
     stray = StrayLevels()
     failures: list[str | None] = [None] * len(sources)
     check(cancel)
     stream = _frames_with_truth(
         video, sources, numbers, counter.shape, cancel, stray, failures if keep_going else None
     )
-    for k, (_, gt, results) in enumerate(stream, start=1):
-        for histograms, scores in zip(summed, results):
-            if scores is not None:
-                histograms += counter.score_histograms(gt, scores)
+    k = 0
+    for k, (i, gt, results) in enumerate(stream, start=1):
+        for found, scores in zip(values, results):
+            if scores is None:
+                continue
+            histograms = counter.score_histograms(gt, scores)
+            if per_frame:
+                found[k - 1, 0] = i
+                found[k - 1, 1:] = histograms.ravel()
+            else:
+                found += histograms
         report(progress, k, total)
-    return VideoPieces(summed, failures, stray)
+    return VideoPieces([v[:k] for v in values] if per_frame else values, failures, stray)
 
 
 def summarized_histogram_curves(

@@ -17,7 +17,7 @@ import numpy as np
 
 from referee.core.cache.stamps import STAMP_WIDTH, file_stamps
 from referee.core.cache.store import FrameCache, FrameTable
-from referee.core.evaluation.cached_counts import mask_paths, source_identity
+from referee.core.evaluation.cached_rows import mask_paths, source_identity
 from referee.core.frames.sources import FrameSource
 from referee.core.model.videos import VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, shifted
@@ -97,7 +97,7 @@ def mask_scores_cached(
         if plan is not None:
             plan.keep(scores)
         if plan is None or not plan.hit.all():
-            cache.note_computed(video.label, _computed(video, plan))
+            cache.note_computed("scores", video.label, _computed(video, plan))
     cache.save()
     return [out[v] for v in range(len(videos))]
 

@@ -138,7 +138,7 @@ STAGES: tuple[Stage, ...] = (
         15,
         frozenset({MASK_TRUTH, DETECTIONS, RECORD}),
         (),
-        lambda p, g, pr, c: run_curves(p, g.options, pr, c),
+        lambda p, g, pr, c: run_curves(p, g.options, pr, c, g.cache),
     ),
     Stage(
         "actions",

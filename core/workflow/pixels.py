@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from referee.core.cache.store import FrameCache
 from referee.core.errors import UnavailableError
-from referee.core.evaluation.batch import MissingResult, histograms_methods
-from referee.core.evaluation.cached_counts import evaluate_methods_cached
+from referee.core.evaluation.batch import MissingResult
+from referee.core.evaluation.cached_rows import evaluate_methods_cached, histograms_methods_cached
 from referee.core.evaluation.masks import VideoEvaluation, summarized_histogram_curves
 from referee.core.frames.results import result_sources
 from referee.core.measures.summarize import compare_rankings, summarize_method
@@ -126,8 +126,10 @@ def run_curves(
     options: CurveOptions | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    cache: FrameCache | None = None,
 ) -> CurvesResult:
-    """ROC and PR curves of every detector with soft scores, per video and summarized.
+    """ROC and PR curves of every detector with soft scores, per video and summarized;
+    with ``cache``, the histograms of frames whose files are unchanged come from it.
 
     Raises
     ------
@@ -140,7 +142,7 @@ def run_curves(
         raise UnavailableError("no detector has soft scores (0–255) for ROC and PR curves")
     videos = project_videos(project)
     sources = {name: result_sources(videos, root) for name, root in soft.items()}
-    found = histograms_methods(videos, sources, options.workers, progress, cancel)
+    found = histograms_methods_cached(videos, sources, options.workers, progress, cancel, cache)
     histograms = {name: found for name, found in found.results.items() if found}
     if not histograms:
         raise UnavailableError(

@@ -17,8 +17,8 @@ from referee.core.cache import stamps
 from referee.core.cache.store import FrameCache
 from referee.core.demo.project import ensure_demo_project
 from referee.core.formats.cdnet import discover_videos
-from referee.core.workflow.options import PixelOptions
-from referee.core.workflow.pixels import run_pixels
+from referee.core.workflow.options import CurveOptions, PixelOptions
+from referee.core.workflow.pixels import run_curves, run_pixels
 from referee.core.workflow.projects import project_of_outputs
 from tests.core.test_evaluate import make_dataset, make_results, reference_rows
 
@@ -76,11 +76,11 @@ def test_a_second_run_reads_no_frame_and_gives_the_counts_of_the_files(dataset: 
     folder = dataset / "cache"
     first = FrameCache(folder)
     _assert_counts(_run(dataset, first), _expected(dataset))
-    assert sum(len(f) for f in first.computed.values()) == 38 + 25 + 5
+    assert sum(len(f) for f in first.computed_of("counts").values()) == 38 + 25 + 5
 
     again = FrameCache(folder)
     _assert_counts(_run(dataset, again), _expected(dataset))
-    assert again.computed == {}
+    assert again.computed_of("counts") == {}
 
 
 def test_a_changed_ground_truth_frame_is_the_only_frame_read_again(dataset: Path) -> None:
@@ -90,7 +90,7 @@ def test_a_changed_ground_truth_frame_is_the_only_frame_read_again(dataset: Path
 
     again = FrameCache(folder)
     _assert_counts(_run(dataset, again), _expected(dataset))
-    assert again.computed == {"baseline/office": [40]}
+    assert again.computed_of("counts") == {"baseline/office": [40]}
 
 
 def test_a_changed_detector_output_is_the_only_frame_read_again(dataset: Path) -> None:
@@ -100,7 +100,7 @@ def test_a_changed_detector_output_is_the_only_frame_read_again(dataset: Path) -
 
     again = FrameCache(folder)
     _assert_counts(_run(dataset, again), _expected(dataset))
-    assert again.computed == {"loose": [7]}
+    assert again.computed_of("counts") == {"loose": [7]}
 
 
 def test_another_threshold_reads_every_frame_again(dataset: Path) -> None:
@@ -109,8 +109,8 @@ def test_another_threshold_reads_every_frame_again(dataset: Path) -> None:
 
     again = FrameCache(folder)
     _assert_counts(_run(dataset, again, threshold=200), _expected(dataset, 200))
-    assert sorted(again.computed) == ["baseline/office", "baseline/pets", "loose"]
-    assert len(again.computed["baseline/pets"]) == 25
+    assert sorted(again.computed_of("counts")) == ["baseline/office", "baseline/pets", "loose"]
+    assert len(again.computed_of("counts")["baseline/pets"]) == 25
 
 
 def test_corrupt_and_foreign_entries_are_ignored_and_computed_again(dataset: Path) -> None:
@@ -125,7 +125,7 @@ def test_corrupt_and_foreign_entries_are_ignored_and_computed_again(dataset: Pat
 
     again = FrameCache(folder)
     _assert_counts(_run(dataset, again), _expected(dataset))
-    assert again.computed  # the three damaged tables' frames were read again
+    assert again.computed_of("counts")  # the three damaged tables' frames were read again
     cold = _run(dataset, None)
     for key, rows in _rows(cold).items():
         np.testing.assert_array_equal(_rows(_run(dataset, FrameCache(folder)))[key], rows)
@@ -140,7 +140,7 @@ def test_a_file_changed_within_the_racy_window_is_never_cached(
 
     again = FrameCache(folder)
     _assert_counts(_run(dataset, again), _expected(dataset))
-    assert sum(len(f) for f in again.computed.values()) == 38 + 25 + 5
+    assert sum(len(f) for f in again.computed_of("counts").values()) == 38 + 25 + 5
 
 
 def test_the_cache_folder_stays_within_its_bound(dataset: Path) -> None:
@@ -164,7 +164,10 @@ def test_the_command_line_with_a_cache_prints_what_it_prints_without(tmp_path: P
     videos = discover_videos(tmp_path / "data")
     for seed, name in enumerate(METHODS, start=1):
         make_results(tmp_path / name, videos, seed=seed)
+    make_results(tmp_path / "soft", videos, seed=7, soft=True)
     time.sleep(stamps.RACY_SECONDS + 0.2)  # files just written are never cached
+    curves = ["curves", tmp_path / "data", tmp_path / "soft", "--quiet"]
+    swept = _cli(*curves, "--cache", tmp_path / "cache")
     arguments = ["evaluate", tmp_path / "data", *(tmp_path / m for m in METHODS), "--quiet"]
     cached = [*arguments, "--cache", tmp_path / "cache"]
     first = _cli(*cached)
@@ -174,6 +177,9 @@ def test_the_command_line_with_a_cache_prints_what_it_prints_without(tmp_path: P
     assert again.stdout == cold.stdout
     assert again.stdout != first.stdout  # the changed frame was read again
     assert list((tmp_path / "cache" / "v1").glob("*.npz"))
+    swept_again, swept_cold = _cli(*curves, "--cache", tmp_path / "cache"), _cli(*curves)
+    assert swept.returncode == swept_again.returncode == swept_cold.returncode == 0
+    assert swept_again.stdout == swept_cold.stdout != swept.stdout
 
 
 def test_a_cache_that_is_a_file_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -200,3 +206,28 @@ def test_a_report_with_a_cache_holds_what_a_report_without_holds(demo, tmp_path:
     assert tables["again"] == tables["plain"] == tables["first"]
     assert any("labelled" in name for name in tables["plain"])  # the estimates are in it
     assert list((tmp_path / "c" / "v1").glob("*.npz"))
+
+
+def test_score_histograms_read_again_only_the_changed_frame(dataset: Path) -> None:
+    videos = discover_videos(dataset / "data")
+    make_results(dataset / "soft", videos, seed=9, soft=True)
+    project = project_of_outputs("scores", [dataset / "soft"], dataset=dataset / "data")
+    options = CurveOptions(workers=1)
+    folder = dataset / "cache"
+    first = run_curves(project, options, cache=FrameCache(folder))
+    _rewrite(dataset / "data" / "baseline" / "pets" / "groundtruth" / "gt000003.png", 6)
+
+    again = FrameCache(folder)
+    warm = run_curves(project, options, cache=again)
+    cold = run_curves(project, options)
+    assert again.computed_of("histograms") == {"baseline/pets": [3]}
+    for mine, theirs in zip(warm.histograms["soft"], cold.histograms["soft"]):
+        np.testing.assert_array_equal(mine.histograms, theirs.histograms)
+        assert mine.n_frames == theirs.n_frames
+    pets = next(h for h in warm.histograms["soft"] if h.video == "pets")
+    assert not np.array_equal(
+        pets.histograms, next(h for h in first.histograms["soft"] if h.video == "pets").histograms
+    )
+    np.testing.assert_array_equal(
+        warm.summaries["soft"][1].confusions, cold.summaries["soft"][1].confusions
+    )

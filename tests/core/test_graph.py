@@ -109,7 +109,7 @@ def test_after_one_ground_truth_frame_changes_only_it_is_read_and_results_equal_
     assert {"pixels", "pseudo", "ranking", "estimate"} <= again
     cache = FrameCache(folder)
     run_stages(masks_project, OPTIONS, results=results, cache=cache)
-    assert cache.computed == {video.label: [frame]}
+    assert cache.computed_of("counts") == {video.label: [frame]}
     assert results.pseudo.result is pseudo.result  # the consensus reads no ground truth
     assert results.ranking.scores is ranking.scores  # nor do the frames' disagreements
 

@@ -61,15 +61,15 @@ def test_a_changed_mask_is_the_only_frame_scored_again(dataset: Path) -> None:
     folder = dataset / "cache"
     first = FrameCache(folder)
     cold = _rank(dataset, first)
-    assert sum(len(f) for f in first.computed.values()) == 38 + 25 + 5
+    assert sum(len(f) for f in first.computed_of("scores").values()) == 38 + 25 + 5
 
     warm = FrameCache(folder)
-    assert _scores(_rank(dataset, warm)) == _scores(cold) and warm.computed == {}
+    assert _scores(_rank(dataset, warm)) == _scores(cold) and warm.computed_of("scores") == {}
 
     _rewrite(dataset / "c" / "baseline" / "pets" / "bin000012.png", 4)
     again = FrameCache(folder)
     result = _rank(dataset, again)
-    assert again.computed == {"baseline/pets": [12]}
+    assert again.computed_of("scores") == {"baseline/pets": [12]}
     assert _scores(result) == _scores(_rank(dataset, None))
     assert _scores(result)[("baseline/pets", 12)] == pytest.approx(
         _vote_entropy(dataset, "baseline", "pets", 12), abs=1e-12
@@ -84,7 +84,7 @@ def test_another_criterion_scores_every_frame_again(dataset: Path) -> None:
     _rank(dataset, FrameCache(folder))
     again = FrameCache(folder)
     result = _rank(dataset, again, PAIRWISE_DICE)
-    assert sum(len(f) for f in again.computed.values()) == 38 + 25 + 5
+    assert sum(len(f) for f in again.computed_of("scores").values()) == 38 + 25 + 5
     assert _scores(result) == _scores(_rank(dataset, None, PAIRWISE_DICE))
 
 
@@ -95,7 +95,7 @@ def test_a_corrupt_table_is_scored_again(dataset: Path) -> None:
         table.write_bytes(b"\x00" * 10)
     again = FrameCache(folder)
     assert _scores(_rank(dataset, again)) == _scores(cold)
-    assert sum(len(f) for f in again.computed.values()) == 38 + 25 + 5
+    assert sum(len(f) for f in again.computed_of("scores").values()) == 38 + 25 + 5
 
 
 def test_the_command_line_ranks_alike_with_and_without_a_cache(tmp_path: Path) -> None:

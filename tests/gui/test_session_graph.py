@@ -52,7 +52,9 @@ def test_a_saved_frame_runs_again_only_what_depends_on_it(
     assert sorted(started) == sorted(
         ["pixels", "curves", "boxes", "pseudo", "ranking", "significance", "estimate"]
     )
-    assert session.cache.computed == {label: [frame]}
+    for what in ("counts", "histograms"):  # masks and score maps: that frame only
+        assert session.cache.computed_of(what) == {label: [frame]}, what
+    assert session.cache.computed_of("scores") == {}  # the ranking kept its scores
     for key in ("actions", "counts"):  # read no mask ground truth: kept as they were
         assert getattr(session.results, key) is before[key]
     assert session.results.pseudo.result is before["pseudo"].result  # its consensus kept
