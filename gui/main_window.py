@@ -163,7 +163,9 @@ class MainWindow(QMainWindow):
             lambda: self.indicators_dock.show_estimate(session.estimate)
         )
         session.estimate_changed.connect(
-            lambda: self.next_frames_dock.show_estimate(session.estimate)
+            lambda: self.next_frames_dock.show_estimate(
+                session.estimate, session.results.skipped.get("estimate")
+            )
         )
         viewer.video_box.currentIndexChanged.connect(lambda _: self._show_frame_f())
         viewer.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))

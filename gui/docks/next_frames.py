@@ -243,10 +243,13 @@ class NextFramesDock(QDockWidget):
 
     # --- the sampler ----------------------------------------------------------------------
 
-    def show_estimate(self, result: EstimateResult | None) -> None:
-        """Offer each partly annotated video's next frame and plot its intervals."""
+    def show_estimate(self, result: EstimateResult | None, skipped: str | None = None) -> None:
+        """Offer each partly annotated video's next frame and plot its intervals; without a
+        result, say why when the estimate could not run (``skipped``)."""
         shown = self._video.currentText()
         self._estimate = result
+        if result is None and skipped:
+            self._waiting_estimate = f"No estimate (docs/measures.md §12): {skipped}."
         videos = [] if result is None else [v.video for v in result.videos]
         self._video.blockSignals(True)
         self._video.clear()

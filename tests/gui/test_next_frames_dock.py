@@ -116,6 +116,15 @@ def test_each_tab_says_why_it_is_empty_until_results_arrive(qtbot, ranking) -> N
     assert dock.ranked_message == NO_RANKING and dock.table.rowCount() == 0
 
 
+def test_an_estimate_that_could_not_run_says_why(qtbot) -> None:
+    dock = NextFramesDock()
+    qtbot.addWidget(dock)
+    dock.set_detectors(list(METHODS))
+    reason = "the plain estimator needs labelled frames in every partly annotated video"
+    dock.show_estimate(None, reason)
+    assert dock.sampled_message == f"No estimate (docs/measures.md §12): {reason}."
+
+
 def test_a_ranking_without_frames_says_why_in_the_tables_place(qtbot) -> None:
     dock = NextFramesDock()
     qtbot.addWidget(dock)
