@@ -56,11 +56,16 @@ VIEW_KEYS = (
 )
 
 
+#: Computes every result again.
+RECOMPUTE_KEY = "F5"
+
+
 def shortcut_rows() -> list[tuple[str, str]]:
     """(what, key) of every keyboard shortcut, in the order Help › Shortcuts lists them."""
     return [
         *NAVIGATION_KEYS,
         ("Cancel all jobs", "Esc"),
+        ("Compute everything again (files changed outside Referee)", RECOMPUTE_KEY),
         *((f"{LAYER_TITLES[n]} layer on/off", k) for n, k in zip(LAYERS, LAYER_KEYS)),
         *((text, key) for text, key, _ in VIEW_KEYS),
         *((text.replace("&", ""), key) for text, key in ZOOM_KEYS),

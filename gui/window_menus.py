@@ -10,7 +10,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
-from referee.gui.help import LAYER_KEYS, NAVIGATION_KEYS, VIEW_KEYS, show_about, show_shortcuts
+from referee.gui.help import (
+    LAYER_KEYS,
+    NAVIGATION_KEYS,
+    RECOMPUTE_KEY,
+    VIEW_KEYS,
+    show_about,
+    show_shortcuts,
+)
 from referee.gui.project_edits import save_project, save_project_as
 from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
 from referee.gui.viewer.zoom import ZOOM_KEYS
@@ -124,6 +131,15 @@ def _add_go_menu(window: MainWindow) -> None:
         add_action(window, go, text, slot, key)
     go.addSeparator()
     add_action(window, go, "Cancel all jobs", window.runner.cancel_all, "Esc")
+    add_action(
+        window,
+        go,
+        "Compute everything again",
+        window.session.recompute,
+        RECOMPUTE_KEY,
+        "Compute every result again, for files changed outside Referee (unchanged frames "
+        "come from the cache)",
+    )
 
 
 def _add_view_menu(window: MainWindow) -> tuple[dict[str, QAction], QAction]:

@@ -63,3 +63,28 @@ def test_a_saved_frame_runs_again_only_what_depends_on_it(
     assert session.previous_results is not None
     assert session.previous_results.estimate is before["estimate"]
     runner.wait()
+
+
+def test_f5_computes_everything_again_from_the_cache(
+    qtbot, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import Qt
+
+    from referee.gui.main_window import MainWindow
+
+    monkeypatch.setattr(stamps, "RACY_SECONDS", 0.0)
+    window = MainWindow(remember_layout=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_project(open_path(demo_copy / DEMO_PROJECT_NAME))
+    _settle(qtbot, window.session)
+    started: list[str] = []
+    window.runner.job_started.connect(lambda job: started.append(job.kind))
+    window.session.cache.computed.clear()
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    _settle(qtbot, window.session)
+    assert sorted(started) == sorted(stage.key for stage in STAGES)
+    for what in ("counts", "histograms", "scores"):  # every frame from the cache
+        assert window.session.cache.computed_of(what) == {}, what
+    window.runner.cancel_all()
+    window.runner.wait()
