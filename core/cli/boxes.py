@@ -212,10 +212,12 @@ def run_boxes(args: argparse.Namespace) -> int:
 
     evaluations, annotated = boxes.evaluations, boxes.annotated_only
     print(format_benchmark_report(evaluations, benchmark, rules, annotated))
+    _print_tracking(boxes)
     parameters["seqmap"] = str(benchmark.seqmap)
     parameters["trackers"] = list(evaluations)
     if args.json is not None:
-        write_json(args.json, benchmark_to_dict(evaluations, benchmark, parameters, annotated))
+        found = benchmark_to_dict(evaluations, benchmark, parameters, annotated)
+        write_json(args.json, {**found, **_tracking_json(boxes)})
     if args.csv is not None:
         write_text(args.csv, format_benchmark_csv(evaluations))
     if args.frames_csv is not None:
@@ -247,9 +249,29 @@ def _write_single(
             file=sys.stderr,
         )
     print(format_boxes_table(result, boxes.annotated_only, rules))
+    _print_tracking(boxes)
     if args.json is not None:
-        write_json(args.json, boxes_to_dict(result, parameters, boxes.annotated_only))
+        found = boxes_to_dict(result, parameters, boxes.annotated_only)
+        write_json(args.json, {**found, **_tracking_json(boxes)})
     if args.csv is not None:
         write_text(args.csv, format_boxes_csv(result))
     if args.frames_csv is not None:
         write_text(args.frames_csv, format_frames_csv(result))
+
+
+def _print_tracking(boxes: BoxesResult) -> None:
+    """The tracking measures, when the boxes are MOTChallenge tracks."""
+    from referee.core.exports.tracking import format_tracking_table
+
+    if boxes.tracking:
+        print()
+        print(format_tracking_table(boxes.tracking))
+
+
+def _tracking_json(boxes: BoxesResult) -> dict[str, Any]:
+    """``{"tracking": {tracker: {"combined", "sequences"}}}``, or nothing without tracks."""
+    from referee.core.exports.tracking import tracking_dict
+
+    if not boxes.tracking:
+        return {}
+    return {"tracking": {name: tracking_dict(e) for name, e in boxes.tracking.items()}}

@@ -23,6 +23,7 @@ from referee.core.measures.action_scores import evaluate_actions
 from referee.core.measures.boxes import VideoBoxes, evaluate_boxes
 from referee.core.measures.counting import evaluate_counts
 from referee.core.measures.mot_groundtruth import counted_groundtruth, without_distractor_matches
+from referee.core.measures.tracking import TrackingEvaluation, evaluate_tracking
 from referee.core.model.project import GROUND_TRUTH, Project
 from referee.core.model.videos import AnnotatedFrames, VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, check, part, report
@@ -173,7 +174,9 @@ def run_boxes(
     aside first; the evaluations count them. A sequence paired with a partly annotated
     video of the project is evaluated on that video's recorded annotated frames only,
     for every detector (:func:`annotated_only`, docs/measures.md §5); the result says
-    which. Progress counts frames over all detectors.
+    which. MOTChallenge files and benchmark folders also get the tracking measures
+    (HOTA, CLEAR MOT, identity), over every frame of each sequence. Progress counts
+    frames over all detectors.
 
     Raises
     ------
@@ -211,6 +214,7 @@ def run_boxes(
     truth = annotated_only(counted, videos, motchallenge, restricted)
     whole = {v.name: v for v in groundtruth}
     evaluations, formats = {}, {"": gt_format}
+    tracking: dict[str, TrackingEvaluation] = {}
     for k, (name, path) in enumerate(detectors.items()):
         check(cancel)
         if benchmark is not None:
@@ -238,7 +242,10 @@ def run_boxes(
         evaluations[name] = replace(
             evaluation, groundtruth_ignored=ignored, detections_removed=removed
         )
-    return BoxesResult(options, evaluations, formats, restricted)
+        if gt_format in (registry.MOT_CSV, MOT_BENCHMARK) and formats[name] == gt_format:
+            lengths = benchmark.lengths if benchmark is not None else None
+            tracking[name] = evaluate_tracking(counted, kept, lengths)
+    return BoxesResult(options, evaluations, formats, restricted, tracking)
 
 
 def _set_aside(before: Sequence[VideoBoxes], after: Sequence[VideoBoxes]) -> dict[str, int]:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from referee.core.measures.counting import CountingResult
     from referee.core.measures.curves import Curves
     from referee.core.measures.summarize import MethodResult, RankComparison
+    from referee.core.measures.tracking import TrackingEvaluation
     from referee.core.model.videos import AnnotatedFrames
     from referee.core.pseudo.dataset import PseudoResult
     from referee.core.pseudo.truth import TruthComparison
@@ -92,12 +93,15 @@ class BoxesResult:
     with a partly annotated video of the project and evaluated on its recorded
     annotated frames only (how many, of how many frames of its temporal ROI), for
     every detector; every other sequence was evaluated on all its frames.
+    ``tracking`` holds each tracker's HOTA, CLEAR MOT and identity measures when the
+    boxes are MOTChallenge tracks (docs/measures.md §5).
     """
 
     options: BoxOptions
     evaluations: dict[str, BoxEvaluation]
     formats: dict[str, str] = field(default_factory=dict)
     annotated_only: dict[str, AnnotatedFrames] = field(default_factory=dict)
+    tracking: dict[str, TrackingEvaluation] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,107 @@
+"""Tracking measures as text and JSON (docs/measures.md §5): HOTA, CLEAR MOT and the
+identity measures of each tracker, combined over the sequences and per sequence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from referee.core.exports.summary import json_number
+from referee.core.exports.text_table import grid
+from referee.core.measures.tracking import TrackingEvaluation, TrackingScores
+
+#: The columns of the terminal table: heading and how to read the value.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("HOTA", "hota"),
+    ("DetA", "det_a"),
+    ("AssA", "ass_a"),
+    ("LocA", "loc_a"),
+    ("MOTA", "mota"),
+    ("MOTP", "motp"),
+    ("IDF1", "idf1"),
+    ("IDSW", "idsw"),
+    ("Frag", "frag"),
+    ("MT", "mt"),
+    ("PT", "pt"),
+    ("ML", "ml"),
+)
+
+
+def tracking_values(scores: TrackingScores) -> dict[str, float]:
+    """Every tracking measure of one sequence (or several combined), by key: HOTA's
+    α-averages and its values at the lowest α, CLEAR MOT's, the identity measures."""
+    h, c, i = scores.hota, scores.clear, scores.identity
+    return {
+        "hota": h.mean_hota,
+        "det_a": h.mean_det_a,
+        "det_re": h.mean_det_re,
+        "det_pr": h.mean_det_pr,
+        "ass_a": h.mean_ass_a,
+        "ass_re": h.mean_ass_re,
+        "ass_pr": h.mean_ass_pr,
+        "loc_a": h.mean_loc_a,
+        "owta": h.mean_owta,
+        "hota_0": h.hota_0,
+        "loc_a_0": h.loc_a_0,
+        "mota": c.mota,
+        "motp": c.motp,
+        "moda": c.moda,
+        "clr_recall": c.recall,
+        "clr_precision": c.precision,
+        "tp": c.tp,
+        "fn": c.fn,
+        "fp": c.fp,
+        "idsw": c.idsw,
+        "frag": c.frag,
+        "mt": c.mt,
+        "pt": c.pt,
+        "ml": c.ml,
+        "idf1": i.idf1,
+        "idp": i.idp,
+        "idr": i.idr,
+        "idtp": i.idtp,
+        "idfn": i.idfn,
+        "idfp": i.idfp,
+    }
+
+
+def _cell(key: str, value: float) -> str:
+    if key in ("idsw", "frag", "mt", "pt", "ml"):
+        return f"{int(value):,}"
+    return f"{value:.4f}"
+
+
+def format_tracking_table(evaluations: Mapping[str, TrackingEvaluation]) -> str:
+    """Each tracker's measures combined over its sequences, a row per tracker, then each
+    tracker's sequences."""
+    header = ["tracker", *(title for title, _ in COLUMNS)]
+    rows = []
+    for name, evaluation in evaluations.items():
+        values = tracking_values(evaluation.combined)
+        rows.append([name, *(_cell(key, values[key]) for _, key in COLUMNS)])
+    lines = [
+        "Tracking (docs/measures.md §5): HOTA averaged over α = 0.05 … 0.95; CLEAR MOT and",
+        "IDF1 at IoU ≥ 0.5; sequences combined as TrackEval combines each measure.",
+        grid(header, rows),
+    ]
+    for name, evaluation in evaluations.items():
+        if len(evaluation.sequences) < 2:
+            continue
+        sequence_rows = [
+            [sequence, *(_cell(k, tracking_values(s)[k]) for _, k in COLUMNS)]
+            for sequence, s in evaluation.sequences.items()
+        ]
+        lines += ["", f"{name}, per sequence:", grid(["sequence", *header[1:]], sequence_rows)]
+    return "\n".join(lines)
+
+
+def tracking_dict(evaluation: TrackingEvaluation) -> dict[str, Any]:
+    """One tracker's measures for JSON: ``combined`` and ``sequences`` (undefined: null)."""
+
+    def numbers(scores: TrackingScores) -> dict[str, float | int | None]:
+        return {key: json_number(value) for key, value in tracking_values(scores).items()}
+
+    return {
+        "combined": numbers(evaluation.combined),
+        "sequences": {name: numbers(s) for name, s in evaluation.sequences.items()},
+    }

@@ -1,0 +1,116 @@
+"""``referee boxes`` on MOTChallenge folders gives the tracking measures TrackEval gives on
+the same folders: HOTA, CLEAR MOT and identity, per sequence and combined
+(docs/measures.md §5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import trackeval
+
+from tests.core.test_mot_benchmark import MOT17_RULES, _benchmark, _json
+
+
+def _trackeval(gt: Path, trackers: Path, output: Path) -> dict:
+    """TrackEval's HOTA, CLEAR and Identity: tracker → sequence (and COMBINED_SEQ) →
+    metric → fields."""
+    evaluator = trackeval.Evaluator(
+        {
+            "USE_PARALLEL": False,
+            "PRINT_RESULTS": False,
+            "PRINT_CONFIG": False,
+            "TIME_PROGRESS": False,
+            "OUTPUT_SUMMARY": False,
+            "OUTPUT_DETAILED": False,
+            "PLOT_CURVES": False,
+            "LOG_ON_ERROR": None,
+        }
+    )
+    dataset = trackeval.datasets.MotChallenge2DBox(
+        {
+            "GT_FOLDER": str(gt),
+            "TRACKERS_FOLDER": str(trackers),
+            "OUTPUT_FOLDER": str(output),
+            "BENCHMARK": "MOT17",
+            "SPLIT_TO_EVAL": "train",
+            "PRINT_CONFIG": False,
+        }
+    )
+    metrics = [
+        trackeval.metrics.HOTA({"PRINT_CONFIG": False}),
+        trackeval.metrics.CLEAR({"THRESHOLD": 0.5, "PRINT_CONFIG": False}),
+        trackeval.metrics.Identity({"THRESHOLD": 0.5, "PRINT_CONFIG": False}),
+    ]
+    results, _ = evaluator.evaluate([dataset], metrics)
+    return {
+        tracker: {seq: fields["pedestrian"] for seq, fields in sequences.items()}
+        for tracker, sequences in results["MotChallenge2DBox"].items()
+    }
+
+
+#: Referee's JSON key → TrackEval's metric and field (α-averaged where it is per α).
+FIELDS = {
+    "hota": ("HOTA", "HOTA"),
+    "det_a": ("HOTA", "DetA"),
+    "det_re": ("HOTA", "DetRe"),
+    "det_pr": ("HOTA", "DetPr"),
+    "ass_a": ("HOTA", "AssA"),
+    "ass_re": ("HOTA", "AssRe"),
+    "ass_pr": ("HOTA", "AssPr"),
+    "loc_a": ("HOTA", "LocA"),
+    "owta": ("HOTA", "OWTA"),
+    "hota_0": ("HOTA", "HOTA(0)"),
+    "loc_a_0": ("HOTA", "LocA(0)"),
+    "mota": ("CLEAR", "MOTA"),
+    "motp": ("CLEAR", "MOTP"),
+    "moda": ("CLEAR", "MODA"),
+    "clr_recall": ("CLEAR", "CLR_Re"),
+    "clr_precision": ("CLEAR", "CLR_Pr"),
+    "tp": ("CLEAR", "CLR_TP"),
+    "fn": ("CLEAR", "CLR_FN"),
+    "fp": ("CLEAR", "CLR_FP"),
+    "idsw": ("CLEAR", "IDSW"),
+    "frag": ("CLEAR", "Frag"),
+    "mt": ("CLEAR", "MT"),
+    "pt": ("CLEAR", "PT"),
+    "ml": ("CLEAR", "ML"),
+    "idf1": ("Identity", "IDF1"),
+    "idp": ("Identity", "IDP"),
+    "idr": ("Identity", "IDR"),
+    "idtp": ("Identity", "IDTP"),
+    "idfn": ("Identity", "IDFN"),
+    "idfp": ("Identity", "IDFP"),
+}
+
+
+def _theirs(fields: dict, key: str) -> float:
+    metric, name = FIELDS[key]
+    return float(np.mean(fields[metric][name]))
+
+
+def test_tracking_measures_are_trackevals_per_sequence_and_combined(tmp_path: Path) -> None:
+    gt, trackers = _benchmark(tmp_path)
+    ours = _json(gt, trackers, tmp_path / "out.json", *MOT17_RULES)["tracking"]
+    theirs = _trackeval(gt, trackers, tmp_path / "trackeval")
+    assert set(ours) == set(theirs) == {"A", "B"}
+    for tracker, results in theirs.items():
+        mine = ours[tracker]
+        assert set(mine["sequences"]) | {"COMBINED_SEQ"} == set(results)
+        for sequence, fields in results.items():
+            values = mine["combined"] if sequence == "COMBINED_SEQ" else mine["sequences"][sequence]
+            for key in FIELDS:
+                expected = _theirs(fields, key)
+                assert values[key] == pytest.approx(expected, abs=1e-9), (tracker, sequence, key)
+
+
+def test_the_terminal_says_the_tracking_measures(tmp_path: Path, capsys) -> None:
+    gt, trackers = _benchmark(tmp_path)
+    ours = _json(gt, trackers, tmp_path / "out.json", *MOT17_RULES)["tracking"]
+    printed = capsys.readouterr().out
+    assert "Tracking (docs/measures.md §5" in printed
+    table = printed[printed.index("Tracking (docs/measures.md §5") :]
+    row = next(line for line in table.splitlines() if line.startswith("A "))
+    assert f"{ours['A']['combined']['hota']:.4f}" in row
+    assert f"{ours['A']['combined']['idf1']:.4f}" in row
