@@ -18,7 +18,7 @@ from referee.core.cli.common import (
 )
 from referee.core.errors import InvalidOptionError
 from referee.core.formats.text_files import write_text
-from referee.core.measures.box_rules import CLASS_RULES, IOU_RULES
+from referee.core.measures.box_rules import AUTO, BENCHMARKS, CLASS_RULES, IOU_RULES, NO_BENCHMARK
 from referee.core.measures.choices import MAPPINGS
 from referee.core.workflow.options import BoxOptions
 
@@ -107,6 +107,17 @@ def _add_boxes(commands: Commands) -> None:
         "counting them as false positives, as the benchmark defines (default: classes ignored)",
     )
     parser.add_argument(
+        "--benchmark",
+        choices=(AUTO, NO_BENCHMARK, *BENCHMARKS),
+        default=BoxOptions.benchmark,
+        help="MOTChallenge boxes: apply that benchmark's rules (ground-truth rows whose "
+        "consider flag is 0 not counted; MOT16, MOT17, MOT20: pedestrians only, detections "
+        "on distractors removed; pairs below --iou never assigned), as TrackEval does; "
+        "default 'auto': the benchmark a seqmap, folder or file name names (e.g. "
+        "MOT17-train), none otherwise; --gt-min-conf, --mot-classes and --iou-rule "
+        "given explicitly win; the output names the rules applied",
+    )
+    parser.add_argument(
         "--seqmap",
         metavar="FILE",
         help="benchmark: the seqmap listing the sequences, a file or a name in GT/seqmaps "
@@ -153,7 +164,7 @@ def _threshold(value: str) -> float:
 def run_boxes(args: argparse.Namespace) -> int:
     """Evaluate the detections' boxes frame by frame, print and write the outputs."""
     from referee.core.formats.mot_benchmark import tracker_folders
-    from referee.core.measures.box_rules import groundtruth_rules_wording
+    from referee.core.measures.box_rules import benchmark_wording, groundtruth_rules_wording
     from referee.core.workflow.detections import benchmark_of
     from referee.core.workflow.detections import run_boxes as evaluate
     from referee.core.workflow.projects import open_path, project_of_outputs, project_videos
@@ -167,6 +178,7 @@ def run_boxes(args: argparse.Namespace) -> int:
         iou_rule=args.iou_rule,
         mot_classes=args.mot_classes,
         seqmap=args.seqmap,
+        benchmark=args.benchmark,
     )
     benchmark = benchmark_of(args.gt, options)
     if benchmark is None and args.trackers is not None:
@@ -187,18 +199,25 @@ def run_boxes(args: argparse.Namespace) -> int:
         project = replace(project, dataset=recorded.dataset, annotated=recorded.annotated)
     with progress_bar("evaluating boxes", "frame", args.quiet) as progress:
         boxes = evaluate(project, options, progress)
-    rules = groundtruth_rules_wording(args.gt_min_conf, args.mot_classes)
+    applied = boxes.applied or options
+    rules = groundtruth_rules_wording(
+        applied.groundtruth_min_conf, applied.mot_classes, applied.groundtruth_zero_marked
+    )
+    if boxes.rules is not None:
+        rules = benchmark_wording(boxes.rules, boxes.rules_source) + (f"\n{rules}" if rules else "")
     parameters: dict[str, Any] = {
         "gt": str(args.gt),
         "det": str(args.det),
         "project": None if args.project is None else str(args.project),
         "iou_threshold": args.iou,
-        "iou_rule": args.iou_rule,
+        "iou_rule": applied.iou_rule,
         "mapping": args.mapping,
         "class_aware": args.class_aware,
         "min_conf": args.min_conf,
-        "gt_min_conf": args.gt_min_conf,
-        "mot_classes": args.mot_classes,
+        "gt_min_conf": applied.groundtruth_min_conf,
+        "gt_zero_marked": applied.groundtruth_zero_marked,
+        "mot_classes": applied.mot_classes,
+        "benchmark": None if boxes.rules is None else boxes.rules.name,
     }
     if benchmark is None:
         _write_single(args, boxes, rules, parameters)

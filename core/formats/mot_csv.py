@@ -14,7 +14,8 @@ Every error names the file and the line. The whole file is one video; a file
 without any row (empty, blank or a header only) is a video without boxes: a
 detector that found nothing, or ground truth with no object (a
 :class:`~referee.core.errors.RefereeWarning` says so). An id given twice on one
-frame is read as two boxes, with a warning: the box measures do not use ids.
+frame is read as two boxes, with a warning: the per-frame box measures do not use ids
+(the tracking measures, which do, are then left out).
 :func:`write_mot_csv` writes rows that read back identical;
 :func:`updated_mot_csv` rewrites a file Referee read, keeping every row that did
 not change as it was.
@@ -474,7 +475,7 @@ def _warn_repeated_ids(
     warnings.warn(
         f"{path}: line {lines[again[k]]}: id {ids[again[k]]} appears twice on frame "
         f"{frames[again[k]]} (first on line {lines[first[k]]}); both boxes are read, as the "
-        "box measures do not use ids",
+        "per-frame box measures do not use ids",
         RefereeWarning,
         stacklevel=3,
     )

@@ -4,6 +4,8 @@ numpy so that the command line parses its options quickly."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.core.errors import InvalidOptionError
@@ -59,6 +61,66 @@ CLASS_RULES: dict[str, ClassRule] = {
 }
 
 
+@dataclass(frozen=True)
+class BenchmarkRules:
+    """How a MOTChallenge benchmark evaluates (docs/measures.md §5): ground-truth rows
+    whose consider flag is 0 are not counted (``zero_marked``), the class rules
+    (``None``: classes ignored), and pairs below the IoU threshold are never assigned."""
+
+    name: str
+    zero_marked: bool
+    classes: str | None
+    iou_rule: str
+
+
+#: Each benchmark's rules, as TrackEval applies them: MOT15 has no classes.
+BENCHMARKS: dict[str, BenchmarkRules] = {
+    name: BenchmarkRules(name, True, classes, THRESHOLD_THEN_MAP)
+    for name, classes in (
+        ("MOT15", None),
+        ("MOT16", "mot16"),
+        ("MOT17", "mot17"),
+        ("MOT20", "mot20"),
+    )
+}
+#: ``benchmark`` option values besides a benchmark's name: infer it, or apply none.
+AUTO, NO_BENCHMARK = "auto", "none"
+_BENCHMARK_NAME = re.compile(r"MOT(15|16|17|20)(?![0-9])", re.IGNORECASE)
+
+
+def check_benchmark(name: str) -> None:
+    """Refuse a ``benchmark`` option that is neither a benchmark nor ``auto``/``none``."""
+    if name not in (AUTO, NO_BENCHMARK, *BENCHMARKS):
+        choices = ", ".join((AUTO, NO_BENCHMARK, *BENCHMARKS))
+        raise InvalidOptionError(f"unknown benchmark {name!r} (choose from {choices})")
+
+
+def inferred_benchmark(names: Sequence[str]) -> tuple[str, str] | None:
+    """The benchmark the first of ``names`` (a seqmap, a split, a folder or file path)
+    that names one calls for, and that name; ``None`` if none does (MOT15, MOT16, MOT17,
+    MOT20, any case: ``MOT17-train``, ``.../MOT20-01/gt/gt.txt``)."""
+    for name in names:
+        found = _BENCHMARK_NAME.search(name)
+        if found is not None:
+            return f"MOT{found.group(1)}", name
+    return None
+
+
+def benchmark_wording(rules: BenchmarkRules, source: str | None) -> str:
+    """``Benchmark rules MOT17 (inferred from MOT17-train; --benchmark none turns them
+    off): …`` in one sentence."""
+    how = f"inferred from {source}; --benchmark none turns them off" if source else "asked for"
+    applied = (
+        ["ground-truth rows whose consider flag is 0 not counted"] if rules.zero_marked else []
+    )
+    if rules.classes is not None:
+        applied.append(f"{rules.classes} classes")
+    else:
+        applied.append("classes ignored")
+    applied.append("pairs below the IoU threshold never assigned (threshold-then-map)")
+    return f"Benchmark rules {rules.name} ({how}): " + "; ".join(applied)
+
+
 def check_iou_rule(rule: str) -> None:
     """Refuse an IoU rule that is not one of :data:`IOU_RULES`."""
     if rule not in IOU_RULES:
@@ -73,11 +135,15 @@ def check_class_rule(rule: str | None) -> None:
         )
 
 
-def groundtruth_rules_wording(min_conf: float | None, classes: str | None) -> str | None:
+def groundtruth_rules_wording(
+    min_conf: float | None, classes: str | None, zero_marked: bool = False
+) -> str | None:
     """What the ground-truth rules set aside, in one sentence, or ``None`` if nothing:
     ``Ground truth: rows with conf < 0.5 not counted; mot17 classes: …``."""
     check_class_rule(classes)
     parts = []
+    if zero_marked:
+        parts.append("rows with conf 0 (the consider flag) not counted")
     if min_conf is not None:
         parts.append(f"rows with conf < {min_conf:g} not counted")
     if classes is not None:

@@ -2,7 +2,8 @@
 (docs/measures.md §5).
 
 * The consider flag: a ground-truth box whose confidence (the ``conf`` column, 0 or
-  1 in MOT16, MOT17 and MOT20 ``gt.txt``) is below ``min_conf`` is not counted.
+  1 in MOT16, MOT17 and MOT20 ``gt.txt``) is below ``min_conf``, or with
+  ``zero_marked`` is exactly 0, is not counted.
 * Class rules (:data:`~referee.core.measures.box_rules.CLASS_RULES`): only the
   counted class is counted; and on every frame the detections are assigned
   one-to-one to *every* ground-truth box of the frame (any class, counted or not),
@@ -47,10 +48,14 @@ def _class_rule(classes: str | None, video: VideoBoxes) -> ClassRule | None:
 
 
 def counted_groundtruth(
-    groundtruth: VideoBoxes, min_conf: float | None = None, classes: str | None = None
+    groundtruth: VideoBoxes,
+    min_conf: float | None = None,
+    classes: str | None = None,
+    zero_marked: bool = False,
 ) -> VideoBoxes:
-    """The ground-truth boxes that count: confidence at least ``min_conf`` (when the boxes
-    have confidences) and, with class rules ``classes``, of the counted class.
+    """The ground-truth boxes that count: confidence at least ``min_conf`` and, with
+    ``zero_marked``, not exactly 0 (when the boxes have confidences), and, with class
+    rules ``classes``, of the counted class.
 
     Raises
     ------
@@ -58,13 +63,15 @@ def counted_groundtruth(
         Unknown class rules, or class rules on boxes without classes.
     """
     rule = _class_rule(classes, groundtruth)
-    if min_conf is None and rule is None:
+    if min_conf is None and rule is None and not zero_marked:
         return groundtruth
     frames = {}
     for number, boxes in groundtruth.frames.items():
         keep = np.ones(len(boxes), dtype=bool)
         if min_conf is not None and boxes.confidences is not None:
             keep &= boxes.confidences >= min_conf
+        if zero_marked and boxes.confidences is not None:
+            keep &= boxes.confidences != 0
         if rule is not None and boxes.labels is not None:
             keep &= boxes.labels == rule.counted
         if keep.any():

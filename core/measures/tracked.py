@@ -82,7 +82,7 @@ def tracked_sequence(
     Raises
     ------
     InvalidOptionError
-        If a side's boxes carry no identities.
+        If a side's boxes carry no identities, or an identity twice on a frame.
     """
     numbers = sorted(set(gt.frames) | set(tracker.frames)) if frames is None else list(frames)
     gt_index: dict[int, int] = {}
@@ -90,8 +90,8 @@ def tracked_sequence(
     gt_ids, tracker_ids, similarity = [], [], []
     for frame in numbers:
         g, k = gt.at(frame), tracker.at(frame)
-        gt_ids.append(_dense(g.ids, len(g), gt_index, gt.name))
-        tracker_ids.append(_dense(k.ids, len(k), tracker_index, tracker.name))
+        gt_ids.append(_dense(g.ids, len(g), gt_index, gt.name, frame))
+        tracker_ids.append(_dense(k.ids, len(k), tracker_index, tracker.name, frame))
         similarity.append(iou_matrix(g.boxes, k.boxes))
     return TrackedSequence(
         gt.name,
@@ -103,8 +103,16 @@ def tracked_sequence(
     )
 
 
-def _dense(ids: np.ndarray | None, count: int, index: dict[int, int], name: str) -> np.ndarray:
+def _dense(
+    ids: np.ndarray | None, count: int, index: dict[int, int], name: str, frame: int
+) -> np.ndarray:
     if count and ids is None:
         raise InvalidOptionError(f"{name}: tracking measures need an identity for every box")
     found: Sequence[int] = [] if ids is None else ids.tolist()
+    repeated = sorted({i for i in found if found.count(i) > 1})
+    if repeated:
+        raise InvalidOptionError(
+            f"{name}: frame {frame} has identity {repeated[0]} on more than one box; "
+            "tracking measures need one box per identity and frame"
+        )
     return np.array([index.setdefault(int(i), len(index)) for i in found], dtype=np.int64)

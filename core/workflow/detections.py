@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from referee.core.errors import InvalidOptionError, UnavailableError
+from referee.core.errors import InvalidOptionError, RefereeWarning, UnavailableError
 from referee.core.formats import registry
 from referee.core.formats.counts_csv import read_counts_pair
 from referee.core.formats.mot_benchmark import (
@@ -20,6 +21,13 @@ from referee.core.formats.mot_benchmark import (
 )
 from referee.core.formats.mot_csv import read_mot_boxes
 from referee.core.measures.action_scores import evaluate_actions
+from referee.core.measures.box_rules import (
+    AUTO,
+    BENCHMARKS,
+    NO_BENCHMARK,
+    BenchmarkRules,
+    inferred_benchmark,
+)
 from referee.core.measures.boxes import VideoBoxes, evaluate_boxes
 from referee.core.measures.counting import evaluate_counts
 from referee.core.measures.mot_groundtruth import counted_groundtruth, without_distractor_matches
@@ -186,7 +194,7 @@ def run_boxes(
         A missing or malformed file; against a benchmark, every tracker's files are
         checked before any is read.
     """
-    options = options or BoxOptions()
+    requested = options = options or BoxOptions()
     source = project.box_groundtruth
     detectors = project.box_detectors()
     if source is None:
@@ -194,6 +202,8 @@ def run_boxes(
     if not detectors:
         raise UnavailableError("no detector has boxes or actions")
     benchmark = benchmark_of(source, options)
+    rules, rules_source = _benchmark_rules(source, benchmark, options)
+    options = applied_rules(options, rules)
     if benchmark is not None:
         groundtruth = read_groundtruth(benchmark, classes=options.mot_classes is not None)
         gt_format = MOT_BENCHMARK
@@ -201,13 +211,17 @@ def run_boxes(
             tracker_files(path, benchmark)
     else:
         groundtruth, gt_format = read_groundtruth_boxes(source, options.mot_classes)
+        if gt_format != registry.MOT_CSV and rules is not None:  # no MOTChallenge boxes
+            rules, rules_source, options = None, None, applied_rules(requested, None)
     videos = recorded_videos(project)
     # A MOTChallenge ground truth is one sequence; detections paired with it take its name.
     single = gt_format == registry.MOT_CSV and len(groundtruth) == 1
     motchallenge = groundtruth[0].name if single else None
     restricted: dict[str, AnnotatedFrames] = {}
     counted = [
-        counted_groundtruth(v, options.groundtruth_min_conf, options.mot_classes)
+        counted_groundtruth(
+            v, options.groundtruth_min_conf, options.mot_classes, options.groundtruth_zero_marked
+        )
         for v in groundtruth
     ]
     ignored = _set_aside(groundtruth, counted)
@@ -244,8 +258,44 @@ def run_boxes(
         )
         if gt_format in (registry.MOT_CSV, MOT_BENCHMARK) and formats[name] == gt_format:
             lengths = benchmark.lengths if benchmark is not None else None
-            tracking[name] = evaluate_tracking(counted, kept, lengths)
-    return BoxesResult(options, evaluations, formats, restricted, tracking)
+            try:
+                tracking[name] = evaluate_tracking(counted, kept, lengths)
+            except InvalidOptionError as error:  # the box measures stand without identities
+                warnings.warn(f"no tracking measures for {name}: {error}", RefereeWarning, 2)
+    return BoxesResult(
+        requested, evaluations, formats, restricted, tracking, options, rules, rules_source
+    )
+
+
+def _benchmark_rules(
+    source: Path, benchmark: Benchmark | None, options: BoxOptions
+) -> tuple[BenchmarkRules | None, str | None]:
+    """The benchmark rules ``options`` ask for, and what they were inferred from (``None``
+    when named): ``auto`` looks for MOT15 … MOT20 in the seqmap's name, the benchmark
+    folder or the ground-truth file's path."""
+    if options.benchmark == NO_BENCHMARK:
+        return None, None
+    if options.benchmark != AUTO:
+        return BENCHMARKS[options.benchmark], None
+    names = [str(source.resolve())]
+    if benchmark is not None:
+        names = [benchmark.seqmap.stem, str(benchmark.folder.resolve()), *names]
+    found = inferred_benchmark(names)
+    return (None, None) if found is None else (BENCHMARKS[found[0]], found[1])
+
+
+def applied_rules(options: BoxOptions, rules: BenchmarkRules | None) -> BoxOptions:
+    """``options`` with a benchmark's ground-truth and IoU rules where they keep their
+    defaults (an option the user set wins)."""
+    if rules is None:
+        return options
+    defaults = BoxOptions()
+    return replace(
+        options,
+        groundtruth_zero_marked=options.groundtruth_zero_marked or rules.zero_marked,
+        mot_classes=options.mot_classes if options.mot_classes is not None else rules.classes,
+        iou_rule=rules.iou_rule if options.iou_rule == defaults.iou_rule else options.iou_rule,
+    )
 
 
 def _set_aside(before: Sequence[VideoBoxes], after: Sequence[VideoBoxes]) -> dict[str, int]:

@@ -18,7 +18,13 @@ from referee.core.estimation.choices import (
     SAMPLERS,
     check_uniform_share,
 )
-from referee.core.measures.box_rules import IOU_RULES, check_class_rule, check_iou_rule
+from referee.core.measures.box_rules import (
+    AUTO,
+    IOU_RULES,
+    check_benchmark,
+    check_class_rule,
+    check_iou_rule,
+)
 from referee.core.measures.choices import (
     DEFAULT_IOU_THRESHOLD,
     MAPPINGS,
@@ -127,7 +133,13 @@ class BoxOptions:
     assigned); ``mot_classes``: ``None`` (classes ignored) or the class rules of
     ``mot16``, ``mot17`` or ``mot20`` (one class counted, detections on distractors
     removed); ``seqmap``: against a MOTChallenge benchmark folder, the seqmap file, or
-    a name in its ``seqmaps/`` folder (default: the only one there).
+    a name in its ``seqmaps/`` folder (default: the only one there);
+    ``groundtruth_zero_marked``: MOTChallenge ground-truth rows whose consider flag is
+    exactly 0 are not counted; ``benchmark``: a MOTChallenge benchmark's rules
+    (``MOT15`` … ``MOT20``, :data:`~referee.core.measures.box_rules.BENCHMARKS`) applied
+    to MOTChallenge boxes, ``auto`` (the default) when a seqmap, split, folder or file
+    name names the benchmark, or ``none``; options set to other than their defaults win
+    over the benchmark's.
     """
 
     iou: float = DEFAULT_IOU_THRESHOLD
@@ -138,8 +150,11 @@ class BoxOptions:
     iou_rule: str = IOU_RULES[0]
     mot_classes: str | None = None
     seqmap: str | None = None
+    groundtruth_zero_marked: bool = False
+    benchmark: str = AUTO
 
     def __post_init__(self) -> None:
+        check_benchmark(self.benchmark)
         if not 0 <= self.iou <= 1:
             raise InvalidOptionError(f"the IoU threshold must be between 0 and 1, not {self.iou}")
         if self.mapping not in MAPPINGS:

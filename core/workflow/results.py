@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from referee.core.evaluation.masks import VideoEvaluation, VideoHistograms
     from referee.core.formats.counts_csv import CountSeries
     from referee.core.measures.action_scores import ActionEvaluation
+    from referee.core.measures.box_rules import BenchmarkRules
     from referee.core.measures.boxes import BoxEvaluation
     from referee.core.measures.counting import CountingResult
     from referee.core.measures.curves import Curves
@@ -94,7 +95,9 @@ class BoxesResult:
     annotated frames only (how many, of how many frames of its temporal ROI), for
     every detector; every other sequence was evaluated on all its frames.
     ``tracking`` holds each tracker's HOTA, CLEAR MOT and identity measures when the
-    boxes are MOTChallenge tracks (docs/measures.md §5).
+    boxes are MOTChallenge tracks (docs/measures.md §5). ``applied`` are the options
+    the evaluation used: ``options`` with the ``rules`` of a MOTChallenge benchmark,
+    named or inferred from ``rules_source``.
     """
 
     options: BoxOptions
@@ -102,6 +105,9 @@ class BoxesResult:
     formats: dict[str, str] = field(default_factory=dict)
     annotated_only: dict[str, AnnotatedFrames] = field(default_factory=dict)
     tracking: dict[str, TrackingEvaluation] = field(default_factory=dict)
+    applied: BoxOptions | None = None
+    rules: BenchmarkRules | None = None
+    rules_source: str | None = None
 
 
 @dataclass(frozen=True)

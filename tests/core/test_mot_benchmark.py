@@ -203,7 +203,7 @@ def test_iou_rules_on_one_frame() -> None:
 
 def test_each_rule_alone(tmp_path: Path) -> None:
     gt, trackers = _benchmark(tmp_path)
-    options = ["--trackers", "A", "--seqmap", SPLIT]
+    options = ["--trackers", "A", "--seqmap", SPLIT, "--benchmark", "none"]
     # The consider flag alone: every detection stays; the three flagged rows are set aside.
     flag = _json(gt, trackers, tmp_path / "f.json", "--gt-min-conf", "0.5", *options)
     seq_a = flag["trackers"][0]["videos"][0]["totals"]
@@ -223,7 +223,8 @@ def test_each_rule_alone(tmp_path: Path) -> None:
 def test_the_two_iou_rules_are_named_and_differ(tmp_path: Path, capsys) -> None:
     gt, trackers = _benchmark(tmp_path)
     csv = tmp_path / "b.csv"
-    assert main(["boxes", str(gt), str(trackers), "--quiet", "--csv", str(csv)]) == 0
+    unruled = ["--benchmark", "none"]
+    assert main(["boxes", str(gt), str(trackers), "--quiet", "--csv", str(csv), *unruled]) == 0
     text = capsys.readouterr().out
     assert "IoU rule map-then-threshold" in text
     assert "Tracker A:" in text and "Tracker B:" in text

@@ -43,3 +43,9 @@ def test_a_sequence_checks_its_identities_and_shapes() -> None:
         TrackedSequence("s", ids, (np.zeros(0, np.int64),), (np.zeros((2, 0)),), 1, 0)
     with pytest.raises(InvalidOptionError, match="shape"):
         TrackedSequence("s", (np.array([0]),), (np.array([0]),), (np.zeros((2, 1)),), 1, 1)
+
+
+def test_an_identity_twice_on_a_frame_is_named_with_its_frame() -> None:
+    gt = VideoBoxes("seq", {7: FrameBoxes([[0, 0, 1, 1], [5, 5, 1, 1]], ids=[4, 4])})
+    with pytest.raises(InvalidOptionError, match="seq: frame 7 has identity 4 on more than"):
+        tracked_sequence(gt, VideoBoxes("t"))

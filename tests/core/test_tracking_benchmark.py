@@ -13,7 +13,7 @@ import trackeval
 from tests.core.test_mot_benchmark import MOT17_RULES, _benchmark, _json
 
 
-def _trackeval(gt: Path, trackers: Path, output: Path) -> dict:
+def _trackeval(gt: Path, trackers: Path, output: Path, benchmark: str = "MOT17") -> dict:
     """TrackEval's HOTA, CLEAR and Identity: tracker → sequence (and COMBINED_SEQ) →
     metric → fields."""
     evaluator = trackeval.Evaluator(
@@ -33,7 +33,7 @@ def _trackeval(gt: Path, trackers: Path, output: Path) -> dict:
             "GT_FOLDER": str(gt),
             "TRACKERS_FOLDER": str(trackers),
             "OUTPUT_FOLDER": str(output),
-            "BENCHMARK": "MOT17",
+            "BENCHMARK": benchmark,
             "SPLIT_TO_EVAL": "train",
             "PRINT_CONFIG": False,
         }
@@ -91,7 +91,7 @@ def _theirs(fields: dict, key: str) -> float:
 
 
 def test_tracking_measures_are_trackevals_per_sequence_and_combined(tmp_path: Path) -> None:
-    gt, trackers = _benchmark(tmp_path)
+    gt, trackers = _benchmark(tmp_path)  # MOT17 rules asked for, as the benchmark's
     ours = _json(gt, trackers, tmp_path / "out.json", *MOT17_RULES)["tracking"]
     theirs = _trackeval(gt, trackers, tmp_path / "trackeval")
     assert set(ours) == set(theirs) == {"A", "B"}
@@ -114,3 +114,51 @@ def test_the_terminal_says_the_tracking_measures(tmp_path: Path, capsys) -> None
     row = next(line for line in table.splitlines() if line.startswith("A "))
     assert f"{ours['A']['combined']['hota']:.4f}" in row
     assert f"{ours['A']['combined']['idf1']:.4f}" in row
+
+
+def test_a_benchmark_folder_gets_its_benchmarks_rules_unasked(tmp_path: Path, capsys) -> None:
+    """MOT17 in the seqmap's name: the default run is the benchmark's (TrackEval's CLEAR
+    counts and MOTA), and says which rules it applied and how to turn them off."""
+    gt, trackers = _benchmark(tmp_path)
+    unasked = _json(gt, trackers, tmp_path / "u.json")
+    printed = capsys.readouterr().out
+    assert "Benchmark rules MOT17 (inferred from MOT17-train; --benchmark none" in printed
+    theirs = _trackeval(gt, trackers, tmp_path / "trackeval")
+    for tracker, results in theirs.items():
+        combined = unasked["tracking"][tracker]["combined"]
+        clear = results["COMBINED_SEQ"]["CLEAR"]
+        assert (combined["tp"], combined["fp"], combined["fn"]) == (
+            clear["CLR_TP"],
+            clear["CLR_FP"],
+            clear["CLR_FN"],
+        )
+        assert combined["mota"] == pytest.approx(clear["MOTA"], abs=1e-12)
+    assert unasked["parameters"]["benchmark"] == "MOT17"
+    assert unasked["parameters"]["iou_rule"] == "threshold-then-map"
+    plain = _json(gt, trackers, tmp_path / "p.json", "--benchmark", "none")
+    assert plain["parameters"]["benchmark"] is None
+    assert plain["tracking"]["A"]["combined"]["tp"] != unasked["tracking"]["A"]["combined"]["tp"]
+
+
+def _renamed(root: Path, old: str, new: str) -> None:
+    for path in sorted(root.rglob(f"*{old}*"), key=lambda p: -len(p.parts)):
+        path.rename(path.with_name(path.name.replace(old, new)))
+
+
+def test_mot15_counts_every_class_but_not_zero_marked_rows(tmp_path: Path) -> None:
+    gt, trackers = _benchmark(tmp_path)
+    _renamed(tmp_path, "MOT17", "MOT15")
+    ours = _json(gt, trackers, tmp_path / "out.json")
+    assert ours["parameters"]["benchmark"] == "MOT15"
+    assert ours["parameters"]["mot_classes"] is None and ours["parameters"]["gt_zero_marked"]
+    theirs = _trackeval(gt, trackers, tmp_path / "trackeval", benchmark="MOT15")
+    for tracker, results in theirs.items():
+        for sequence, fields in results.items():
+            mine = ours["tracking"][tracker]
+            values = mine["combined"] if sequence == "COMBINED_SEQ" else mine["sequences"][sequence]
+            for key in FIELDS:
+                assert values[key] == pytest.approx(_theirs(fields, key), abs=1e-9), (
+                    tracker,
+                    sequence,
+                    key,
+                )

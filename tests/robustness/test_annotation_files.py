@@ -221,8 +221,9 @@ def test_a_repeated_id_on_a_frame_is_read_with_a_warning(tmp_path: Path) -> None
     det = write(tmp_path / "det.csv", "1,1,0,0,10,10,1\n")
     out = tmp_path / "boxes.json"
     outcome = succeeded(run_referee("boxes", gt, det, "--json", out, "--quiet"))
-    (warning,) = outcome.stderr_lines
+    warning, tracking = outcome.stderr_lines
     assert str(gt) in warning and "line 2" in warning and "id 4" in warning
+    assert "no tracking measures" in tracking and "identity 4" in tracking
     overall = json.loads(out.read_text(encoding="utf-8"))["overall"]
     assert (overall["gt_boxes"], overall["tp"], overall["misses"]) == (2, 1, 1)
 
