@@ -4,13 +4,24 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 
 from referee.core.exports.actions import INTEGRAL_SYMBOLS
 from referee.core.exports.boxes import annotated_wording, totals_cells
-from referee.core.measures.box_rules import groundtruth_rules_wording
+from referee.core.exports.tracking import COLUMNS, tracking_values
+from referee.core.measures.box_rules import benchmark_wording, groundtruth_rules_wording
 from referee.core.measures.liris_parameters import THRESHOLD_KEYS
+from referee.core.measures.tracking import TrackingEvaluation
 from referee.core.report.compute import ReportResults
-from referee.core.report.document import Cell, Figure, Paragraph, Section, Table, figure_key
+from referee.core.report.document import (
+    Block,
+    Cell,
+    Figure,
+    Paragraph,
+    Section,
+    Table,
+    figure_key,
+)
 from referee.core.report.plots import class_confusion_figure, counts_figure, liris_curves_figure
 from referee.core.workflow.results import CountRow
 
@@ -124,14 +135,19 @@ def boxes_section(results: ReportResults) -> Section | None:
     (docs/measures.md §5)."""
     if results.boxes is None:
         return None
-    options = results.boxes.options
+    options = results.boxes.applied or results.boxes.options
     rows = []
     for name, evaluation in results.boxes.evaluations.items():
         totals = [(video.name, video.totals) for video in evaluation.videos]
         for video, t in [*totals, ("all videos", evaluation.overall)]:
             rows.append((name, video, *totals_cells(t)))
     classes = "boxes of different classes never match" if options.class_aware else "classes ignored"
-    rules = groundtruth_rules_wording(options.groundtruth_min_conf, options.mot_classes)
+    rules = groundtruth_rules_wording(
+        options.groundtruth_min_conf, options.mot_classes, options.groundtruth_zero_marked
+    )
+    if results.boxes.rules is not None:
+        benchmark = benchmark_wording(results.boxes.rules, results.boxes.rules_source)
+        rules = f"{benchmark}. {rules}" if rules else benchmark
     restricted = [
         f"{name}{'' if frames.video == name else f' (video {frames.video})'} is "
         + annotated_wording(frames)
@@ -180,6 +196,37 @@ def boxes_section(results: ReportResults) -> Section | None:
                 ),
                 tuple(rows),
             ),
+            *_tracking_blocks(results.boxes.tracking),
+        ),
+    )
+
+
+def _tracking_blocks(tracking: Mapping[str, TrackingEvaluation]) -> tuple[Block, ...]:
+    """The tracking measures of MOTChallenge tracks: a row per detector and sequence, then
+    the sequences combined (docs/measures.md §5); nothing without tracks."""
+    if not tracking:
+        return ()
+    rows: list[tuple[Cell, ...]] = [
+        (name, sequence, *(tracking_values(scores)[key] for _, key in COLUMNS))
+        for name, evaluation in tracking.items()
+        for sequence, scores in [
+            *evaluation.sequences.items(),
+            ("all sequences", evaluation.combined),
+        ]
+    ]
+    return (
+        Paragraph(
+            "Tracking measures (docs/measures.md §5): HOTA with its detection, association and "
+            "localisation accuracies, averaged over the localisation thresholds α = 0.05 … "
+            "0.95; CLEAR MOT and IDF1 at IoU ≥ 0.5. 'All sequences' combines them as "
+            "TrackEval combines each measure (counts summed, accuracies weighted by true "
+            "positives)."
+        ),
+        Table(
+            "tracking",
+            "Tracking measures",
+            ("detector", "sequence", *(title for title, _ in COLUMNS)),
+            tuple(rows),
         ),
     )
 

@@ -162,3 +162,26 @@ def test_mot15_counts_every_class_but_not_zero_marked_rows(tmp_path: Path) -> No
                     sequence,
                     key,
                 )
+
+
+def test_the_report_shows_the_tracking_measures_and_the_rules(tmp_path: Path) -> None:
+    """One sequence's files (the benchmark's name in their path): the report's tracking
+    table holds TrackEval's values for that sequence, and names the benchmark's rules."""
+    from referee.core.report.build import build_report
+    from referee.core.workflow.projects import project_of_outputs
+
+    gt, trackers = _benchmark(tmp_path)
+    truth = gt / "MOT17-train" / "SEQ-B" / "gt" / "gt.txt"
+    tracker = trackers / "MOT17-train" / "A" / "data" / "SEQ-B.txt"
+    report = build_report(project_of_outputs("boxes", [tracker], groundtruth=truth))
+    table = report.table("tracking")
+    theirs = _trackeval(gt, trackers, tmp_path / "trackeval")["A"]["SEQ-B"]
+    # The detector is named after its file, the sequence after the ground truth's.
+    assert [row[:2] for row in table.rows] == [("SEQ-B", "gt"), ("SEQ-B", "all sequences")]
+    for row in table.rows:
+        for title, key in (("HOTA", "hota"), ("AssA", "ass_a"), ("MOTA", "mota"), ("IDF1", "idf1")):
+            value = row[table.columns.index(title)]
+            assert value == pytest.approx(_theirs(theirs, key), abs=1e-9), (row[1], key)
+    section = next(s for s in report.sections if s.key == "boxes")
+    said = " ".join(getattr(block, "text", "") for block in section.blocks)
+    assert "Benchmark rules MOT17 (inferred from" in said
