@@ -17,6 +17,7 @@ from referee.core.cli.common import (
     open_cache,
     progress_bar,
     report_missing,
+    write_json,
 )
 
 
@@ -55,6 +56,13 @@ def add_commands(commands: Commands) -> None:
         "roc_auc, average_precision; an undefined area (AUC: no positive or no negative "
         "pixel; AP: no positive pixel) is an empty cell, its reason in the 'undefined' column",
     )
+    add_output(
+        parser,
+        "--json",
+        "write, per method, each video's and the summarized curve's positives, negatives, "
+        "ROC AUC and AP (every digit; undefined: null with the reason) and the summarized "
+        "curve's best threshold to FILE",
+    )
     add_frames(parser)
     add_workers(parser)
     add_cache(parser, "score histograms")
@@ -91,4 +99,9 @@ def run_curves(args: argparse.Namespace) -> int:
         write_curves_csv(args.csv, rows)
     if args.areas_csv is not None:
         write_curve_areas_csv(args.areas_csv, rows)
+    if args.json is not None:
+        from referee.core.exports.curves_json import curves_to_dict
+
+        parameters = {"dataset": str(args.dataset), "weights": args.weights}
+        write_json(args.json, curves_to_dict(rows, parameters))
     return report_missing(result.missing)

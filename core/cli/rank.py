@@ -35,6 +35,7 @@ from referee.core.cli.common import (
     open_cache,
     progress_bar,
     refuse_frames,
+    write_json,
 )
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.measures.choices import MAPPINGS
@@ -126,6 +127,12 @@ def add_commands(commands: Commands) -> None:
         help=f"boxes: per-frame mapping for FDA (default {RankingOptions.mapping})",
     )
     add_output(parser, "--csv", "write the list to FILE: rank,video,frame,score,criterion")
+    add_output(
+        parser,
+        "--json",
+        "write the criterion, the frames considered and annotated, and the list (every "
+        "digit of each score) to FILE",
+    )
     add_force(parser)
     add_workers(parser)
     add_cache(parser, "disagreement scores")
@@ -243,6 +250,15 @@ def run_rank(args: argparse.Namespace) -> int:
         from referee.core.exports.ranking_csv import write_ranking_csv
 
         write_ranking_csv(args.csv, result.frames)
+    if args.json is not None:
+        from referee.core.exports.ranking_json import ranking_to_dict
+
+        counts = (result.considered, result.annotated, result.all_annotated)
+        parameters = {"inputs": [str(p) for p in args.inputs], "top": args.top, "gap": args.gap}
+        write_json(
+            args.json,
+            ranking_to_dict(result.criterion, result.methods, counts, result.frames, parameters),
+        )
     return 0
 
 

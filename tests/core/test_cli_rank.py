@@ -252,3 +252,26 @@ def test_help_mentions_every_criterion(capsys) -> None:
     text = capsys.readouterr().out
     for word in ("vote-entropy", "pairwise", "pseudo-gap", "classes", "--include-annotated"):
         assert word in text
+
+
+def test_the_json_holds_the_list_its_counts_and_hand_worked_scores(tmp_path: Path) -> None:
+    import json
+
+    from referee.core.cli.main import main
+
+    dataset, roots = _write_small_dataset(tmp_path, {5, 6})
+    out = tmp_path / "rank.json"
+    assert main(["rank", str(dataset), *map(str, roots), "--quiet", "--json", str(out)]) == 0
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["format"] == "referee-ranking"
+    assert (document["criterion"], document["methods"]) == ("vote-entropy", ["a", "b"])
+    assert (document["considered"], document["annotated"], document["all_annotated"]) == (
+        30,
+        2,
+        False,
+    )
+    # As the CSV test works out: frame 20 (0.25), then frame 1 (0), frame 5 skipped.
+    assert [(f["rank"], f["video"], f["frame"], f["score"]) for f in document["frames"]] == [
+        (1, "cat/vid", 20, 0.25),
+        (2, "cat/vid", 1, 0.0),
+    ]

@@ -7,6 +7,7 @@ straight from the files, not from Referee's histograms.
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import average_precision_score, roc_auc_score
+from sklearn.metrics import average_precision_score, f1_score, roc_auc_score
 
 from referee.core.cli.main import main
 from referee.core.evaluation.batch import score_histograms_method
@@ -300,3 +301,35 @@ def test_cli_leaves_undefined_areas_empty_with_their_reason(
     points = [p for p in read_csv(tmp_path / "curves.csv") if p["video"] == "loose"]
     assert {p["fpr"] for p in points} == {""}
     assert (points[0]["tpr"], points[-1]["tpr"]) == ("1", "0")
+
+
+def test_cli_json_holds_the_scikit_learn_areas_every_digit_and_the_best_threshold(
+    scored: tuple[list[VideoSpec], Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    videos, dataset, results = scored
+    out = tmp_path / "curves.json"
+    argv = ["curves", str(dataset), str(results), "--quiet", "--weights", "pixels"]
+    assert main([*argv, "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["format"] == "referee-curves"
+    (method,) = document["methods"]
+    pooled = {v.name: pixel_labels_and_scores(v, results) for v in videos}
+    for entry in method["videos"]:
+        y, s = pooled[entry["video"]]
+        assert entry["roc_auc"]["value"] == pytest.approx(roc_auc_score(y, s), rel=1e-12)
+        assert entry["average_precision"]["value"] == pytest.approx(
+            average_precision_score(y, s), rel=1e-12
+        )
+        assert (entry["positives"], entry["negatives"]) == (int(y.sum()), int(y.size - y.sum()))
+    labels = np.concatenate([y for y, _ in pooled.values()])
+    scores = np.concatenate([s for _, s in pooled.values()])
+    summary = method["summary"]
+    assert summary["weights"] == "pixels"
+    assert summary["roc_auc"]["value"] == pytest.approx(roc_auc_score(labels, scores), rel=1e-12)
+    # The best threshold: the highest F1 of "detected iff score >= T", by brute force.
+    f1 = [f1_score(labels, scores >= t, zero_division=0) for t in range(256)]
+    assert summary["best"]["threshold"] == int(np.argmax(f1))
+    assert summary["best"]["f1"] == pytest.approx(max(f1), rel=1e-12)
+    row = next(x for x in printed.splitlines() if x.startswith("soft"))
+    assert row.split()[2] == str(summary["best"]["threshold"])
