@@ -118,6 +118,13 @@ def _add_boxes(commands: Commands) -> None:
         "given explicitly win; the output names the rules applied",
     )
     parser.add_argument(
+        "--ap",
+        action="store_true",
+        help="also COCO's detection AP of the detections' scores (MOTChallenge conf column): "
+        "AP@[.50:.95], AP50, AP75, per size and AR at 1, 10, 100 detections a frame, every "
+        "box one category (docs/measures.md §5)",
+    )
+    parser.add_argument(
         "--seqmap",
         metavar="FILE",
         help="benchmark: the seqmap listing the sequences, a file or a name in GT/seqmaps "
@@ -179,6 +186,7 @@ def run_boxes(args: argparse.Namespace) -> int:
         mot_classes=args.mot_classes,
         seqmap=args.seqmap,
         benchmark=args.benchmark,
+        detection_ap=args.ap,
     )
     benchmark = benchmark_of(args.gt, options)
     if benchmark is None and args.trackers is not None:
@@ -279,18 +287,26 @@ def _write_single(
 
 
 def _print_tracking(boxes: BoxesResult) -> None:
-    """The tracking measures, when the boxes are MOTChallenge tracks."""
-    from referee.core.exports.tracking import format_tracking_table
+    """The tracking measures, when the boxes are MOTChallenge tracks, and the detection AP
+    when asked for."""
+    from referee.core.exports.tracking import format_ap_table, format_tracking_table
 
     if boxes.tracking:
         print()
         print(format_tracking_table(boxes.tracking))
+    if boxes.detection_ap:
+        print()
+        print(format_ap_table(boxes.detection_ap))
 
 
 def _tracking_json(boxes: BoxesResult) -> dict[str, Any]:
-    """``{"tracking": {tracker: {"combined", "sequences"}}}``, or nothing without tracks."""
-    from referee.core.exports.tracking import tracking_dict
+    """``tracking`` (tracker → ``combined``, ``sequences``) and ``detection_ap`` (detector
+    → COCO's twelve numbers), each when there is one."""
+    from referee.core.exports.tracking import ap_dict, tracking_dict
 
-    if not boxes.tracking:
-        return {}
-    return {"tracking": {name: tracking_dict(e) for name, e in boxes.tracking.items()}}
+    found: dict[str, Any] = {}
+    if boxes.tracking:
+        found["tracking"] = {name: tracking_dict(e) for name, e in boxes.tracking.items()}
+    if boxes.detection_ap:
+        found["detection_ap"] = {name: ap_dict(a) for name, a in boxes.detection_ap.items()}
+    return found

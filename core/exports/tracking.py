@@ -1,5 +1,6 @@
-"""Tracking measures as text and JSON (docs/measures.md §5): HOTA, CLEAR MOT and the
-identity measures of each tracker, combined over the sequences and per sequence."""
+"""Tracking measures and detection AP as text and JSON (docs/measures.md §5): HOTA, CLEAR
+MOT and the identity measures of each tracker, combined over the sequences and per
+sequence; COCO's twelve AP and AR numbers of each detector."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from referee.core.exports.summary import json_number
 from referee.core.exports.text_table import grid
+from referee.core.measures.detection_ap import UNDEFINED, APSummary, DetectionAP
 from referee.core.measures.tracking import TrackingEvaluation, TrackingScores
 
 #: The columns of the terminal table: heading and how to read the value.
@@ -104,4 +106,49 @@ def tracking_dict(evaluation: TrackingEvaluation) -> dict[str, Any]:
     return {
         "combined": numbers(evaluation.combined),
         "sequences": {name: numbers(s) for name, s in evaluation.sequences.items()},
+    }
+
+
+#: COCO's twelve numbers: heading and field of :class:`APSummary`, in COCO's order.
+AP_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("AP", "ap"),
+    ("AP50", "ap50"),
+    ("AP75", "ap75"),
+    ("APs", "ap_small"),
+    ("APm", "ap_medium"),
+    ("APl", "ap_large"),
+    ("AR1", "ar1"),
+    ("AR10", "ar10"),
+    ("AR100", "ar100"),
+    ("ARs", "ar_small"),
+    ("ARm", "ar_medium"),
+    ("ARl", "ar_large"),
+)
+
+
+def _ap_cell(value: float) -> str:
+    return "undef." if value == UNDEFINED else f"{value:.4f}"
+
+
+def format_ap_table(results: Mapping[str, DetectionAP]) -> str:
+    """Each detector's COCO numbers, a row each."""
+    rows = [
+        [name, *(_ap_cell(getattr(r.overall, key)) for _, key in AP_COLUMNS)]
+        for name, r in results.items()
+    ]
+    return "\n".join(
+        [
+            "Detection AP (COCO; docs/measures.md §5): IoU 0.50:0.05:0.95, 101 recall points,",
+            "small < 32², large > 96² pixels; undef.: no ground-truth box of that size.",
+            grid(["detector", *(title for title, _ in AP_COLUMNS)], rows),
+        ]
+    )
+
+
+def ap_dict(result: DetectionAP) -> dict[str, float | None]:
+    """The twelve numbers for JSON (undefined: null)."""
+    summary: APSummary = result.overall
+    return {
+        key: None if getattr(summary, key) == UNDEFINED else getattr(summary, key)
+        for _, key in AP_COLUMNS
     }

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.core.errors import InvalidOptionError
+from referee.core.measures.boxes import VideoBoxes
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -335,3 +336,42 @@ def coco_ap(
         precision=precision,
         recall=recall,
     )
+
+
+#: Frame numbers of different sequences become distinct image ids: sequence k's frame f
+#: is image ``k · SEQUENCE_STRIDE + f``.
+SEQUENCE_STRIDE = 10**9
+
+
+def sequences_ap(
+    groundtruth: Sequence[VideoBoxes], detections: Sequence[VideoBoxes]
+) -> DetectionAP:
+    """COCO AP of per-frame boxes with scores over several sequences, every box of one
+    category (docs/measures.md §5): each sequence's frames are distinct images, and a
+    detection sequence faces the ground-truth sequence of its name.
+
+    Raises
+    ------
+    InvalidOptionError
+        If a detection carries no score (the MOTChallenge ``conf`` column).
+    """
+    truth: list[GroundTruthBox] = []
+    found: list[DetectedBox] = []
+    by_name = {video.name: video for video in detections}
+    for k, video in enumerate(groundtruth):
+        for frame, boxes in video.frames.items():
+            image = k * SEQUENCE_STRIDE + frame
+            truth += [GroundTruthBox(image, 1, x, y, w, h) for x, y, w, h in boxes.boxes.tolist()]
+        detected = by_name.get(video.name)
+        for frame, boxes in ({} if detected is None else detected.frames).items():
+            if len(boxes) and boxes.confidences is None:
+                raise InvalidOptionError(
+                    f"{video.name}: detection AP needs a score for every detection"
+                )
+            image = k * SEQUENCE_STRIDE + frame
+            scores = () if boxes.confidences is None else boxes.confidences.tolist()
+            found += [
+                DetectedBox(image, 1, x, y, w, h, score)
+                for (x, y, w, h), score in zip(boxes.boxes.tolist(), scores)
+            ]
+    return coco_ap(truth, found)

@@ -30,6 +30,7 @@ from referee.core.measures.box_rules import (
 )
 from referee.core.measures.boxes import VideoBoxes, evaluate_boxes
 from referee.core.measures.counting import evaluate_counts
+from referee.core.measures.detection_ap import DetectionAP, sequences_ap
 from referee.core.measures.mot_groundtruth import counted_groundtruth, without_distractor_matches
 from referee.core.measures.tracking import TrackingEvaluation, evaluate_tracking
 from referee.core.model.project import GROUND_TRUTH, Project
@@ -229,6 +230,7 @@ def run_boxes(
     whole = {v.name: v for v in groundtruth}
     evaluations, formats = {}, {"": gt_format}
     tracking: dict[str, TrackingEvaluation] = {}
+    detection_ap: dict[str, DetectionAP] = {}
     for k, (name, path) in enumerate(detectors.items()):
         check(cancel)
         if benchmark is not None:
@@ -256,6 +258,8 @@ def run_boxes(
         evaluations[name] = replace(
             evaluation, groundtruth_ignored=ignored, detections_removed=removed
         )
+        if options.detection_ap:
+            detection_ap[name] = sequences_ap(counted, kept)
         if gt_format in (registry.MOT_CSV, MOT_BENCHMARK) and formats[name] == gt_format:
             lengths = benchmark.lengths if benchmark is not None else None
             try:
@@ -263,7 +267,15 @@ def run_boxes(
             except InvalidOptionError as error:  # the box measures stand without identities
                 warnings.warn(f"no tracking measures for {name}: {error}", RefereeWarning, 2)
     return BoxesResult(
-        requested, evaluations, formats, restricted, tracking, options, rules, rules_source
+        requested,
+        evaluations,
+        formats,
+        restricted,
+        tracking,
+        options,
+        rules,
+        rules_source,
+        detection_ap,
     )
 
 

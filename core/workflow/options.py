@@ -139,7 +139,8 @@ class BoxOptions:
     (``MOT15`` … ``MOT20``, :data:`~referee.core.measures.box_rules.BENCHMARKS`) applied
     to MOTChallenge boxes, ``auto`` (the default) when a seqmap, split, folder or file
     name names the benchmark, or ``none``; options set to other than their defaults win
-    over the benchmark's.
+    over the benchmark's; ``detection_ap``: also COCO's detection AP of the detections'
+    scores, every box one category.
     """
 
     iou: float = DEFAULT_IOU_THRESHOLD
@@ -152,6 +153,7 @@ class BoxOptions:
     seqmap: str | None = None
     groundtruth_zero_marked: bool = False
     benchmark: str = AUTO
+    detection_ap: bool = False
 
     def __post_init__(self) -> None:
         check_benchmark(self.benchmark)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from referee.core.measures.boxes import BoxEvaluation
     from referee.core.measures.counting import CountingResult
     from referee.core.measures.curves import Curves
+    from referee.core.measures.detection_ap import DetectionAP
     from referee.core.measures.summarize import MethodResult, RankComparison
     from referee.core.measures.tracking import TrackingEvaluation
     from referee.core.model.videos import AnnotatedFrames
@@ -97,7 +98,8 @@ class BoxesResult:
     ``tracking`` holds each tracker's HOTA, CLEAR MOT and identity measures when the
     boxes are MOTChallenge tracks (docs/measures.md §5). ``applied`` are the options
     the evaluation used: ``options`` with the ``rules`` of a MOTChallenge benchmark,
-    named or inferred from ``rules_source``.
+    named or inferred from ``rules_source``. ``detection_ap`` holds each detector's COCO
+    AP when asked for (``options.detection_ap``).
     """
 
     options: BoxOptions
@@ -108,6 +110,7 @@ class BoxesResult:
     applied: BoxOptions | None = None
     rules: BenchmarkRules | None = None
     rules_source: str | None = None
+    detection_ap: dict[str, DetectionAP] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
