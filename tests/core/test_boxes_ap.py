@@ -3,17 +3,15 @@ to pycocotools on the same boxes (docs/measures.md §5)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from pycocotools.coco import COCO
-from pycocotools.cocoeval import COCOeval
 
 from referee.core.cli.main import main
+from referee.core.measures.detection_ap import DetectedBox, GroundTruthBox
+from tests.core.test_detection_ap import peer_eval
 
 KEYS = ("ap", "ap50", "ap75", "ap_small", "ap_medium", "ap_large")
 KEYS += ("ar1", "ar10", "ar100", "ar_small", "ar_medium", "ar_large")
@@ -44,42 +42,10 @@ def _write(path: Path, rows: list[list[float]]) -> Path:
 
 
 def _pycocotools(truth: list[list[float]], found: list[list[float]]) -> list[float]:
-    images = [{"id": f} for f in sorted({int(r[0]) for r in truth})]
-    annotations = [
-        {
-            "id": k + 1,
-            "image_id": int(r[0]),
-            "category_id": 1,
-            "bbox": [float(v) for v in r[2:6]],
-            "area": float(r[4] * r[5]),
-            "iscrowd": 0,
-        }
-        for k, r in enumerate(truth)
-    ]
-    dataset = {
-        "info": {},
-        "images": images,
-        "annotations": annotations,
-        "categories": [{"id": 1}],
-    }
-    results = [
-        {
-            "image_id": int(r[0]),
-            "category_id": 1,
-            "bbox": [float(v) for v in r[2:6]],
-            "score": float(r[6]),
-        }
-        for r in found
-    ]
-    with contextlib.redirect_stdout(io.StringIO()):
-        coco = COCO()
-        coco.dataset = dataset
-        coco.createIndex()
-        evaluation = COCOeval(coco, coco.loadRes(results), "bbox")
-        evaluation.evaluate()
-        evaluation.accumulate()
-        evaluation.summarize()
-    return [float(v) for v in evaluation.stats]
+    """pycocotools' twelve numbers on the MOTChallenge rows, every box of category 1."""
+    boxes = [GroundTruthBox(int(r[0]), 1, *r[2:6]) for r in truth]
+    detections = [DetectedBox(int(r[0]), 1, *r[2:6], r[6]) for r in found]
+    return [float(v) for v in peer_eval(boxes, detections).stats]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -104,8 +104,11 @@ def _counts(totals: dict) -> tuple[int, int, int]:
     return totals["tp"], totals["fp"], totals["misses"]
 
 
-def _trackeval(gt: Path, trackers: Path, output: Path) -> dict[str, dict[str, dict]]:
-    """TrackEval's CLEAR on the folders: tracker → sequence (and COMBINED_SEQ) → fields."""
+def trackeval_results(
+    gt: Path, trackers: Path, output: Path, metrics: list, benchmark: str = "MOT17"
+) -> dict[str, dict[str, dict]]:
+    """TrackEval's ``metrics`` on the folders: tracker → sequence (and COMBINED_SEQ) →
+    metric → fields."""
     evaluator = trackeval.Evaluator(
         {
             "USE_PARALLEL": False,
@@ -123,16 +126,25 @@ def _trackeval(gt: Path, trackers: Path, output: Path) -> dict[str, dict[str, di
             "GT_FOLDER": str(gt),
             "TRACKERS_FOLDER": str(trackers),
             "OUTPUT_FOLDER": str(output),
-            "BENCHMARK": "MOT17",
+            "BENCHMARK": benchmark,
             "SPLIT_TO_EVAL": "train",
             "PRINT_CONFIG": False,
         }
     )
-    clear = trackeval.metrics.CLEAR({"THRESHOLD": 0.5, "PRINT_CONFIG": False})
-    results, _ = evaluator.evaluate([dataset], [clear])
+    results, _ = evaluator.evaluate([dataset], metrics)
     return {
-        tracker: {seq: fields["pedestrian"]["CLEAR"] for seq, fields in sequences.items()}
+        tracker: {seq: fields["pedestrian"] for seq, fields in sequences.items()}
         for tracker, sequences in results["MotChallenge2DBox"].items()
+    }
+
+
+def _trackeval(gt: Path, trackers: Path, output: Path) -> dict[str, dict[str, dict]]:
+    """TrackEval's CLEAR on the folders: tracker → sequence (and COMBINED_SEQ) → fields."""
+    clear = trackeval.metrics.CLEAR({"THRESHOLD": 0.5, "PRINT_CONFIG": False})
+    found = trackeval_results(gt, trackers, output, [clear])
+    return {
+        tracker: {seq: fields["CLEAR"] for seq, fields in sequences.items()}
+        for tracker, sequences in found.items()
     }
 
 

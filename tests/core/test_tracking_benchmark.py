@@ -10,44 +10,18 @@ import numpy as np
 import pytest
 import trackeval
 
-from tests.core.test_mot_benchmark import MOT17_RULES, _benchmark, _json
+from tests.core.test_mot_benchmark import MOT17_RULES, _benchmark, _json, trackeval_results
 
 
 def _trackeval(gt: Path, trackers: Path, output: Path, benchmark: str = "MOT17") -> dict:
     """TrackEval's HOTA, CLEAR and Identity: tracker → sequence (and COMBINED_SEQ) →
     metric → fields."""
-    evaluator = trackeval.Evaluator(
-        {
-            "USE_PARALLEL": False,
-            "PRINT_RESULTS": False,
-            "PRINT_CONFIG": False,
-            "TIME_PROGRESS": False,
-            "OUTPUT_SUMMARY": False,
-            "OUTPUT_DETAILED": False,
-            "PLOT_CURVES": False,
-            "LOG_ON_ERROR": None,
-        }
-    )
-    dataset = trackeval.datasets.MotChallenge2DBox(
-        {
-            "GT_FOLDER": str(gt),
-            "TRACKERS_FOLDER": str(trackers),
-            "OUTPUT_FOLDER": str(output),
-            "BENCHMARK": benchmark,
-            "SPLIT_TO_EVAL": "train",
-            "PRINT_CONFIG": False,
-        }
-    )
     metrics = [
         trackeval.metrics.HOTA({"PRINT_CONFIG": False}),
         trackeval.metrics.CLEAR({"THRESHOLD": 0.5, "PRINT_CONFIG": False}),
         trackeval.metrics.Identity({"THRESHOLD": 0.5, "PRINT_CONFIG": False}),
     ]
-    results, _ = evaluator.evaluate([dataset], metrics)
-    return {
-        tracker: {seq: fields["pedestrian"] for seq, fields in sequences.items()}
-        for tracker, sequences in results["MotChallenge2DBox"].items()
-    }
+    return trackeval_results(gt, trackers, output, metrics, benchmark)
 
 
 #: Referee's JSON key → TrackEval's metric and field (α-averaged where it is per α).
