@@ -22,7 +22,6 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 import threading
 import zipfile
 from collections.abc import Mapping
@@ -32,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from referee.core import __version__
-from referee.core.formats.text_files import current_umask
+from referee.core.errors import InputFileError
+from referee.core.formats.text_files import keeping_existing, write_bytes
 
 #: The on-disk layout's version: a folder of another version is never read.
 CACHE_VERSION = 1
@@ -194,8 +194,8 @@ def _digest(key: TableKey) -> str:
 
 
 def _write(path: Path, key: TableKey, table: FrameTable) -> bool:
-    """Write ``table`` to ``path`` by renaming a complete temporary file over it (not
-    synced: a torn file after a power cut fails to load and is ignored)."""
+    """Write ``table`` to ``path`` atomically, not synced: a torn file after a power cut
+    fails to load and is ignored."""
     buffer = io.BytesIO()
     encoded = json.dumps(key, sort_keys=True).encode("utf-8")
     np.savez(
@@ -206,17 +206,9 @@ def _write(path: Path, key: TableKey, table: FrameTable) -> bool:
         values=table.values,
     )
     try:
-        handle, temporary = tempfile.mkstemp(
-            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
-        )
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(buffer.getvalue())
-            os.chmod(temporary, 0o666 & ~current_umask())
-            os.replace(temporary, path)
-        finally:
-            Path(temporary).unlink(missing_ok=True)
-    except OSError:
+        with keeping_existing(False):  # a table replaces its older self, whatever the command
+            write_bytes(path, buffer.getvalue(), sync=False)
+    except InputFileError:
         return False
     return True
 

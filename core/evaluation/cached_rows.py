@@ -37,7 +37,7 @@ from referee.core.frames.sources import (
 from referee.core.measures.choices import check_threshold
 from referee.core.measures.pixel import N_LEVELS
 from referee.core.model.frame_set import FrameSet
-from referee.core.model.videos import GROUNDTRUTH_DIR, VideoKey, VideoSpec
+from referee.core.model.videos import VideoKey, VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, shifted
 
 #: What the tables hold; a new meaning of their values gets a new name.
@@ -222,7 +222,7 @@ def _cached_rows(
 def _truth_stamps(video: VideoSpec, frames: np.ndarray) -> tuple[np.ndarray, ...]:
     """The stamps of the video's ROI and of each frame's ground truth, and which are usable."""
     roi, roi_usable = file_stamps([video.roi_path])
-    prefix = os.path.join(os.fspath(video.folder), GROUNDTRUTH_DIR, "gt")
+    prefix = video.gt_prefix
     gt, gt_usable = file_stamps([f"{prefix}{i:06d}.png" for i in frames.tolist()])
     return roi, roi_usable, gt, gt_usable
 
@@ -260,8 +260,7 @@ def _slot(
 def mask_paths(source: FrameSource, frames: np.ndarray) -> list[str]:
     """Where each frame's mask is (CDnet folders by string formatting: thousands a run)."""
     if isinstance(source, CdnetResultSource):
-        prefix = os.path.join(os.fspath(source.folder), "bin")
-        return [f"{prefix}{i:06d}{source.extension}" for i in frames.tolist()]
+        return [source.name_of(i) for i in frames.tolist()]
     return [os.fspath(source.path_of(i)) for i in frames.tolist()]
 
 

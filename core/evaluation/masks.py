@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -20,7 +19,7 @@ from referee.core.measures.indicators import f1_scores
 from referee.core.measures.pixel import COUNT_COLUMNS, N_LEVELS, FrameCounter, threshold_confusions
 from referee.core.measures.summarize import resolve_scheme, video_weights
 from referee.core.model.confusion import ConfusionMatrix, VideoConfusion
-from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
+from referee.core.model.videos import VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 
 PER_FRAME_COLUMNS: tuple[str, ...] = ("frame", *COUNT_COLUMNS)
@@ -152,7 +151,7 @@ def _frame_numbers(video: VideoSpec, frames: Iterable[int] | None) -> FrameNumbe
 
 #: Rows of per-frame counts allocated at first; they double as frames come (never sized
 #: by a temporal ROI that may name far more frames than exist).
-_FIRST_ROWS = 1024
+FIRST_ROWS = 1024
 
 
 def _frames_with_truth(
@@ -172,7 +171,7 @@ def _frames_with_truth(
     sources go on; without, the error is raised. An unreadable ground-truth
     frame fails every source.
     """
-    gt_prefix = os.path.join(os.fspath(video.folder), GROUNDTRUTH_DIR, "gt")
+    gt_prefix = video.gt_prefix
     streams = [source.iter_frames(numbers) for source in sources]
     for i in numbers:
         check(cancel)
@@ -278,7 +277,7 @@ def count_video(
     numbers = _frame_numbers(video, frames)
     total = len(numbers)
     width = len(PER_FRAME_COLUMNS)
-    rows = [np.zeros((min(total, _FIRST_ROWS), width), dtype=np.int64) for _ in sources]
+    rows = [np.zeros((min(total, FIRST_ROWS), width), dtype=np.int64) for _ in sources]
     stray = StrayLevels()
     failures: list[str | None] = [None] * len(sources)
     check(cancel)

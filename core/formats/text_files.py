@@ -117,11 +117,12 @@ def read_file_bytes(path: str | Path, limit: int = MAX_TEXT_FILE_BYTES) -> bytes
     return data
 
 
-def write_bytes(path: str | Path, data: bytes) -> None:
+def write_bytes(path: str | Path, data: bytes, sync: bool = True) -> None:
     """Write ``data`` to ``path`` atomically: a crash leaves the old file or the new one.
 
-    The data goes to a temporary file in the same folder, is flushed to disk,
-    then takes the name ``path``. A new file gets the mode ``0o666`` less the
+    The data goes to a temporary file in the same folder, is flushed to disk
+    (unless ``sync`` is false: a cache, which a power cut may only lose), then
+    takes the name ``path``. A new file gets the mode ``0o666`` less the
     umask, as any program's; a replaced file keeps its mode. Inside
     :func:`keeping_existing` an existing ``path`` is never replaced, even one
     that appears while the data is written.
@@ -143,8 +144,9 @@ def write_bytes(path: str | Path, data: bytes) -> None:
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
+                if sync:
+                    out.flush()
+                    os.fsync(out.fileno())
             os.chmod(temporary, mode)
             if replace:
                 os.replace(temporary, target)

@@ -143,8 +143,12 @@ class CdnetResultSource(_ImageFolderSource):
         """The expected file of frame ``i`` (with the video's extension)."""
         return self.folder / result_file_name(i, self.extension)
 
+    def name_of(self, i: int) -> str:
+        """:meth:`path_of` as a string, built without :class:`~pathlib.Path` (fast)."""
+        return f"{self._prefix}{i:06d}{self.extension}"
+
     def read(self, i: int) -> np.ndarray:
-        name = f"{self._prefix}{i:06d}{self.extension}"
+        name = self.name_of(i)
         image = load_grey(name, "result", i)
         if image is not None:
             return image

@@ -109,10 +109,10 @@ def _dense(
     if count and ids is None:
         raise InvalidOptionError(f"{name}: tracking measures need an identity for every box")
     found: Sequence[int] = [] if ids is None else ids.tolist()
-    repeated = sorted({i for i in found if found.count(i) > 1})
-    if repeated:
+    if len(set(found)) < len(found):
+        repeated = min(i for i in set(found) if found.count(i) > 1)  # only on the error
         raise InvalidOptionError(
-            f"{name}: frame {frame} has identity {repeated[0]} on more than one box; "
+            f"{name}: frame {frame} has identity {repeated} on more than one box; "
             "tracking measures need one box per identity and frame"
         )
     return np.array([index.setdefault(int(i), len(index)) for i in found], dtype=np.int64)

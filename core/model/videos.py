@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,6 +170,12 @@ class VideoSpec:
     def gt_path(self, i: int) -> Path:
         """Ground-truth file of frame ``i`` (1-based)."""
         return self.folder / GROUNDTRUTH_DIR / f"gt{i:06d}.png"
+
+    @property
+    def gt_prefix(self) -> str:
+        """:meth:`gt_path` of frame ``i`` is ``f"{gt_prefix}{i:06d}.png"`` (thousands of
+        names a pass are built from it as strings)."""
+        return os.path.join(os.fspath(self.folder), GROUNDTRUTH_DIR, "gt")
 
     def input_path(self, i: int) -> Path:
         """Input image of frame ``i`` (1-based)."""

@@ -9,20 +9,21 @@ on the same arrays), so they are exactly what ``referee evaluate`` gives.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
 
 from referee.core.errors import SizeMismatchError
 from referee.core.evaluation.ground_truth import StrayLevels
-from referee.core.evaluation.masks import PER_FRAME_COLUMNS, VideoEvaluation, VideoPieces
+from referee.core.evaluation.masks import (
+    FIRST_ROWS,
+    PER_FRAME_COLUMNS,
+    VideoEvaluation,
+    VideoPieces,
+)
 from referee.core.formats.cdnet import read_gt
 from referee.core.measures.pixel import FrameCounter
-from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
-
-#: Rows of per-frame counts allocated at first; they double as frames come.
-_FIRST_ROWS = 1024
+from referee.core.model.videos import VideoSpec
 
 
 class TrueCounter:
@@ -54,9 +55,9 @@ class TrueCounter:
         expected: int = 0,
     ) -> None:
         self._counter = FrameCounter(roi, threshold)
-        self._prefix = os.path.join(os.fspath(video.folder), GROUNDTRUTH_DIR, "gt")
+        self._prefix = video.gt_prefix
         self._roi_path = video.roi_path
-        rows = min(max(expected, 1), _FIRST_ROWS)
+        rows = min(max(expected, 1), FIRST_ROWS)
         self._rows = [np.zeros((rows, len(PER_FRAME_COLUMNS)), dtype=np.int64) for _ in range(k)]
         self._count = 0
         self.stray = StrayLevels()
