@@ -1,9 +1,7 @@
 """CLEAR MOT tracking measures (docs/measures.md §5; Bernardin & Stiefelhagen 2008).
 
 Frame by frame, ground-truth objects are matched one-to-one to tracker boxes
-with IoU at or above a threshold; a pair matched on the previous frame is kept
-whenever it still reaches the threshold, and the remaining freedom maximizes
-the total IoU. From the matches come true positives, misses, false positives,
+(:mod:`~referee.core.measures.clear_matching`). From the matches come true positives, misses, false positives,
 identity switches, fragmentations and the mostly tracked / lost counts, then
 MOTA, MOTP, MODA and the other ratios.
 
@@ -20,12 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from referee.core.measures.clear_matching import clear_matching
 from referee.core.measures.tracked import TrackedSequence
 
-#: A pair that was matched on the previous frame scores this much more than any IoU,
-#: so keeping it always wins over a better IoU elsewhere.
-_CONTINUATION_BONUS = 1000.0
-_EPS = float(np.finfo(np.float64).eps)
 #: Share of its frames on which a ground-truth object is matched: above ``_MOSTLY`` it is
 #: mostly tracked, below ``_PARTLY`` mostly lost, in between partly tracked.
 _MOSTLY = 0.8
@@ -176,26 +171,9 @@ def _one_side_empty(fn: int, fp: int, ml: int) -> ClearMot:
     )
 
 
-def _match_frame(
-    iou: np.ndarray, continuing: np.ndarray, threshold: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and columns of one frame's matches.
-
-    ``continuing[i, j]`` says the pair was matched on the previous frame. Pairs
-    below ``threshold`` (less one float epsilon) are excluded; among the rest the
-    assignment maximizes the number of continuing pairs kept, then the total IoU.
-    """
-    from scipy.optimize import linear_sum_assignment  # here: slow to import
-
-    score = _CONTINUATION_BONUS * continuing + iou
-    score[iou < threshold - _EPS] = 0.0
-    rows, cols = linear_sum_assignment(-score)
-    kept = score[rows, cols] > _EPS
-    return rows[kept], cols[kept]
-
-
 def clear_mot(sequence: TrackedSequence, threshold: float = 0.5) -> ClearMot:
-    """CLEAR MOT of one sequence at an IoU ``threshold`` (docs/measures.md §5).
+    """CLEAR MOT of one sequence at an IoU ``threshold`` (docs/measures.md §5), from its
+    frame-by-frame matching (:func:`~referee.core.measures.clear_matching.clear_matching`).
 
     A sequence without any tracker box counts every ground-truth box as a miss
     and every ground-truth identity as mostly lost; one without any ground-truth
@@ -208,61 +186,28 @@ def clear_mot(sequence: TrackedSequence, threshold: float = 0.5) -> ClearMot:
     if sequence.num_gt_dets == 0:
         return _one_side_empty(fn=0, fp=sequence.num_tracker_dets, ml=0)
 
-    identities = sequence.num_gt_ids
-    seen = np.zeros(identities, dtype=np.int64)  # frames on which each gt identity is present
-    matched = np.zeros(identities, dtype=np.int64)  # ... and matched
-    runs = np.zeros(identities, dtype=np.int64)  # runs of consecutive matched frames
-    # Tracker identity each gt identity was last matched to (−1: never), for the
-    # switches, and the one it was matched to on the previous frame that had boxes on
-    # both sides (−1: none), for keeping pairs and counting runs.
-    last_partner = np.full(identities, -1, dtype=np.int64)
-    previous_partner = np.full(identities, -1, dtype=np.int64)
-    tp = fn = fp = idsw = 0
+    matching = clear_matching(sequence, threshold)
+    tp = idsw = 0
     motp_sum = 0.0
-
-    for gt_ids, tracker_ids, iou in zip(sequence.gt_ids, sequence.tracker_ids, sequence.similarity):
-        if len(gt_ids) == 0:
-            fp += len(tracker_ids)
-            continue
-        seen[gt_ids] += 1
-        if len(tracker_ids) == 0:
-            fn += len(gt_ids)
-            continue  # the previous frame's pairs stay as they were
-
-        continuing = previous_partner[gt_ids][:, np.newaxis] == tracker_ids[np.newaxis, :]
-        rows, cols = _match_frame(iou, continuing, threshold)
-        pair_gt, pair_tracker = gt_ids[rows], tracker_ids[cols]
-
-        before = last_partner[pair_gt]
-        idsw += int(np.count_nonzero((before >= 0) & (before != pair_tracker)))
-        last_partner[pair_gt] = pair_tracker
-
-        matched[pair_gt] += 1
-        was_matched = previous_partner >= 0
-        previous_partner[:] = -1
-        previous_partner[pair_gt] = pair_tracker
-        runs += ~was_matched & (previous_partner >= 0)
-
-        tp += len(rows)
-        fn += len(gt_ids) - len(rows)
-        fp += len(tracker_ids) - len(rows)
-        if len(rows):
-            motp_sum += float(np.sum(iou[rows, cols]))
-
-    present = seen > 0
-    share = matched[present] / seen[present]
+    for found, iou in zip(matching.frames, sequence.similarity):
+        tp += len(found.gt)
+        idsw += len(found.switched)
+        if len(found.gt):
+            motp_sum += float(np.sum(iou[found.gt, found.tracker]))
+    present = matching.seen > 0
+    share = matching.matched[present] / matching.seen[present]
     mt = int(np.count_nonzero(share > _MOSTLY))
     pt = int(np.count_nonzero(share >= _PARTLY)) - mt
-    frag = int(np.sum(runs[runs > 0] - 1))
+    runs = matching.runs
     return _from_counts(
         tp=tp,
-        fn=fn,
-        fp=fp,
+        fn=sequence.num_gt_dets - tp,
+        fp=sequence.num_tracker_dets - tp,
         idsw=idsw,
         mt=mt,
         pt=pt,
-        ml=identities - mt - pt,
-        frag=frag,
+        ml=sequence.num_gt_ids - mt - pt,
+        frag=int(np.sum(runs[runs > 0] - 1)),
         frames=sequence.num_frames,
         motp_sum=motp_sum,
     )
