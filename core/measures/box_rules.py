@@ -16,8 +16,17 @@ MAP_THEN_THRESHOLD = "map-then-threshold"
 #: Pairs below the threshold may not be assigned at all; the assignment maximizes the IoU
 #: of the others (CLEAR-MOT tools, TrackEval).
 THRESHOLD_THEN_MAP = "threshold-then-map"
+#: The true positives are CLEAR MOT's matches: a pair of identities matched on the previous
+#: frame is kept while it reaches the threshold, then threshold-then-map (TrackEval's CLEAR).
+KEEP_MATCHES = "keep-matches"
 #: When the IoU threshold applies to the true positives; the first is the default.
-IOU_RULES: tuple[str, ...] = (MAP_THEN_THRESHOLD, THRESHOLD_THEN_MAP)
+IOU_RULES: tuple[str, ...] = (MAP_THEN_THRESHOLD, THRESHOLD_THEN_MAP, KEEP_MATCHES)
+#: What each rule does, as the outputs say it.
+IOU_RULE_WORDING: dict[str, str] = {
+    MAP_THEN_THRESHOLD: "mapped pairs below the IoU threshold are no true positives",
+    THRESHOLD_THEN_MAP: "pairs below the IoU threshold never assigned",
+    KEEP_MATCHES: "true positives are CLEAR MOT's matches, keeping the previous frame's pairs",
+}
 
 #: The object classes of MOTChallenge ground truth (the 8th column of MOT16, MOT17 and
 #: MOT20 ``gt.txt``), by id.
@@ -65,7 +74,8 @@ CLASS_RULES: dict[str, ClassRule] = {
 class BenchmarkRules:
     """How a MOTChallenge benchmark evaluates (docs/measures.md §5): ground-truth rows
     whose consider flag is 0 are not counted (``zero_marked``), the class rules
-    (``None``: classes ignored), and pairs below the IoU threshold are never assigned."""
+    (``None``: classes ignored), and the true positives are CLEAR MOT's matches
+    (``iou_rule``)."""
 
     name: str
     zero_marked: bool
@@ -75,7 +85,7 @@ class BenchmarkRules:
 
 #: Each benchmark's rules, as TrackEval applies them: MOT15 has no classes.
 BENCHMARKS: dict[str, BenchmarkRules] = {
-    name: BenchmarkRules(name, True, classes, THRESHOLD_THEN_MAP)
+    name: BenchmarkRules(name, True, classes, KEEP_MATCHES)
     for name, classes in (
         ("MOT15", None),
         ("MOT16", "mot16"),
@@ -117,7 +127,7 @@ def benchmark_wording(rules: BenchmarkRules, source: str | None) -> str:
         applied.append(f"{rules.classes} classes")
     else:
         applied.append("classes ignored")
-    applied.append("pairs below the IoU threshold never assigned (threshold-then-map)")
+    applied.append(f"{IOU_RULE_WORDING[rules.iou_rule]} ({rules.iou_rule})")
     return f"Benchmark rules {rules.name} ({how}): " + "; ".join(applied)
 
 

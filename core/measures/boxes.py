@@ -11,7 +11,8 @@ IoU first (``greedy``). Only pairs with IoU > 0 are mapped. Then
   MOTChallenge). An unmapped ground-truth box is a miss, an unmapped detection a
   false positive (FP); a mapped pair below the threshold is both. With the IoU
   rule ``threshold-then-map`` (CLEAR-MOT tools), the TPs are instead the mapping
-  of the pairs at or above the threshold only.
+  of the pairs at or above the threshold only; with ``keep-matches``, CLEAR MOT's
+  matches, which follow identities from frame to frame (TrackEval).
 * ``MODA = 1 − Σ_t (misses + FP) / Σ_t N_G``; ``N-MODP`` is the mean, over
   frames with at least one TP, of the mean IoU of that frame's TP pairs.
 
@@ -34,7 +35,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
-from referee.core.measures.box_rules import IOU_RULES, THRESHOLD_THEN_MAP, check_iou_rule
+from referee.core.measures.box_rules import (
+    IOU_RULES,
+    KEEP_MATCHES,
+    THRESHOLD_THEN_MAP,
+    check_iou_rule,
+)
 from referee.core.measures.choices import DEFAULT_IOU_THRESHOLD, MAPPINGS
 from referee.core.measures.indicators import IndicatorValue, undefined
 from referee.core.model.annotations import AnnotationSet, VideoAnnotation
@@ -277,7 +283,8 @@ class FrameBoxResult:
     tp
         The true-positive pairs, same layout: the mapped pairs with ``IoU >=
         iou_threshold``, or, under ``threshold-then-map``, the pairs of the mapping of
-        the pairs at or above the threshold only.
+        the pairs at or above the threshold only, or, under ``keep-matches``, CLEAR MOT's
+        matches of the frame.
     misses
         Ground-truth indices that are not a TP (unmapped or mapped below threshold).
     false_positives
@@ -364,17 +371,24 @@ def evaluate_frame(
     mapping: str = "hungarian",
     class_aware: bool = False,
     iou_rule: str = IOU_RULES[0],
+    kept: Sequence[tuple[int, int]] | None = None,
 ) -> FrameBoxResult:
     """Map and classify the boxes of one frame (docs/measures.md §5).
 
     The FDA uses the mapping of every pair; the true positives are its pairs at or above
     the threshold, or, with ``iou_rule`` ``threshold-then-map``, the mapping of the pairs
-    at or above the threshold only (the same pairs unless one mapped pair is below it).
+    at or above the threshold only (the same pairs unless one mapped pair is below it),
+    or, with ``keep-matches``, the ``(gt index, det index)`` pairs ``kept``: the frame's
+    CLEAR MOT matches, which depend on the frames before (:func:`evaluate_video`).
     """
     iou = frame_ious(gt, det, class_aware)
     mapped = [(g, d, float(iou[g, d])) for g, d in map_boxes(iou, mapping)]
     tp = [p for p in mapped if p[2] >= iou_threshold]
-    if iou_rule == THRESHOLD_THEN_MAP and len(tp) < len(mapped):
+    if iou_rule == KEEP_MATCHES:
+        if kept is None:
+            raise InvalidOptionError("the IoU rule keep-matches needs the frame's matches")
+        tp = [(g, d, float(iou[g, d])) for g, d in kept]
+    elif iou_rule == THRESHOLD_THEN_MAP and len(tp) < len(mapped):
         allowed = np.where(iou >= iou_threshold, iou, 0.0)
         tp = [(g, d, float(iou[g, d])) for g, d in map_boxes(allowed, mapping)]
     tp_gt, tp_det = {p[0] for p in tp}, {p[1] for p in tp}
@@ -443,6 +457,8 @@ def evaluate_video(
     """Evaluate one video; either side may be ``None`` (the video is missing there).
 
     Same parameters as :func:`evaluate_boxes`; ``progress`` counts this video's frames.
+    Under ``keep-matches`` the frames from the first to the last with a box are matched
+    as one sequence.
     """
     if gt is not None:
         name = gt.name
@@ -453,6 +469,11 @@ def evaluate_video(
     numbers = _frame_numbers(gt, det)
     empty = VideoBoxes(name)
     gt_boxes, det_boxes = gt or empty, det or empty
+    kept = None
+    if iou_rule == KEEP_MATCHES:
+        from referee.core.measures.kept_matches import kept_matches  # imports this module
+
+        kept = kept_matches(gt_boxes, det_boxes, numbers, iou_threshold, class_aware)
     results = []
     for done, number in enumerate(numbers):
         if done % 64 == 0:
@@ -467,6 +488,7 @@ def evaluate_video(
                 mapping,
                 class_aware,
                 iou_rule,
+                None if kept is None else kept.get(number, []),
             )
         )
     report(progress, len(numbers), len(numbers))
@@ -515,8 +537,10 @@ def evaluate_boxes(
     iou_threshold
         A mapped pair is a TP iff its IoU is ``>=`` this value (default 0.5).
     iou_rule
-        ``"map-then-threshold"`` (default) or ``"threshold-then-map"``: pairs below
-        the threshold are never assigned as true positives (:func:`evaluate_frame`).
+        ``"map-then-threshold"`` (default), ``"threshold-then-map"`` (pairs below the
+        threshold are never assigned as true positives) or ``"keep-matches"`` (the true
+        positives are CLEAR MOT's matches; every box needs an identity), see
+        :func:`evaluate_frame`.
     mapping
         ``"hungarian"`` (maximum total IoU, default) or ``"greedy"`` (largest IoU first).
     class_aware

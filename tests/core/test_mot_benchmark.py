@@ -12,7 +12,7 @@ import pytest
 import trackeval
 
 from referee.core.cli.main import main
-from referee.core.measures.box_rules import IOU_RULES
+from referee.core.measures.box_rules import MAP_THEN_THRESHOLD, THRESHOLD_THEN_MAP
 from referee.core.measures.boxes import FrameBoxes, evaluate_frame
 
 SPLIT = "MOT17-train"
@@ -208,7 +208,7 @@ def test_iou_rules_on_one_frame() -> None:
     assert (before.misses, before.false_positives) == ((), ())
     assert before.fda == after.fda == pytest.approx((95 / 105 + 60 / 140) / 2)
     # Greedy takes G1-D1 first under both rules: one true positive.
-    for rule in IOU_RULES:
+    for rule in (MAP_THEN_THRESHOLD, THRESHOLD_THEN_MAP):
         greedy = evaluate_frame(1, gt, det, 0.5, "greedy", iou_rule=rule)
         assert [p[:2] for p in greedy.tp] == [(0, 0)]
 

@@ -1,5 +1,5 @@
 """``referee boxes`` on MOTChallenge folders gives the tracking measures TrackEval gives on
-the same folders: HOTA, CLEAR MOT and identity, per sequence and combined
+the same folders: HOTA, CLEAR MOT, identity and VACE's ATA, per sequence and combined
 (docs/measures.md §5)."""
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from tests.core.test_mot_benchmark import MOT17_RULES, _benchmark, _json, tracke
 
 
 def _trackeval(gt: Path, trackers: Path, output: Path, benchmark: str = "MOT17") -> dict:
-    """TrackEval's HOTA, CLEAR and Identity: tracker → sequence (and COMBINED_SEQ) →
+    """TrackEval's HOTA, CLEAR, Identity and VACE: tracker → sequence (and COMBINED_SEQ) →
     metric → fields."""
     metrics = [
         trackeval.metrics.HOTA({"PRINT_CONFIG": False}),
         trackeval.metrics.CLEAR({"THRESHOLD": 0.5, "PRINT_CONFIG": False}),
         trackeval.metrics.Identity({"THRESHOLD": 0.5, "PRINT_CONFIG": False}),
+        trackeval.metrics.VACE(),
     ]
     return trackeval_results(gt, trackers, output, metrics, benchmark)
 
@@ -56,6 +57,8 @@ FIELDS = {
     "idtp": ("Identity", "IDTP"),
     "idfn": ("Identity", "IDFN"),
     "idfp": ("Identity", "IDFP"),
+    "ata": ("VACE", "ATA"),
+    "stda": ("VACE", "STDA"),
 }
 
 
@@ -108,7 +111,7 @@ def test_a_benchmark_folder_gets_its_benchmarks_rules_unasked(tmp_path: Path, ca
         )
         assert combined["mota"] == pytest.approx(clear["MOTA"], abs=1e-12)
     assert unasked["parameters"]["benchmark"] == "MOT17"
-    assert unasked["parameters"]["iou_rule"] == "threshold-then-map"
+    assert unasked["parameters"]["iou_rule"] == "keep-matches"
     plain = _json(gt, trackers, tmp_path / "p.json", "--benchmark", "none")
     assert plain["parameters"]["benchmark"] is None
     assert plain["tracking"]["A"]["combined"]["tp"] != unasked["tracking"]["A"]["combined"]["tp"]
