@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from referee.core.cli.common import Commands, add_force, add_output, add_quiet, progress_bar
-from referee.core.measures.liris_parameters import DEFAULT_EPSILON
+from referee.core.measures.liris_parameters import DEFAULT_EPSILON, MATCHINGS, ONE_TO_ONE
 
 
 def add_commands(commands: Commands) -> None:
@@ -33,6 +33,15 @@ def add_commands(commands: Commands) -> None:
         default=DEFAULT_EPSILON,
         metavar="E",
         help=f"the fixed operating point: all four thresholds (default {DEFAULT_EPSILON})",
+    )
+    parser.add_argument(
+        "--matching",
+        default=ONE_TO_ONE,
+        metavar="{" + ",".join(MATCHINGS) + "}",
+        help="how ground-truth and detected actions are paired (docs/measures.md §4): "
+        "'one-to-one' (default), the greedy one-to-one matching of the CVIU 2014 paper; "
+        "'best-partner', the 2012 metric page's reading: each action with its partner of "
+        "highest overlap, a detection counting for several ground-truth actions and vice versa",
     )
     add_output(parser, "--json", "write every result (scores, curves, confusion, pairs) to FILE")
     add_output(
@@ -60,7 +69,7 @@ def run_actions(args: argparse.Namespace) -> int:
     from referee.core.workflow.options import ActionOptions
     from referee.core.workflow.projects import project_of_outputs
 
-    options = ActionOptions(LirisParameters(epsilon=args.epsilon))
+    options = ActionOptions(LirisParameters(epsilon=args.epsilon, matching=args.matching))
     project = project_of_outputs("actions", [args.det], groundtruth=args.gt)
     with progress_bar("matching actions", "video", args.quiet) as progress:
         [evaluation] = evaluate(project, options, progress).evaluations.values()

@@ -3,16 +3,17 @@
 Input is a :class:`referee.core.measures.action_scores.ActionEvaluation`; nothing is
 computed here beyond formatting.
 
-* Terminal report: counts, recall, precision and F at ε, the four integrated
-  measures and the final score; optionally per video and the class
-  confusion matrix.
+* Terminal report: the matching's reading, counts, recall, precision and F at
+  ε, the four integrated measures and the final score; optionally per video and
+  the class confusion matrix.
 * JSON: everything. An undefined value is ``{"value": null, "reason": ...}``;
   in curve arrays it is ``null`` (its reason is that of the point values:
   no ground-truth action, or no detection).
 * Pair CSV: one row per assigned pair, miss and false alarm; ``failed``
   lists the failing tests of a vetoed pair, separated by ``;``.
 * Curves CSV: one row per scope (``overall`` or a video), varied threshold
-  and grid value, with accepted pairs, recall, precision and F.
+  and grid value, with the accepted count (ground-truth actions whose pair is
+  accepted), recall, precision and F.
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ from referee.core.measures.action_scores import (
     ActionEvaluation,
     ActionScores,
     ClassConfusion,
+    OperatingPoint,
     PairRow,
 )
 from referee.core.measures.indicators import IndicatorValue
-from referee.core.measures.liris_parameters import THRESHOLD_KEYS
+from referee.core.measures.liris_parameters import BEST_PARTNER, ONE_TO_ONE, THRESHOLD_KEYS
 from referee.core.model.annotations import ACTION_CLASSES
 
 FORMAT_NAME = "referee-actions"
@@ -45,6 +47,14 @@ FORMAT_VERSION = 1
 
 #: Symbols of the integrated measures, by threshold key.
 INTEGRAL_SYMBOLS: dict[str, str] = {key: f"I_{key}" for key in THRESHOLD_KEYS}
+
+#: What each reading of the matching does (docs/measures.md §4), for the terminal and the report.
+MATCHING_WORDING: dict[str, str] = {
+    ONE_TO_ONE: "pairs taken greedily by Dice overlap within a class, each action in at "
+    "most one pair",
+    BEST_PARTNER: "each action paired with its partner of highest Dice overlap within a "
+    "class, with no one-to-one rule (an action may be the partner of several)",
+}
 
 PAIR_COLUMNS: tuple[str, ...] = (
     "video",
@@ -111,19 +121,12 @@ def format_report(
     """The terminal summary: point values at ε, integrals, final score (docs/measures.md §4)."""
     params, overall = evaluation.parameters, evaluation.overall
     point = overall.point
-    unassigned_gt = point.n_gt - point.assigned
     eps = f"{params.epsilon:g}"
     lines = [
         f"LIRIS action localization (docs/measures.md §4): {len(evaluation.matching.videos)} videos, "
         f"{point.n_gt} ground-truth actions, {point.n_det} detections",
-        f"Matching: {point.assigned} pairs assigned (greedy on Dice overlap, same class)",
-        f"At ε = {eps} (t_sr = t_sp = t_tr = t_tp = {eps}):",
-        f"  accepted        {point.accepted}",
-        f"  vetoed pairs    {point.vetoed}",
-        f"  missed          {point.missed} ground-truth actions "
-        f"({unassigned_gt} unassigned, {point.vetoed} in vetoed pairs)",
-        f"  false alarms    {point.false_alarms} detections "
-        f"({point.n_det - point.assigned} unassigned, {point.vetoed} in vetoed pairs)",
+        f"Matching: {params.matching}, {MATCHING_WORDING[params.matching]}",
+        *_counts_lines(point, params.matching, eps),
         f"  Recall          {_shown(point.recall)}",
         f"  Precision       {_shown(point.precision)}",
         f"  F               {_shown(point.f)}",
@@ -136,7 +139,7 @@ def format_report(
     lines.append(f"  {'Final score (mean of the 4)':<28}  {_shown(overall.final)}")
     blocks = ["\n".join(lines)]
     if per_video:
-        blocks.append(format_video_table(evaluation.per_video))
+        blocks.append(format_video_table(evaluation.per_video, params.matching))
     if confusion:
         blocks.append(
             "Class confusion (matching without the class condition, accepted at "
@@ -146,13 +149,58 @@ def format_report(
     return "\n\n".join(blocks)
 
 
-def format_video_table(per_video: Mapping[str, ActionScores]) -> str:
+def _counts_lines(point: OperatingPoint, reading: str, eps: str) -> list[str]:
+    """The counts at ε: pairs one-to-one; each side's partners best-partner."""
+    if reading == ONE_TO_ONE:
+        return [
+            f"  {point.assigned} pairs assigned",
+            f"At ε = {eps} (t_sr = t_sp = t_tr = t_tp = {eps}):",
+            f"  accepted        {point.accepted}",
+            f"  vetoed pairs    {point.vetoed}",
+            f"  missed          {point.missed} ground-truth actions "
+            f"({point.n_gt - point.assigned} unassigned, {point.vetoed} in vetoed pairs)",
+            f"  false alarms    {point.false_alarms} detections "
+            f"({point.n_det - point.assigned} unassigned, {point.vetoed} in vetoed pairs)",
+        ]
+    return [
+        f"  {point.assigned} ground-truth actions and {point.det_assigned} detections "
+        "have a partner",
+        f"At ε = {eps} (t_sr = t_sp = t_tr = t_tp = {eps}):",
+        f"  found           {point.accepted} ground-truth actions (pair accepted)",
+        f"  correct         {point.det_accepted} detections (pair accepted)",
+        f"  missed          {point.missed} ground-truth actions "
+        f"({point.n_gt - point.assigned} without a partner, {point.vetoed} with a vetoed pair)",
+        f"  false alarms    {point.false_alarms} detections "
+        f"({point.n_det - point.det_assigned} without a partner, {point.det_vetoed} with a "
+        "vetoed pair)",
+    ]
+
+
+def count_columns(reading: str, assigned: bool = False) -> tuple[str, ...]:
+    """Titles of a table row's counts: one-to-one the ``accepted`` pairs, best-partner the
+    ground-truth actions ``found`` and the ``correct`` detections (their pair accepted);
+    with ``assigned``, first the actions with a partner (one-to-one: the pairs)."""
+    if reading == ONE_TO_ONE:
+        return ("assigned", "accepted") if assigned else ("accepted",)
+    partners = ("GT with a partner", "detections with a partner") if assigned else ()
+    return (*partners, "found", "correct")
+
+
+def count_cells(point: OperatingPoint, reading: str, assigned: bool = False) -> tuple[int, ...]:
+    """The counts :func:`count_columns` names, of ``point``."""
+    if reading == ONE_TO_ONE:
+        return (point.assigned, point.accepted) if assigned else (point.accepted,)
+    partners = (point.assigned, point.det_assigned) if assigned else ()
+    return (*partners, point.accepted, point.det_accepted)
+
+
+def format_video_table(per_video: Mapping[str, ActionScores], reading: str = ONE_TO_ONE) -> str:
     """One row per video: counts, R, P, F at ε and the integrated measures."""
     header = [
         "video",
         "GT",
         "det",
-        "accepted",
+        *count_columns(reading),
         "R",
         "P",
         "F",
@@ -168,7 +216,7 @@ def format_video_table(per_video: Mapping[str, ActionScores]) -> str:
             name,
             str(s.point.n_gt),
             str(s.point.n_det),
-            str(s.point.accepted),
+            *(str(n) for n in count_cells(s.point, reading)),
             short(s.point.recall),
             short(s.point.precision),
             short(s.point.f),
@@ -214,6 +262,9 @@ def _scores_to_dict(scores: ActionScores) -> dict[str, Any]:
         "assigned": point.assigned,
         "accepted": point.accepted,
         "vetoed": point.vetoed,
+        "det_assigned": point.det_assigned,
+        "det_accepted": point.det_accepted,
+        "det_vetoed": point.det_vetoed,
         "missed": point.missed,
         "false_alarms": point.false_alarms,
         "at_epsilon": {
@@ -236,6 +287,7 @@ def _scores_to_dict(scores: ActionScores) -> dict[str, Any]:
             **{
                 key: {
                     "accepted": [int(a) for a in curves.accepted[k]],
+                    "det_accepted": [int(a) for a in curves.det_accepted[k]],
                     "recall": _array(curves.recall[k]),
                     "precision": _array(curves.precision[k]),
                     "f": _array(curves.f[k]),
@@ -287,6 +339,7 @@ def evaluation_to_dict(
         "parameters": {
             "epsilon": params.epsilon,
             "grid": list(params.grid),
+            "matching": params.matching,
             "thresholds": {key: CRITERIA[key] for key in THRESHOLD_KEYS},
             **dict(inputs or {}),
         },
@@ -296,6 +349,7 @@ def evaluation_to_dict(
             {
                 "video": v.video,
                 "assigned": [list(p) for p in v.assigned],
+                "det_assigned": [list(p) for p in v.det_assigned],
                 "assigned_any_class": [list(p) for p in v.assigned_any_class],
                 "scores": _scores_to_dict(evaluation.per_video[v.video]),
                 "confusion": _confusion_to_dict(evaluation.confusion_per_video[v.video]),

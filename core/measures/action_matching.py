@@ -9,6 +9,7 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError
 from referee.core.limits import MAX_ACTION_PAIRS
+from referee.core.measures.liris_parameters import BEST_PARTNER, ONE_TO_ONE, check_matching
 from referee.core.model.annotations import ACTION_CLASSES, Action, AnnotationSet
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 
@@ -317,13 +318,36 @@ def greedy_pairs(
     return tuple(chosen)
 
 
+def best_partners(
+    rows: np.ndarray, cols: np.ndarray, overlap: np.ndarray
+) -> tuple[tuple[int, int], ...]:
+    """Each row's best partner among the listed ``(rows[k], cols[k])`` with ``overlap[k]``
+    (docs/measures.md §4, best-partner reading).
+
+    A row's partner is its column of largest overlap > 0, the lowest column on a
+    tie; a column may be the partner of several rows. Rows without a listed
+    overlap > 0 have none. Returns ``(row, column)`` in row order.
+    """
+    keep = overlap > 0
+    rows, cols, values = rows[keep], cols[keep], overlap[keep]
+    order = np.lexsort((cols, -values, rows))
+    rows, cols = rows[order], cols[order]
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = rows[1:] != rows[:-1]
+    return tuple(zip(rows[first].tolist(), cols[first].tolist()))
+
+
 @dataclass(frozen=True, eq=False)
 class VideoMatching:
-    """The actions, pair statistics and greedy matchings of one video.
+    """The actions, pair statistics and matchings of one video.
 
-    ``assigned`` is the class-aware matching of the metric; ``assigned_any_class``
-    the matching with the class condition removed, used only by the class
-    confusion matrix. Both list ``(gt index, detection index)`` in the order chosen.
+    Every matching lists ``(gt index, detection index)`` pairs. ``assigned``
+    gives ground-truth actions their partner (recall), ``det_assigned``
+    detections theirs (precision): one-to-one, both are the greedy pairs in the
+    order chosen; best-partner, ``assigned`` holds each ground-truth action's best
+    partner in ground-truth order and ``det_assigned`` each detection's in
+    detection order. ``assigned_any_class`` is ``assigned`` with the class
+    condition removed, used only by the class confusion matrix.
     """
 
     video: str
@@ -332,6 +356,7 @@ class VideoMatching:
     pairs: VideoPairs
     assigned: tuple[tuple[int, int], ...]
     assigned_any_class: tuple[tuple[int, int], ...]
+    det_assigned: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -380,10 +405,12 @@ class AssignedPairs:
         return np.column_stack([ratios_fail, self.gt_class != self.det_class])
 
 
-def _flatten(videos: Sequence[VideoMatching], any_class: bool) -> AssignedPairs:
+def _flatten(videos: Sequence[VideoMatching], field: str) -> AssignedPairs:
+    """The pairs of every video's matching ``field`` (``assigned``, ``det_assigned`` or
+    ``assigned_any_class``)."""
     parts = []
     for v, video in enumerate(videos):
-        assigned = video.assigned_any_class if any_class else video.assigned
+        assigned: tuple[tuple[int, int], ...] = getattr(video, field)
         gt = np.array([i for i, _ in assigned], dtype=np.int64)
         det = np.array([j for _, j in assigned], dtype=np.int64)
         p = video.pairs
@@ -412,7 +439,10 @@ class ActionMatching:
     """The threshold-independent part of the evaluation: every video's matching.
 
     Videos are the ground truth's in file order, then those only in the
-    detections. ``n_gt`` and ``n_det`` count actions per video.
+    detections. ``n_gt`` and ``n_det`` count actions per video. ``reading`` is
+    one of :data:`MATCHINGS`; ``pairs`` holds the ground-truth actions' partners
+    (:attr:`VideoMatching.assigned`), ``det_pairs`` the detections'
+    (the same object one-to-one).
     """
 
     videos: tuple[VideoMatching, ...]
@@ -420,26 +450,40 @@ class ActionMatching:
     n_det: np.ndarray
     pairs: AssignedPairs
     pairs_any_class: AssignedPairs
+    reading: str
+    det_pairs: AssignedPairs
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(v.video for v in self.videos)
 
 
-def match_video(name: str, gt: Sequence[Action], det: Sequence[Action]) -> VideoMatching:
-    """Pair statistics and both greedy matchings of one video (docs/measures.md §4)."""
+def match_video(
+    name: str, gt: Sequence[Action], det: Sequence[Action], reading: str = ONE_TO_ONE
+) -> VideoMatching:
+    """Pair statistics and the matchings of one video under ``reading`` (docs/measures.md §4)."""
+    check_matching(reading)
     try:
         pairs = pair_statistics(gt, det)
     except InvalidOptionError as error:
         raise InvalidOptionError(f"video {name!r}: {error}") from None
-    return VideoMatching(
-        name,
-        tuple(gt),
-        tuple(det),
-        pairs,
-        greedy_pairs(pairs.gt, pairs.det, pairs.overlap(class_aware=True)),
-        greedy_pairs(pairs.gt, pairs.det, pairs.overlap(class_aware=False)),
-    )
+    same_class = pairs.overlap(class_aware=True)
+    any_class = pairs.overlap(class_aware=False)
+    if reading == BEST_PARTNER:
+        assigned = best_partners(pairs.gt, pairs.det, same_class)
+        by_detection = best_partners(pairs.det, pairs.gt, same_class)
+        return VideoMatching(
+            name,
+            tuple(gt),
+            tuple(det),
+            pairs,
+            assigned,
+            best_partners(pairs.gt, pairs.det, any_class),
+            tuple((i, j) for j, i in by_detection),
+        )
+    assigned = greedy_pairs(pairs.gt, pairs.det, same_class)
+    any_class_pairs = greedy_pairs(pairs.gt, pairs.det, any_class)
+    return VideoMatching(name, tuple(gt), tuple(det), pairs, assigned, any_class_pairs, assigned)
 
 
 def match_actions(
@@ -447,25 +491,30 @@ def match_actions(
     det: AnnotationSet,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    reading: str = ONE_TO_ONE,
 ) -> ActionMatching:
     """Match detections to ground truth in every video, once for all thresholds (docs/measures.md §4).
 
     Videos are paired by name; a video only in ``det`` contributes false
-    alarms, one only in ``gt`` misses. ``progress`` is called with
-    ``(videos done, videos)``.
+    alarms, one only in ``gt`` misses. ``reading`` is :data:`ONE_TO_ONE` or
+    :data:`BEST_PARTNER`. ``progress`` is called with ``(videos done, videos)``.
     """
+    check_matching(reading)
     names = list(gt.videos) + [n for n in det.videos if n not in gt.videos]
     videos = []
     for k, name in enumerate(names):
         check(cancel)
         g = gt.videos[name].actions if name in gt.videos else ()
         d = det.videos[name].actions if name in det.videos else ()
-        videos.append(match_video(name, g, d))
+        videos.append(match_video(name, g, d, reading))
         report(progress, k + 1, len(names))
+    pairs = _flatten(videos, "assigned")
     return ActionMatching(
         videos=tuple(videos),
         n_gt=np.array([len(v.gt) for v in videos], dtype=np.int64),
         n_det=np.array([len(v.det) for v in videos], dtype=np.int64),
-        pairs=_flatten(videos, any_class=False),
-        pairs_any_class=_flatten(videos, any_class=True),
+        pairs=pairs,
+        pairs_any_class=_flatten(videos, "assigned_any_class"),
+        reading=reading,
+        det_pairs=pairs if reading == ONE_TO_ONE else _flatten(videos, "det_assigned"),
     )

@@ -14,6 +14,8 @@ from referee.core.measures.action_matching import (
     CLASSES,
     CRITERIA,
     ActionMatching,
+    AssignedPairs,
+    VideoMatching,
     match_actions,
 )
 from referee.core.measures.indicators import IndicatorValue, undefined
@@ -38,14 +40,24 @@ def _per_video(mask: np.ndarray, video: np.ndarray, n_videos: int) -> np.ndarray
 
 
 def _rates(
-    accepted: np.ndarray, n_gt: int, n_det: int
+    accepted: np.ndarray, det_accepted: np.ndarray, n_gt: int, n_det: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Recall, precision and F of accepted counts (NaN where undefined)."""
+    """Recall, precision and F (NaN where undefined) of the ground-truth actions and the
+    detections whose partner is accepted.
+
+    ``F = 2PR / (P + R) = 2·a·b / (b·n_gt + a·n_det)`` with ``a``, ``b`` the two
+    counts, 0 when either is 0; one-to-one (``a = b``) this is
+    ``2·a / (n_gt + n_det)``, the same float (both are one rounding of the same ratio).
+    """
     a = np.asarray(accepted, dtype=float)
+    b = np.asarray(det_accepted, dtype=float)
     nan = np.full(a.shape, math.nan)
     recall = a / n_gt if n_gt else nan
-    precision = a / n_det if n_det else nan
-    f = 2 * a / (n_gt + n_det) if n_gt + n_det else nan
+    precision = b / n_det if n_det else nan
+    if n_gt + n_det == 0:
+        return recall, precision, nan
+    denominator = b * n_gt + a * n_det
+    f = np.divide(2 * a * b, denominator, out=np.zeros(a.shape), where=denominator > 0)
     return recall, precision, f
 
 
@@ -58,7 +70,10 @@ class OperatingPoint:
     """Counts, recall, precision and F at one set of thresholds (docs/measures.md §4).
 
     ``thresholds`` maps ``THRESHOLD_KEYS`` to values. ``assigned`` counts the
-    pairs of the matching, ``accepted`` those that pass every test.
+    ground-truth actions with a partner, ``accepted`` those whose pair passes
+    every test (recall's numerator); ``det_assigned`` and ``det_accepted`` the
+    same for detections (precision's numerator). One-to-one, each side counts the
+    pairs of the matching, so the two sides are equal.
     """
 
     thresholds: dict[str, float]
@@ -69,36 +84,57 @@ class OperatingPoint:
     recall: IndicatorValue
     precision: IndicatorValue
     f: IndicatorValue
+    det_assigned: int
+    det_accepted: int
 
     @property
     def vetoed(self) -> int:
-        """Assigned pairs that fail at least one test."""
+        """Ground-truth actions whose pair fails at least one test (one-to-one: vetoed pairs)."""
         return self.assigned - self.accepted
 
     @property
+    def det_vetoed(self) -> int:
+        """Detections whose pair fails at least one test (one-to-one: vetoed pairs)."""
+        return self.det_assigned - self.det_accepted
+
+    @property
     def missed(self) -> int:
-        """Ground-truth actions without an accepted detection (unassigned or vetoed)."""
+        """Ground-truth actions without an accepted partner (none, or vetoed)."""
         return self.n_gt - self.accepted
 
     @property
     def false_alarms(self) -> int:
-        """Detections without an accepted ground-truth action (unassigned or vetoed)."""
-        return self.n_det - self.accepted
+        """Detections without an accepted partner (none, or vetoed)."""
+        return self.n_det - self.det_accepted
+
+
+@dataclass(frozen=True, eq=False)
+class _Side:
+    """The ground truth's or the detections' counts: actions, those with a partner, and
+    those whose pair is accepted at each operating point (the first is ε's)."""
+
+    actions: int
+    assigned: int
+    accepted: np.ndarray
 
 
 def _operating_point(
-    thresholds: Sequence[float] | np.ndarray, n_gt: int, n_det: int, assigned: int, accepted: int
+    thresholds: Sequence[float] | np.ndarray, gt: _Side, det: _Side
 ) -> OperatingPoint:
-    r, p, f = (float(x) for x in _rates(np.array(accepted), n_gt, n_det))
+    """The counts and rates of the first operating point of ``gt`` and ``det``."""
+    a, b = int(gt.accepted[0]), int(det.accepted[0])
+    r, p, f = (float(x) for x in _rates(np.array(a), np.array(b), gt.actions, det.actions))
     return OperatingPoint(
         thresholds=dict(zip(THRESHOLD_KEYS, (float(t) for t in thresholds))),
-        n_gt=n_gt,
-        n_det=n_det,
-        assigned=assigned,
-        accepted=accepted,
+        n_gt=gt.actions,
+        n_det=det.actions,
+        assigned=gt.assigned,
+        accepted=a,
         recall=_value(r, NO_GT),
         precision=_value(p, NO_DETECTION),
         f=_value(f, NO_ACTION),
+        det_assigned=det.assigned,
+        det_accepted=b,
     )
 
 
@@ -109,9 +145,11 @@ def operating_point(matching: ActionMatching, thresholds: Sequence[float]) -> Op
         raise InvalidOptionError(
             f"expected four thresholds (t_sr, t_sp, t_tr, t_tp), got {list(thresholds)}"
         )
-    accepted = int(matching.pairs.accepted(limits[None, :]).sum())
+    gt, det = matching.pairs, matching.det_pairs
     return _operating_point(
-        limits, int(matching.n_gt.sum()), int(matching.n_det.sum()), len(matching.pairs), accepted
+        limits,
+        _Side(int(matching.n_gt.sum()), len(gt), gt.accepted(limits[None, :]).sum(axis=1)),
+        _Side(int(matching.n_det.sum()), len(det), det.accepted(limits[None, :]).sum(axis=1)),
     )
 
 
@@ -121,6 +159,7 @@ class QualityCurves:
 
     Row ``k`` varies threshold ``THRESHOLD_KEYS[k]`` over ``grid``; the other
     three stay at ε. Arrays are ``(4, len(grid))``; NaN where undefined.
+    ``accepted`` and ``det_accepted`` count as :class:`OperatingPoint`'s fields.
     """
 
     grid: np.ndarray
@@ -128,6 +167,7 @@ class QualityCurves:
     recall: np.ndarray
     precision: np.ndarray
     f: np.ndarray
+    det_accepted: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,20 +193,17 @@ class ActionScores:
     final: IndicatorValue
 
 
-def _scores(
-    params: LirisParameters, accepted: np.ndarray, n_gt: int, n_det: int, assigned: int
-) -> ActionScores:
-    """Scores from the accepted counts of the ``params.point_thresholds()`` rows."""
+def _scores(params: LirisParameters, gt: _Side, det: _Side) -> ActionScores:
+    """Scores from each side's accepted counts at the ``params.point_thresholds()`` rows."""
     g = len(params.grid)
-    recall, precision, f = _rates(accepted[1:].reshape(4, g), n_gt, n_det)
-    curves = QualityCurves(
-        np.array(params.grid), accepted[1:].reshape(4, g).copy(), recall, precision, f
-    )
+    a, b = gt.accepted[1:].reshape(4, g), det.accepted[1:].reshape(4, g)
+    recall, precision, f = _rates(a, b, gt.actions, det.actions)
+    curves = QualityCurves(np.array(params.grid), a.copy(), recall, precision, f, b.copy())
     integrals = {
         key: _value(float(np.mean(f[k])), NO_ACTION) for k, key in enumerate(THRESHOLD_KEYS)
     }
     final = _value(float(np.mean([v.value for v in integrals.values()])), NO_ACTION)
-    point = _operating_point((params.epsilon,) * 4, n_gt, n_det, assigned, int(accepted[0]))
+    point = _operating_point((params.epsilon,) * 4, gt, det)
     return ActionScores(point, curves, integrals, final)
 
 
@@ -174,29 +211,39 @@ _DEFAULT_PARAMETERS = LirisParameters()
 """Default ε and grid; the parameters are frozen, so one instance serves every call."""
 
 
+def _accepted_per_video(
+    pairs: AssignedPairs, params: LirisParameters, n_videos: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(1 + 4·G, n_videos)`` accepted pairs per operating point and video, and the
+    pairs of each video."""
+    accepted = _per_video(pairs.accepted(params.point_thresholds()), pairs.video, n_videos)
+    return accepted, np.bincount(pairs.video, minlength=n_videos)
+
+
 def score_matching(
     matching: ActionMatching, params: LirisParameters = _DEFAULT_PARAMETERS
 ) -> tuple[ActionScores, dict[str, ActionScores]]:
     """Scores at all ``1 + 4·G`` operating points, overall and per video (docs/measures.md §4).
 
-    Overall counts pool all videos (accepted pairs / all GT actions, / all
-    detections); each video's scores use only its own actions.
+    Overall counts pool all videos (ground-truth actions found / all GT actions,
+    correct detections / all detections); each video's scores use only its own actions.
     """
-    pairs = matching.pairs
-    per_video = _per_video(
-        pairs.accepted(params.point_thresholds()), pairs.video, len(matching.videos)
-    )
-    assigned = np.bincount(pairs.video, minlength=len(matching.videos))
+    n = len(matching.videos)
+    accepted, assigned = _accepted_per_video(matching.pairs, params, n)
+    if matching.det_pairs is matching.pairs:
+        det_accepted, det_assigned = accepted, assigned
+    else:
+        det_accepted, det_assigned = _accepted_per_video(matching.det_pairs, params, n)
     overall = _scores(
         params,
-        per_video.sum(axis=1),
-        int(matching.n_gt.sum()),
-        int(matching.n_det.sum()),
-        len(pairs),
+        _Side(int(matching.n_gt.sum()), int(assigned.sum()), accepted.sum(axis=1)),
+        _Side(int(matching.n_det.sum()), int(det_assigned.sum()), det_accepted.sum(axis=1)),
     )
     videos = {
         v.video: _scores(
-            params, per_video[:, k], int(matching.n_gt[k]), int(matching.n_det[k]), int(assigned[k])
+            params,
+            _Side(int(matching.n_gt[k]), int(assigned[k]), accepted[:, k]),
+            _Side(int(matching.n_det[k]), int(det_assigned[k]), det_accepted[:, k]),
         )
         for k, v in enumerate(matching.videos)
     }
@@ -255,9 +302,9 @@ FALSE_ALARM = "false alarm"
 class PairRow:
     """One line of the explanation table (docs/measures.md §4).
 
-    ``outcome`` is ``"accepted"`` or ``"vetoed"`` for an assigned pair (at ε),
-    ``"miss"`` for an unassigned ground-truth action, ``"false alarm"`` for an
-    unassigned detection. ``failed`` lists every failing test of a vetoed
+    ``outcome`` is ``"accepted"`` or ``"vetoed"`` for a pair (at ε), ``"miss"``
+    for a ground-truth action without a partner, ``"false alarm"`` for a
+    detection without one. ``failed`` lists every failing test of a vetoed
     pair (:data:`CRITERIA` names, then ``"class"``). Indices are positions in
     the video's action lists, numbers the files' ``nr``; absent values are
     ``None`` and absent ratios NaN.
@@ -279,16 +326,44 @@ class PairRow:
     failed: tuple[str, ...] = field(default=())
 
 
-def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tuple[PairRow, ...]:
-    """Every assigned pair, miss and false alarm, with why each pair was vetoed (docs/measures.md §4).
-
-    Per video: ground-truth actions in order (their pair, or a miss), then
-    the unassigned detections as false alarms.
-    """
-    pairs = matching.pairs
-    failed = pairs.failed((epsilon,) * 4)
+def _pair_row(video: VideoMatching, pairs: AssignedPairs, m: int, failed: np.ndarray) -> PairRow:
+    """Row of pair ``m`` of ``pairs``: accepted, or vetoed with its failing tests."""
     names = (*(CRITERIA[k] for k in THRESHOLD_KEYS), CLASS_CRITERION)
-    by_gt = {(int(v), int(i)): m for m, (v, i) in enumerate(zip(pairs.video, pairs.gt))}
+    i, j = int(pairs.gt[m]), int(pairs.det[m])
+    g, d = video.gt[i], video.det[j]
+    reasons = tuple(n for n, bad in zip(names, failed[m]) if bad)
+    # Columns of the ratios: THRESHOLD_KEYS order, as PairRow's fields.
+    sr, sp, tr, tp = (float(r) for r in pairs.ratios[m])
+    return PairRow(
+        video.video,
+        VETOED if reasons else ACCEPTED,
+        i,
+        g.number,
+        g.action_class,
+        j,
+        d.number,
+        d.action_class,
+        float(pairs.dice[m]),
+        spatial_recall=sr,
+        spatial_precision=sp,
+        temporal_recall=tr,
+        temporal_precision=tp,
+        failed=reasons,
+    )
+
+
+def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tuple[PairRow, ...]:
+    """Every pair, miss and false alarm, with why each pair was vetoed (docs/measures.md §4).
+
+    Per video: ground-truth actions in order (the pair with their partner, or a
+    miss), then detections in order: the pair with their partner when not listed
+    yet (best-partner only), or a false alarm when they have none.
+    """
+    gt_pairs, det_pairs = matching.pairs, matching.det_pairs
+    gt_failed = gt_pairs.failed((epsilon,) * 4)
+    det_failed = gt_failed if det_pairs is gt_pairs else det_pairs.failed((epsilon,) * 4)
+    by_gt = {(int(v), int(i)): m for m, (v, i) in enumerate(zip(gt_pairs.video, gt_pairs.gt))}
+    by_det = {(int(v), int(j)): m for m, (v, j) in enumerate(zip(det_pairs.video, det_pairs.det))}
     rows: list[PairRow] = []
     for v, video in enumerate(matching.videos):
         for i, g in enumerate(video.gt):
@@ -297,36 +372,17 @@ def pair_table(matching: ActionMatching, epsilon: float = DEFAULT_EPSILON) -> tu
                 rows.append(
                     PairRow(video.video, MISS, i, g.number, g.action_class, None, None, None)
                 )
-                continue
-            j = int(pairs.det[m])
-            d = video.det[j]
-            reasons = tuple(n for n, bad in zip(names, failed[m]) if bad)
-            # Columns of the ratios: THRESHOLD_KEYS order, as PairRow's fields.
-            sr, sp, tr, tp = (float(r) for r in pairs.ratios[m])
-            rows.append(
-                PairRow(
-                    video.video,
-                    VETOED if reasons else ACCEPTED,
-                    i,
-                    g.number,
-                    g.action_class,
-                    j,
-                    d.number,
-                    d.action_class,
-                    float(pairs.dice[m]),
-                    spatial_recall=sr,
-                    spatial_precision=sp,
-                    temporal_recall=tr,
-                    temporal_precision=tp,
-                    failed=reasons,
+            else:
+                rows.append(_pair_row(video, gt_pairs, m, gt_failed))
+        listed = set(video.assigned)
+        for j, d in enumerate(video.det):
+            m = by_det.get((v, j))
+            if m is None:
+                rows.append(
+                    PairRow(video.video, FALSE_ALARM, None, None, None, j, d.number, d.action_class)
                 )
-            )
-        used = {j for _, j in video.assigned}
-        rows += [
-            PairRow(video.video, FALSE_ALARM, None, None, None, j, d.number, d.action_class)
-            for j, d in enumerate(video.det)
-            if j not in used
-        ]
+            elif (int(det_pairs.gt[m]), j) not in listed:
+                rows.append(_pair_row(video, det_pairs, m, det_failed))
     return tuple(rows)
 
 
@@ -340,9 +396,9 @@ class ActionEvaluation:
     Attributes
     ----------
     parameters
-        ε and the grid used.
+        ε, the grid and the matching's reading used.
     matching
-        Pair statistics and greedy matchings of every video.
+        Pair statistics and matchings of every video.
     overall, per_video
         Scores pooled over all videos, and of each video by name.
     confusion, confusion_per_video
@@ -374,13 +430,13 @@ def evaluate_actions(
     gt, det
         Ground truth and one method's detections; videos paired by name.
     params
-        ε and the grid of the integrated measures.
+        ε, the grid of the integrated measures and the matching's reading.
     progress
         Called with ``(videos done, videos)`` during matching.
     cancel
         Checked between videos.
     """
-    matching = match_actions(gt, det, progress, cancel)
+    matching = match_actions(gt, det, progress, cancel, params.matching)
     check(cancel)
     overall, per_video = score_matching(matching, params)
     confusion, confusion_per_video = class_confusion(matching, params.epsilon)
