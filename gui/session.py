@@ -53,6 +53,7 @@ from referee.core.workflow.options import (
 )
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.results import (
+    CurvesResult,
     PixelResult,
     ProjectResults,
     PseudoOutcome,
@@ -104,6 +105,11 @@ class ProjectSession(QObject):
     def evaluations(self) -> dict[str, list[VideoEvaluation]]:
         """Each mask detector's per-video evaluations (empty before the first result)."""
         return self.results.pixels.evaluations if self.results.pixels is not None else {}
+
+    @property
+    def curves(self) -> CurvesResult | None:
+        """ROC and PR curves of the detectors with soft scores (docs/measures.md §3)."""
+        return self.results.curves
 
     @property
     def actions(self) -> dict[str, ActionEvaluation]:

@@ -52,9 +52,11 @@ def add_commands(commands: Commands) -> None:
     add_output(
         parser,
         "--areas-csv",
-        "write one row per curve (per video and summarized) to FILE: positives, negatives, "
-        "roc_auc, average_precision; an undefined area (AUC: no positive or no negative "
-        "pixel; AP: no positive pixel) is an empty cell, its reason in the 'undefined' column",
+        "write one row per curve (per video and summarized) to FILE: positives and negatives "
+        "(pixel counts; a summary's: its videos' together), positive_share (their share of "
+        "the curve's weight: a summary's from its blended matrices), roc_auc, "
+        "average_precision; an undefined area (AUC: no positive or no negative pixel; AP: no "
+        "positive pixel) is an empty cell, its reason in the 'undefined' column",
     )
     add_output(
         parser,

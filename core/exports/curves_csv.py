@@ -2,7 +2,7 @@
 
 Two files: every curve point (one row per method, video or summary, and
 threshold, end points included) and the areas under the curves (one row per
-curve: ROC AUC and average precision).
+curve: its pixels, their positive share, ROC AUC and average precision).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ AREA_COLUMNS: tuple[str, ...] = (
     "video",
     "positives",
     "negatives",
+    "positive_share",
     "roc_auc",
     "average_precision",
     "undefined",
@@ -86,12 +87,24 @@ def format_curves_csv(rows: Sequence[CurveRow]) -> str:
 
 
 def format_curve_areas_csv(rows: Sequence[CurveRow]) -> str:
-    """CSV text, one row per curve: its positives, negatives, ROC AUC and average precision.
+    """CSV text, one row per curve: its pixels, positive share, ROC AUC and average precision.
 
-    An undefined area is an empty cell, its reason in the ``undefined`` column.
+    Every row's columns mean the same (docs/measures.md §3): ``positives`` and
+    ``negatives`` count pixels (a summary's: those of its method's videos, from
+    the ``video`` rows); ``positive_share`` is the positives' share of the
+    curve's weight, ``P / (P + N)`` of a video's pixels and of a summary's
+    blended matrices (the precision where everything is detected). An undefined
+    area is an empty cell, its reason in the ``undefined`` column.
     """
+    pixels: dict[str, tuple[float, float]] = {}
+    for method, row, _, _, curves in rows:
+        if row == "video":
+            p, n = pixels.get(method, (0.0, 0.0))
+            pixels[method] = (p + curves.positives, n + curves.negatives)
     lines: list[Sequence[object]] = [AREA_COLUMNS]
     for method, row, category, video, curves in rows:
+        counts = (curves.positives, curves.negatives) if row == "video" else pixels.get(method)
+        total = curves.positives + curves.negatives
         areas = {"roc_auc": roc_auc(curves), "average_precision": average_precision(curves)}
         reasons = "; ".join(f"{k}: {v.reason}" for k, v in areas.items() if not v.defined)
         lines.append(
@@ -100,8 +113,8 @@ def format_curve_areas_csv(rows: Sequence[CurveRow]) -> str:
                 row,
                 category,
                 video,
-                _cell(curves.positives),
-                _cell(curves.negatives),
+                *(("", "") if counts is None else (_cell(c) for c in counts)),
+                _cell(curves.positives / total) if total > 0 else "",
                 *(_cell(v.value) for v in areas.values()),
                 reasons,
             ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from referee.core.measures.curve_areas import average_precision, roc_auc
+from referee.core.measures.curve_areas import curve_areas
 from referee.core.measures.curves import Curves, best_f1_threshold
 from referee.core.measures.indicators import INDICATORS, IndicatorValue, evaluate
 from referee.core.measures.summarize import CDNET_STATISTICS, MethodResult, RankComparison
@@ -26,6 +26,17 @@ TABLE_INDICATORS: tuple[str, ...] = (
 CDNET_COLUMNS: tuple[tuple[str, str], ...] = tuple(
     zip(CDNET_STATISTICS, ("Recall", "Specificity", "FPR", "FNR", "PWC", "Precision", "F"))
 )
+
+
+#: What the areas under a curve (docs/measures.md §3) are called by the terminal, the report
+#: and the window.
+AREA_SYMBOLS: tuple[str, str] = ("AUC", "AP")
+AREAS_NOTE = "AUC: area under the ROC curve; AP: average precision (recall steps, no interpolation)"
+
+
+def area_text(value: IndicatorValue) -> str:
+    """An area to 4 decimals, or ``undefined`` with its reason."""
+    return f"{value.value:.4f}" if value.defined else value.reason or "undefined"
 
 
 def _number(value: IndicatorValue | float) -> str:
@@ -123,12 +134,12 @@ def format_best_threshold_table(rows: Sequence[tuple[str, str, Curves]]) -> str:
     The best threshold comes with F1, TPR, FPR and PPV there; a line under the
     table gives the reason of each undefined area.
     """
-    header = ["method", "weights", "best T", "F1", "TPR", "FPR", "PPV", "AUC", "AP"]
+    header = ["method", "weights", "best T", "F1", "TPR", "FPR", "PPV", *AREA_SYMBOLS]
     lines, notes = [], []
     for method, scheme, curves in rows:
         f1 = [evaluate("f1", ConfusionMatrix(*row)).value for row in curves.confusions]
         best = best_f1_threshold(curves)
-        areas = {"AUC": roc_auc(curves), "AP": average_precision(curves)}
+        areas = dict(zip(AREA_SYMBOLS, curve_areas(curves)))
         lines.append(
             [
                 method,
@@ -147,7 +158,7 @@ def format_best_threshold_table(rows: Sequence[tuple[str, str, Curves]]) -> str:
             "Soft outputs: summarized curves, threshold of highest F1 "
             "(detected iff score >= T; docs/measures.md §3)",
             grid(header, lines),
-            "AUC: area under the ROC curve; AP: average precision (recall steps, no interpolation)",
+            AREAS_NOTE,
             *notes,
         ]
     )

@@ -67,3 +67,8 @@ def average_precision(curves: Curves) -> IndicatorValue:
         Fraction(0),
     )
     return IndicatorValue(float(weighted_precision / positives))
+
+
+def curve_areas(curves: Curves) -> tuple[IndicatorValue, IndicatorValue]:
+    """The ROC AUC and the average precision of ``curves`` (docs/measures.md §3)."""
+    return roc_auc(curves), average_precision(curves)

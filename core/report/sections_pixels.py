@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from referee.core.exports.text_table import TABLE_INDICATORS
+from referee.core.exports.text_table import AREA_SYMBOLS, AREAS_NOTE, TABLE_INDICATORS
 from referee.core.measures.curves import Curves, best_f1_threshold
 from referee.core.measures.indicators import IndicatorValue, evaluate_all, get_indicator
 from referee.core.measures.summarize import CDNET_STATISTICS
@@ -190,6 +190,22 @@ def roc_pr_section(results: ReportResults) -> Section | None:
             "(docs/measures.md §3). Dotted lines in PR space are iso-F lines.",
         )
     ]
+    if results.curves is not None:
+        blocks.append(
+            Table(
+                "curve-areas",
+                "Areas under the score curves",
+                ("detector", "weights", *AREA_SYMBOLS),
+                tuple(
+                    (name, scheme, *results.curves.areas[name])
+                    for name, (scheme, _) in results.curves.summaries.items()
+                ),
+                notes=(
+                    f"{AREAS_NOTE}; of each detector's summarized curve, over thresholds "
+                    "0–255 and the end where nothing is detected (docs/measures.md §3).",
+                ),
+            )
+        )
     if curves:
         blocks.append(
             Table(

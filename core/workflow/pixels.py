@@ -10,6 +10,7 @@ from referee.core.evaluation.batch import MissingResult
 from referee.core.evaluation.cached_rows import evaluate_methods_cached, histograms_methods_cached
 from referee.core.evaluation.masks import VideoEvaluation, summarized_histogram_curves
 from referee.core.frames.results import result_sources
+from referee.core.measures.curve_areas import curve_areas
 from referee.core.measures.summarize import compare_rankings, summarize_method
 from referee.core.model.confusion import VideoConfusion
 from referee.core.model.project import Project
@@ -128,8 +129,9 @@ def run_curves(
     cancel: CancelToken | None = None,
     cache: FrameCache | None = None,
 ) -> CurvesResult:
-    """ROC and PR curves of every detector with soft scores, per video and summarized;
-    with ``cache``, the histograms of frames whose files are unchanged come from it.
+    """ROC and PR curves of every detector with soft scores, per video and summarized, and
+    the summarized curves' areas; with ``cache``, the histograms of frames whose files are
+    unchanged come from it.
 
     Raises
     ------
@@ -152,4 +154,5 @@ def run_curves(
         name: summarized_histogram_curves(found, options.weights)
         for name, found in histograms.items()
     }
-    return CurvesResult(options, histograms, summaries, found.missing)
+    areas = {name: curve_areas(curves) for name, (_, curves) in summaries.items()}
+    return CurvesResult(options, histograms, summaries, areas, found.missing)

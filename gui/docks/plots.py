@@ -3,7 +3,9 @@
 Every plotted number comes from ``referee.core``; undefined values (NaN) are
 left out, never drawn at 0. Plot items carry an ``objectName`` saying what
 they are (``"video points: <detector>"``, ``"summary point: <detector>"``,
-``"iso-F 0.5"``, ``"frame F: <detector>"``, ``"LIRIS F <key>: <detector>"``).
+``"score curve: <detector>"``, ``"iso-F 0.5"``, ``"frame F: <detector>"``,
+``"LIRIS F <key>: <detector>"``). A score curve's legend row gives its AUC (ROC
+space) or AP (PR space), worded as the terminal and the report word them.
 
 Drawing is incremental: the fixed items (chance line, iso-F lines, the LIRIS
 panels) are made once, each detector's items when it first appears, and a new
@@ -23,13 +25,14 @@ from PySide6.QtWidgets import QDockWidget, QTabWidget, QVBoxLayout, QWidget
 
 from referee.core.colours import OKABE_ITO, detector_colours
 from referee.core.evaluation.masks import VideoEvaluation
+from referee.core.exports.text_table import AREA_SYMBOLS, area_text
 from referee.core.measures.action_matching import CRITERIA
 from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.measures.curves import ISO_F_LEVELS, iso_f1_curve
 from referee.core.measures.indicators import evaluate_all
 from referee.core.measures.liris_parameters import THRESHOLD_KEYS
 from referee.core.measures.summarize import Summary
-from referee.core.workflow.results import PixelResult
+from referee.core.workflow.results import CurvesResult, PixelResult
 from referee.gui.widgets.deferred_draw import DeferredDraw
 from referee.gui.widgets.plot_series import Items, SeriesItems
 from referee.gui.widgets.theme import add_legend
@@ -42,7 +45,9 @@ SUMMARY_POINT_SIZE = 18
 MAX_MARKED_FRAMES = 200
 
 
-def _finite(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _finite(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = np.isfinite(xs) & np.isfinite(ys)
     return xs[keep], ys[keep]
@@ -80,6 +85,7 @@ class PlotsDock(QDockWidget):
         super().__init__("Plots", parent)
         self.setObjectName("PlotsDock")
         self._pixels: PixelResult | None = None
+        self._curves: CurvesResult | None = None
         self._detector_order: tuple[str, ...] = ()
         self._frame_f: tuple[str, Mapping[str, tuple[np.ndarray, np.ndarray]]] | None = None
         self._actions: Mapping[str, ActionEvaluation] = {}
@@ -114,12 +120,17 @@ class PlotsDock(QDockWidget):
             SeriesItems(plot.getPlotItem(), partial(self._make_space_items, plot))
             for plot in (self.roc_plot, self.pr_plot)
         ]
+        self._curve_series = [
+            SeriesItems(plot.getPlotItem(), self._make_score_curve)
+            for plot in (self.roc_plot, self.pr_plot)
+        ]
         self._frame_series = SeriesItems(self.frame_plot.getPlotItem(), self._make_frame_curve)
         self._liris_series = [
             SeriesItems(plot, partial(self._make_liris_curve, key))
             for key, plot in zip(THRESHOLD_KEYS, self._liris_plots)
         ]
         self._spaces_drawing = DeferredDraw(self, self._draw_spaces)
+        self._curves_drawing = DeferredDraw(self, self._draw_curves)
         self._frame_f_drawing = DeferredDraw(self, self._draw_frame_f)
         self._actions_drawing = DeferredDraw(self, self._draw_actions)
 
@@ -167,9 +178,14 @@ class PlotsDock(QDockWidget):
 
     def clear(self) -> None:
         """Drop the results shown (another project was opened): the plots empty."""
-        self._pixels, self._frame_f, self._actions = None, None, {}
+        self._pixels, self._curves, self._frame_f, self._actions = None, None, None, {}
         self._frames = np.zeros(0)
-        for drawing in (self._spaces_drawing, self._frame_f_drawing, self._actions_drawing):
+        for drawing in (
+            self._spaces_drawing,
+            self._curves_drawing,
+            self._frame_f_drawing,
+            self._actions_drawing,
+        ):
             drawing.request()
 
     def _colours(self, names: Sequence[str]) -> dict[str, tuple[int, int, int]]:
@@ -277,6 +293,40 @@ class PlotsDock(QDockWidget):
     @staticmethod
     def _point_tip(x: float, y: float, data: str) -> str:
         return f"{data}\n({x:.4f}, {y:.4f})"
+
+    # --- score curves ------------------------------------------------------------------
+
+    def show_curves(self, result: CurvesResult | None) -> None:
+        """Show every soft detector's summarized ROC and PR curves, with its AUC and AP in
+        the legends (docs/measures.md §3); ``None`` removes them."""
+        self._curves = result
+        self._curves_drawing.request()
+
+    @staticmethod
+    def _make_score_curve(name: str) -> Items:
+        curve = pg.PlotDataItem(connect="finite", name=f"{name} scores")
+        return (_named(curve, f"score curve: {name}"),)
+
+    def _draw_curves(self) -> None:
+        result = self._curves
+        summaries = result.summaries if result is not None else {}
+        areas = result.areas if result is not None else {}
+        for series in self._curve_series:
+            series.show(list(summaries))
+        colours = self._colours(list(summaries))
+        plots = (self.roc_plot, self.pr_plot)
+        for name, (_, curves) in summaries.items():
+            ended = curves.with_end()
+            spaces = ((ended.fpr, ended.tpr), (ended.tpr, ended.precision))
+            for series, plot, (x, y), symbol, area in zip(
+                self._curve_series, plots, spaces, AREA_SYMBOLS, areas[name]
+            ):
+                (curve,) = series[name]
+                curve.setData(*_finite(x, y), pen=pg.mkPen(colours[name], width=2))
+                text = f"{name} scores: {symbol} {area_text(area)}"
+                for sample, label in plot.getPlotItem().legend.items:
+                    if sample.item is curve:
+                        label.setText(text)
 
     # --- per-frame F -------------------------------------------------------------------
 

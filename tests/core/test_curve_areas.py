@@ -63,6 +63,21 @@ def pixel_labels_and_scores(video: VideoSpec, results: Path) -> tuple[np.ndarray
     return np.concatenate(labels), np.concatenate(scores)
 
 
+def weighted_scikit_areas(
+    videos: list[VideoSpec], results: Path, weights: dict[str, float]
+) -> tuple[float, float]:
+    """scikit-learn's ROC AUC and AP of all the videos' pixels, each pixel of video ``v``
+    weighing ``weights[v.name] / n_v`` (docs/measures.md §3, summarized curve)."""
+    pooled = [(v, *pixel_labels_and_scores(v, results)) for v in videos]
+    labels = np.concatenate([y for _, y, _ in pooled])
+    scores = np.concatenate([s for _, _, s in pooled])
+    weight = np.concatenate([np.full(y.size, weights[v.name] / y.size) for v, y, _ in pooled])
+    return (
+        float(roc_auc_score(labels, scores, sample_weight=weight)),
+        float(average_precision_score(labels, scores, sample_weight=weight)),
+    )
+
+
 @pytest.fixture()
 def scored(tmp_path: Path) -> tuple[list[VideoSpec], Path, Path]:
     """Three small CDnet videos and a soft method ``soft`` scoring them."""
@@ -333,3 +348,31 @@ def test_cli_json_holds_the_scikit_learn_areas_every_digit_and_the_best_threshol
     assert summary["best"]["f1"] == pytest.approx(max(f1), rel=1e-12)
     row = next(x for x in printed.splitlines() if x.startswith("soft"))
     assert row.split()[2] == str(summary["best"]["threshold"])
+
+
+def test_areas_csv_rows_mean_the_same_in_every_row(
+    scored: tuple[list[VideoSpec], Path, Path], tmp_path: Path
+) -> None:
+    """Video and summary rows alike: pixel counts, then the positives' share of the curve."""
+    videos, dataset, results = scored
+    run_curves(dataset, results, tmp_path, "--weights", "video")
+    pooled = {v.name: pixel_labels_and_scores(v, results)[0] for v in videos}
+    areas = {a["video"] or a["row"]: a for a in read_csv(tmp_path / "areas.csv")}
+    summary = areas.pop("summary:video")
+    for name, labels in pooled.items():
+        row = areas[name]
+        assert (int(row["positives"]), int(row["negatives"])) == (
+            int(labels.sum()),
+            int(labels.size - labels.sum()),
+        )
+        assert float(row["positive_share"]) == pytest.approx(labels.mean(), rel=1e-12)
+    # The summary's pixels are its videos' together; its share, with each video weighing 1/3,
+    # is the mean of their shares (each video's matrices divided by its pixels).
+    everything = np.concatenate(list(pooled.values()))
+    assert (int(summary["positives"]), int(summary["negatives"])) == (
+        int(everything.sum()),
+        int(everything.size - everything.sum()),
+    )
+    shares = [labels.mean() for labels in pooled.values()]
+    assert float(summary["positive_share"]) == pytest.approx(np.mean(shares), rel=1e-12)
+    assert abs(np.mean(shares) - everything.mean()) > 1e-4, "the weights must matter here"

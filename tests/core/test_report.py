@@ -17,6 +17,7 @@ from referee.core.cli.main import main
 from referee.core.demo.dataset import DemoLayout
 from referee.core.demo.project import demo_project
 from referee.core.errors import CancelledError
+from referee.core.formats.cdnet import discover_videos
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken
 from referee.core.report.build import build_report
@@ -26,6 +27,7 @@ from referee.core.report.html import render_html
 from referee.core.report.options import ReportOptions
 from referee.core.report.pdf import write_pdf
 from referee.core.report.tables_out import report_to_dict
+from tests.core.test_curve_areas import weighted_scikit_areas
 
 CREATED = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
@@ -134,6 +136,25 @@ def test_rank_changes_follow_the_two_columns_of_values(html_tables: dict) -> Non
         assert (int(row[2].text_content()), int(row[4].text_content())) == (rank_s, rank_c)
         change = row[5].text_content()
         assert change == ("unchanged" if rank_s == rank_c else f"{rank_c - rank_s:+d}")
+
+
+def test_curve_areas_equal_scikit_learn_on_the_weighted_pixels(
+    demo: DemoLayout, report: Report, html_tables: dict
+) -> None:
+    # The demo's one soft detector, summarized with category weights (auto): baseline's two
+    # videos 1/4 each, shadow's one 1/2; each pixel weighs its video's weight over its pixels.
+    weights = {"plaza": 0.25, "street": 0.25, "corridor": 0.5}
+    name = "running-average"
+    auc, ap = weighted_scikit_areas(discover_videos(demo.dataset), demo.soft_results[name], weights)
+    table = report.table("curve-areas")
+    assert table.columns == ("detector", "weights", "AUC", "AP")
+    ((detector, scheme, shown_auc, shown_ap),) = table.rows
+    assert (detector, scheme) == (name, "category")
+    assert shown_auc.value == pytest.approx(auc, rel=1e-9)
+    assert shown_ap.value == pytest.approx(ap, rel=1e-9)
+    assert "AUC: area under the ROC curve" in table.notes[0]
+    cells = _row(html_tables["curve-areas"], name)
+    assert [td.text_content() for td in cells[2:]] == [f"{auc:.4f}", f"{ap:.4f}"]
 
 
 def test_html_is_self_contained_and_has_every_part(report: Report) -> None:

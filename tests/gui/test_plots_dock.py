@@ -12,17 +12,24 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
 from referee.core.colours import DETECTOR_PALETTE
+from referee.core.demo.project import demo_project
 from referee.core.evaluation.batch import evaluate_method
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.cdnet import discover_videos
 from referee.core.formats.liris_xml import read_liris
 from referee.core.measures.action_scores import ActionEvaluation, evaluate_actions, operating_point
 from referee.core.measures.curves import ISO_F_LEVELS
-from referee.core.workflow.options import PixelOptions
-from referee.core.workflow.pixels import summarize_evaluations
+from referee.core.workflow.options import CurveOptions, PixelOptions
+from referee.core.workflow.pixels import run_curves, summarize_evaluations
+from referee.core.workflow.results import CurvesResult
 from referee.gui.docks.plots import PlotsDock
+from tests.core.test_curve_areas import weighted_scikit_areas
 
 DETECTORS = ("mog2", "knn", "cnt")
+#: The demo's detector with soft scores.
+SOFT = "running-average"
+#: The Plots dock's size in the default layout of a 1366×768 window.
+LAPTOP_DOCK = (451, 389)
 
 
 @pytest.fixture(scope="module")
@@ -314,3 +321,52 @@ def test_a_dock_behind_another_tab_draws_when_raised(qtbot, evaluations):
     assert plots.isVisible() and named(plots.roc_plot, "video points: ") == []
     plots.raise_()
     qtbot.waitUntil(lambda: len(named(plots.roc_plot, "video points: ")) == len(DETECTORS))
+
+
+@pytest.fixture(scope="module")
+def curves(demo) -> CurvesResult:
+    return run_curves(demo_project(demo), CurveOptions(workers=1))
+
+
+def legend_rows(plot) -> list[str]:
+    return [label.text for _, label in plot.getPlotItem().legend.items]
+
+
+def test_score_curves_carry_scikit_learns_auc_and_ap_in_their_legends(
+    qtbot, demo, curves, evaluations
+):
+    dock = shown_dock(qtbot)
+    dock.resize(*LAPTOP_DOCK)
+    dock.show_pixels(summarize_evaluations(evaluations))  # their legend rows too
+    dock.show_curves(curves)
+    # The summary weighs categories (auto): baseline's two videos 1/4 each, shadow's one 1/2,
+    # each pixel its video's weight over its pixels.
+    weights = {"plaza": 0.25, "street": 0.25, "corridor": 0.5}
+    auc, ap = weighted_scikit_areas(discover_videos(demo.dataset), demo.soft_results[SOFT], weights)
+    for plot, symbol, value in ((dock.roc_plot, "AUC", auc), (dock.pr_plot, "AP", ap)):
+        dock.tabs.setCurrentWidget(plot)
+        view = plot.getPlotItem().getViewBox()
+        qtbot.waitUntil(lambda view=view: view.sceneBoundingRect().width() > dock.width() / 2)
+        assert f"{SOFT} scores: {symbol} {value:.4f}" in legend_rows(plot)
+        legend = plot.getPlotItem().legend
+        # Legible: the whole legend lies inside the plot, none of its rows cut.
+        assert view.sceneBoundingRect().contains(legend.sceneBoundingRect())
+    # The ROC line runs from "all detected" (1, 1) to "nothing detected" (0, 0); its trapezoids
+    # are the AUC.
+    (line,) = named(dock.roc_plot, f"score curve: {SOFT}")
+    fpr, tpr = line.getData()
+    assert (fpr[0], tpr[0], fpr[-1], tpr[-1]) == (1.0, 1.0, 0.0, 0.0)
+    assert np.sum((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2) == pytest.approx(auc, rel=1e-9)
+
+
+def test_score_curves_are_redrawn_in_place_and_cleared(qtbot, curves):
+    dock = shown_dock(qtbot)
+    dock.show_curves(curves)
+    (before,) = named(dock.pr_plot, f"score curve: {SOFT}")
+    dock.show_curves(curves)
+    assert named(dock.pr_plot, f"score curve: {SOFT}") == [before]
+    assert sum("scores:" in row for row in legend_rows(dock.pr_plot)) == 1
+    dock.clear()
+    for plot in (dock.roc_plot, dock.pr_plot):
+        assert named(plot, "score curve: ") == []
+        assert not any("scores:" in row for row in legend_rows(plot))
