@@ -19,9 +19,10 @@ from referee.core.formats.text_files import exists_error, keeping_existing, writ
 from referee.core.model.videos import FrameRange
 from referee.core.progress import ProgressCallback
 from referee.core.pseudo.committee_options import CONSENSUS, STAPLE, CommitteeOptions
-from referee.core.significance.choices import TESTS
+from referee.core.significance.choices import MIN_SEQUENCES, TESTS
 from referee.core.workflow.options import (
     SCHEMES,
+    BoxOptions,
     PixelOptions,
     RankingOptions,
     SignificanceOptions,
@@ -260,6 +261,25 @@ def add_ranking_list(parser: Parser) -> None:
         help="frames to annotate: also rank frames that already have ground truth "
         "(default: they are left out)",
     )
+
+
+def add_block_length(parser: Parser, applies: str) -> None:
+    """``--block-length L``: frames per block of the per-block tracking measures
+    (docs/measures.md §5, "Tracking: intervals and tests"); ``None`` when not given."""
+    parser.add_argument(
+        "--block-length",
+        type=int,
+        metavar="L",
+        help=f"{applies}: with fewer than {MIN_SEQUENCES} sequences, cut each sequence into "
+        f"blocks of L consecutive frames, each evaluated once (tracks are cut at the "
+        f"borders; default {BoxOptions.tracking_block})",
+    )
+
+
+def block_length(args: argparse.Namespace) -> int | None:
+    """``--block-length``, or its default (:attr:`BoxOptions.tracking_block`)."""
+    given: int | None = args.block_length
+    return BoxOptions.tracking_block if given is None else given
 
 
 def add_test(parser: Parser) -> None:

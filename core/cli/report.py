@@ -97,8 +97,9 @@ def add_commands(commands: Commands) -> None:
         "--cases",
         default=SignificanceOptions.cases,
         choices=tuple(CASE_KINDS),
-        help="significance: per-frame F1, per-frame pseudo-F1, per-action Dice or "
-        f"per-frame FDA (default {SignificanceOptions.cases})",
+        help="significance: per-frame F1, per-frame pseudo-F1, per-action Dice, "
+        "per-frame FDA or per-sequence (per-block with few sequences) HOTA of tracks "
+        f"(default {SignificanceOptions.cases})",
     )
     add_test(parser)
     add_force(parser)

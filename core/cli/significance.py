@@ -10,6 +10,8 @@ The test cases come from one of four inputs:
   ROI pixels only);
 * ``--boxes GT DET DET...``: per-frame FDA (docs/measures.md §5);
 * ``--actions GT DET DET...``: per-action Dice of the LIRIS matching (docs/measures.md §4);
+* ``--tracking GT DET DET...``: per-sequence (or, with few sequences, per-block) HOTA,
+  MOTA or IDF1 of MOTChallenge tracks (docs/measures.md §5);
 * ``--scores FILE.csv``: any scores, ``case,A,B[,C…]``.
 
 Two methods (two inputs, or ``--a``/``--b`` among more) get a pairwise test;
@@ -21,15 +23,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.core.cli.common import (
     Commands,
+    add_block_length,
     add_frames,
     add_outputs,
     add_pair,
     add_quiet,
     add_test,
     add_workers,
+    block_length,
     chosen_pair,
     fraction,
     frames_parameter,
@@ -39,12 +44,16 @@ from referee.core.cli.common import (
 )
 from referee.core.errors import InvalidOptionError
 from referee.core.model.project import Project
+from referee.core.significance.choices import MIN_SEQUENCES, TRACKING_MEASURES
 from referee.core.workflow.options import SignificanceOptions
+
+if TYPE_CHECKING:
+    from referee.core.workflow.results import ProjectResults
 
 #: ``--cases`` with DATASET RESULTS.
 CASE_KINDS: tuple[str, ...] = ("frames", "pseudo")
 
-_DESCRIPTION = """\
+_DESCRIPTION = f"""\
 Is one method really better than another? (docs/measures.md §9, Pavlopoulou et al.)
 Each method gets one score per test case; d_i is how much the methods' scores
 differ on case i (|a_i - b_i|, or max - min over several methods). For K
@@ -70,6 +79,11 @@ Inputs (exactly one kind):
                             left out.
   --actions GT DET DET...   per ground-truth action, the Dice overlap of the
                             detection the LIRIS matching assigned to it, 0 if none.
+  --tracking GT DET DET...  MOTChallenge tracks (files, or a benchmark folder and
+                            tracker folders): --measure (HOTA by default) of each
+                            sequence; with fewer than {MIN_SEQUENCES} sequences, of each block of
+                            --block-length frames (tracks cut at the borders;
+                            docs/measures.md §5).
   --scores FILE.csv         any scores: header 'case,A,B[,C...]', one row per
                             case; empty cells leave the case out.
 Methods are named after their folders / files (or the CSV header).
@@ -111,6 +125,14 @@ def add_commands(commands: Commands) -> None:
         help="GT then two or more LIRIS XML detection files: per-action Dice",
     )
     source.add_argument(
+        "--tracking",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="GT then two or more trackers' MOTChallenge files or folders: per-sequence "
+        "(or per-block) --measure",
+    )
+    source.add_argument(
         "--scores", type=Path, metavar="FILE.csv", help="per-case scores, header 'case,A,B[,C...]'"
     )
     add_pair(parser, "compared (among more)")
@@ -121,6 +143,13 @@ def add_commands(commands: Commands) -> None:
         help="with DATASET RESULTS: 'frames' per-frame F1 against the ground "
         "truth (default), 'pseudo' per-frame pseudo-F1 without it",
     )
+    parser.add_argument(
+        "--measure",
+        choices=tuple(TRACKING_MEASURES),
+        help="with --tracking: the measure compared, HOTA (α-averaged), MOTA or IDF1 "
+        f"(default {SignificanceOptions.tracking_measure})",
+    )
+    add_block_length(parser, "with --tracking")
     add_test(parser)
     parser.add_argument(
         "--tau",
@@ -162,6 +191,11 @@ def run_significance(args: argparse.Namespace) -> int:
     from referee.core.workflow.significance import case_scores, compare_scores
 
     pair = chosen_pair(args)
+    options_given = (("--measure", args.measure), ("--block-length", args.block_length))
+    given = [flag for flag, value in options_given if value is not None]
+    if args.tracking is None and given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise InvalidOptionError(f"{' and '.join(given)} {verb} only with --tracking")
     options = SignificanceOptions(
         cases=args.cases,
         methods=pair,
@@ -170,6 +204,7 @@ def run_significance(args: argparse.Namespace) -> int:
         tau=args.tau,
         thresholds=args.thresholds,
         higher_is_better=not args.lower_is_better,
+        tracking_measure=args.measure or SignificanceOptions.tracking_measure,
     )
     if args.scores is not None:
         _no_positionals(args, "--scores")
@@ -190,6 +225,9 @@ def run_significance(args: argparse.Namespace) -> int:
             with progress_bar("evaluating masks", "frame", args.quiet) as progress:
                 pixels = run_pixels(project, PixelOptions(workers=args.workers), progress)
             upstream = ProjectResults(pixels=pixels)
+        if options.cases == "tracking":
+            upstream = _tracked(project, args)
+            inputs.update(measure=options.tracking_measure, block_length=block_length(args))
         with progress_bar("building test cases", "frame", args.quiet) as progress:
             cases = case_scores(project, options, upstream, progress)
     _check_test(args.test, len(options.methods or cases.methods))
@@ -219,7 +257,8 @@ def _project(
 
     from referee.core.workflow.projects import project_of_outputs
 
-    for kind, paths in (("boxes", args.boxes), ("actions", args.actions)):
+    sources = (("boxes", args.boxes), ("actions", args.actions), ("tracking", args.tracking))
+    for kind, paths in sources:
         if paths is None:
             continue
         _no_positionals(args, f"--{kind}")
@@ -229,7 +268,8 @@ def _project(
                 f"--{kind} needs the ground truth then at least two methods' files, "
                 f"got {len(paths)} file(s)"
             )
-        project = project_of_outputs(kind, paths[1:], groundtruth=paths[0])
+        outputs = "actions" if kind == "actions" else "boxes"
+        project = project_of_outputs(outputs, paths[1:], groundtruth=paths[0])
         return project, replace(options, cases=kind), {kind: [str(p) for p in paths]}
     if len(args.inputs) < 3:
         raise InvalidOptionError(
@@ -251,6 +291,17 @@ def _project(
         "frames": frames_parameter(args.frames),
     }
     return project, options, inputs
+
+
+def _tracked(project: Project, args: argparse.Namespace) -> ProjectResults:
+    """The tracks of ``project`` evaluated, with frame blocks of ``--block-length``."""
+    from referee.core.workflow.detections import run_boxes
+    from referee.core.workflow.options import BoxOptions
+    from referee.core.workflow.results import ProjectResults
+
+    options = BoxOptions(tracking_block=block_length(args))
+    with progress_bar("evaluating tracks", "frame", args.quiet) as progress:
+        return ProjectResults(boxes=run_boxes(project, options, progress))
 
 
 def _known(project: Project, methods: Sequence[str]) -> None:

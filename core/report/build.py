@@ -20,7 +20,7 @@ from referee.core.model.frame_set import as_frame_set
 from referee.core.model.origins import frames_by_source
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
-from referee.core.report.compute import ReportResults, compute_results
+from referee.core.report.compute import INTERVALS, ReportResults, compute_results
 from referee.core.report.definitions import definitions_section
 from referee.core.report.document import SHOWN_DIGITS, Block, Paragraph, Report, Section, Table
 from referee.core.report.options import ReportOptions
@@ -41,7 +41,7 @@ from referee.core.report.sections_pixels import (
     roc_pr_section,
     summary_section,
 )
-from referee.core.significance.choices import AUTO_TEST
+from referee.core.significance.choices import AUTO_TEST, TRACKING_MEASURES
 from referee.core.significance.hypothesis_tests import TEST_NAMES
 from referee.core.versions import library_versions
 from referee.core.workflow.options import AnalysisOptions
@@ -58,6 +58,7 @@ PART_NAMES: dict[str, str] = {
     "ranking": "frames to annotate next",
     "significance": "significance",
     "estimate": "estimates from labelled frames",
+    INTERVALS: "intervals of the tracking measures",
 }
 
 
@@ -198,6 +199,11 @@ def facts(
             "LIRIS",
             f"ε = {a.actions.liris.epsilon:g}; grid "
             f"{', '.join(f'{t:g}' for t in a.actions.liris.grid)}"
+            + (
+                ""
+                if a.actions.liris.matching == defaults.actions.liris.matching
+                else f"; matching {a.actions.liris.matching}"
+            )
             + _default(a.actions, defaults.actions),
         ),
         (
@@ -222,7 +228,13 @@ def facts(
         ),
         (
             "significance",
-            f"cases: {a.significance.cases}; test: {test}; α = {a.significance.alpha:g}; "
+            f"cases: {a.significance.cases}"
+            + (
+                f" ({TRACKING_MEASURES[a.significance.tracking_measure]})"
+                if a.significance.cases == "tracking"
+                else ""
+            )
+            + f"; test: {test}; α = {a.significance.alpha:g}; "
             f"τ = {a.significance.tau:g}; {a.significance.thresholds} thresholds "
             f"t_k = k·max d / {a.significance.thresholds}",
         ),

@@ -29,7 +29,8 @@ OTHER_MEASURES: tuple[tuple[str, str], ...] = (
         "LIRIS R, P, F",
         "Recall = accepted / ground-truth actions, precision = accepted / "
         "detections, F = 2·accepted / (ground-truth actions + detections) "
-        "(docs/measures.md §4).",
+        "(docs/measures.md §4). With the best-partner matching, recall = found / "
+        "ground-truth actions, precision = correct / detections and F = 2PR / (P + R).",
     ),
     (
         "I_sr, I_sp, I_tr, I_tp and final score",

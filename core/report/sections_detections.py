@@ -6,11 +6,21 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 
-from referee.core.exports.actions import INTEGRAL_SYMBOLS
+from referee.core.exports.actions import (
+    INTEGRAL_SYMBOLS,
+    MATCHING_WORDING,
+    count_cells,
+    count_columns,
+)
 from referee.core.exports.boxes import annotated_wording, totals_cells
 from referee.core.exports.tracking import COLUMNS, tracking_values
+from referee.core.exports.tracking_intervals import (
+    interval_heading,
+    interval_text,
+    intervals_note,
+)
 from referee.core.measures.box_rules import benchmark_wording, groundtruth_rules_wording
-from referee.core.measures.liris_parameters import THRESHOLD_KEYS
+from referee.core.measures.liris_parameters import ONE_TO_ONE, THRESHOLD_KEYS
 from referee.core.measures.tracking import TrackingEvaluation
 from referee.core.report.compute import ReportResults
 from referee.core.report.document import (
@@ -23,6 +33,8 @@ from referee.core.report.document import (
     figure_key,
 )
 from referee.core.report.plots import class_confusion_figure, counts_figure, liris_curves_figure
+from referee.core.significance.choices import TRACKING_MEASURES
+from referee.core.significance.tracker_bootstrap import TrackingIntervals
 from referee.core.workflow.results import CountRow
 
 
@@ -32,6 +44,7 @@ def actions_section(results: ReportResults) -> Section | None:
         return None
     evaluations = results.actions.evaluations
     parameters = results.actions.options.liris
+    reading = parameters.matching
     point_rows: list[tuple[Cell, ...]] = []
     integral_rows: list[tuple[Cell, ...]] = []
     video_rows: list[tuple[Cell, ...]] = []
@@ -42,8 +55,7 @@ def actions_section(results: ReportResults) -> Section | None:
                 name,
                 point.n_gt,
                 point.n_det,
-                point.assigned,
-                point.accepted,
+                *count_cells(point, reading, assigned=True),
                 point.missed,
                 point.false_alarms,
                 point.recall,
@@ -58,16 +70,32 @@ def actions_section(results: ReportResults) -> Section | None:
         for video, scores in evaluation.per_video.items():
             p = scores.point
             video_rows.append(
-                (name, video, p.n_gt, p.n_det, p.accepted, p.recall, p.precision, p.f, scores.final)
+                (
+                    name,
+                    video,
+                    p.n_gt,
+                    p.n_det,
+                    *count_cells(p, reading),
+                    p.recall,
+                    p.precision,
+                    p.f,
+                    scores.final,
+                )
             )
     eps = f"{parameters.epsilon:g}"
+    matching = (
+        "Detections are matched to ground-truth actions greedily on Dice overlap within a class"
+        if reading == ONE_TO_ONE
+        else f"Matching {reading}, not the default one-to-one: {MATCHING_WORDING[reading]}. "
+        "Recall counts the ground-truth actions whose pair is accepted (found), precision "
+        "the detections whose pair is accepted (correct)"
+    )
     return Section(
         "actions",
         "Action localization (LIRIS)",
         (
             Paragraph(
-                f"Detections are matched to ground-truth actions greedily on Dice overlap "
-                f"within a class; a pair is accepted when its spatial and temporal recall "
+                f"{matching}; a pair is accepted when its spatial and temporal recall "
                 f"and precision all reach their thresholds (docs/measures.md §4). Operating point: all "
                 f"four thresholds at ε = {eps}. Integrated measures: the mean F as one "
                 f"threshold varies over {', '.join(f'{t:g}' for t in parameters.grid)}, "
@@ -80,8 +108,7 @@ def actions_section(results: ReportResults) -> Section | None:
                     "detector",
                     "GT actions",
                     "detections",
-                    "assigned",
-                    "accepted",
+                    *count_columns(reading, assigned=True),
                     "missed",
                     "false alarms",
                     "recall",
@@ -104,7 +131,7 @@ def actions_section(results: ReportResults) -> Section | None:
                     "video",
                     "GT actions",
                     "detections",
-                    "accepted",
+                    *count_columns(reading),
                     "recall",
                     "precision",
                     "F",
@@ -196,38 +223,49 @@ def boxes_section(results: ReportResults) -> Section | None:
                 ),
                 tuple(rows),
             ),
-            *_tracking_blocks(results.boxes.tracking),
+            *_tracking_blocks(results.boxes.tracking, results.tracking_intervals),
         ),
     )
 
 
-def _tracking_blocks(tracking: Mapping[str, TrackingEvaluation]) -> tuple[Block, ...]:
+def _tracking_blocks(
+    tracking: Mapping[str, TrackingEvaluation], intervals: TrackingIntervals | None
+) -> tuple[Block, ...]:
     """The tracking measures of MOTChallenge tracks: a row per detector and sequence, then
-    the sequences combined (docs/measures.md §5); nothing without tracks."""
+    the sequences combined with the intervals of HOTA, MOTA and IDF1 when computed
+    (docs/measures.md §5); nothing without tracks."""
     if not tracking:
         return ()
-    rows: list[tuple[Cell, ...]] = [
-        (name, sequence, *(tracking_values(scores)[key] for _, key in COLUMNS))
-        for name, evaluation in tracking.items()
+    bounded = tuple(TRACKING_MEASURES) if intervals is not None else ()
+    header = ["detector", "sequence"]
+    for title, key in COLUMNS:
+        header += [title, *([interval_heading(key)] if key in bounded else [])]
+    rows: list[tuple[Cell, ...]] = []
+    for name, evaluation in tracking.items():
+        found = intervals.trackers.get(name) if intervals is not None else None
         for sequence, scores in [
             *evaluation.sequences.items(),
             ("all sequences", evaluation.combined),
-        ]
-    ]
+        ]:
+            values = tracking_values(scores)
+            whole = found if scores is evaluation.combined else None
+            cells: list[Cell] = [name, sequence]
+            for _, key in COLUMNS:
+                cells.append(values[key])
+                if key in bounded:
+                    cells.append(None if whole is None else interval_text(whole.intervals[key]))
+            rows.append(tuple(cells))
+    note = () if intervals is None else (Paragraph(intervals_note(intervals)),)
     return (
         Paragraph(
             "Tracking measures (docs/measures.md §5): HOTA with its detection, association and "
             "localisation accuracies, averaged over the localisation thresholds α = 0.05 … "
-            "0.95; CLEAR MOT and IDF1 at IoU ≥ 0.5. 'All sequences' combines them as "
-            "TrackEval combines each measure (counts summed, accuracies weighted by true "
-            "positives)."
+            "0.95; CLEAR MOT, IDF1 and VACE's ATA at IoU ≥ 0.5. 'All sequences' combines "
+            "them as TrackEval combines each measure (counts summed, accuracies weighted by "
+            "true positives)."
         ),
-        Table(
-            "tracking",
-            "Tracking measures",
-            ("detector", "sequence", *(title for title, _ in COLUMNS)),
-            tuple(rows),
-        ),
+        *note,
+        Table("tracking", "Tracking measures", tuple(header), tuple(rows)),
     )
 
 

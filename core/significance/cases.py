@@ -15,6 +15,13 @@ from referee.core.measures.indicators import f1_scores
 from referee.core.model.case_scores import CaseScores, scores_table
 from referee.core.model.videos import video_label
 from referee.core.pseudo.dataset import PseudoResult
+from referee.core.significance.choices import TRACKING_MEASURES
+from referee.core.significance.tracking_units import (
+    SEQUENCES,
+    TrackingUnits,
+    measure_defined,
+    measure_value,
+)
 
 # --- test-case builders ----------------------------------------------------------------------
 
@@ -188,3 +195,35 @@ def action_dice_cases(matchings: Mapping[str, ActionMatching]) -> CaseScores:
         columns[name] = dice
     labels = [f"{video}:{number}" for video, number in (reference or [])]
     return scores_table("per-action Dice", labels, columns)
+
+
+def tracking_cases(
+    units: TrackingUnits, measure: str, methods: Sequence[str] | None = None
+) -> CaseScores:
+    """Per-sequence, or per-block, HOTA, MOTA or IDF1 of each tracker (docs/measures.md §9,
+    §5 "Tracking: intervals and tests").
+
+    A case is a unit of :func:`~referee.core.significance.tracking_units.tracking_units`,
+    labelled by its sequence (and frames); ``methods`` chooses among the trackers
+    (default: all). A unit where the measure has nothing to divide by for some tracker
+    (no ground-truth box for MOTA, no box on either side for HOTA and IDF1) is dropped
+    and counted.
+    """
+    names = list(units.scores) if methods is None else list(methods)
+    labels = list(units.scores[names[0]]) if names else []
+    columns = {
+        name: [
+            measure_value(s, measure) if measure_defined(s, measure) else math.nan
+            for s in (units.scores[name][label] for label in labels)
+        ]
+        for name in names
+    }
+    unit = "sequence" if units.kind == SEQUENCES else "block"
+    nothing = "no ground-truth box" if measure == "mota" else "no box on either side"
+    name = TRACKING_MEASURES[measure]
+    return scores_table(
+        f"per-{unit} {name}",
+        labels,
+        columns,
+        f"{name} is undefined ({nothing}) in the {unit} for at least one tracker",
+    )

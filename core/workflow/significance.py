@@ -13,6 +13,7 @@ from referee.core.significance.cases import (
     box_fda_cases,
     frame_f1_cases,
     pseudo_result_cases,
+    tracking_cases,
 )
 from referee.core.significance.sweep import DiscriminativeResult, compare_cases
 from referee.core.workflow.detections import run_actions, run_boxes
@@ -20,6 +21,7 @@ from referee.core.workflow.options import PseudoOptions, SignificanceOptions
 from referee.core.workflow.pixels import run_pixels
 from referee.core.workflow.pseudo import run_pseudo
 from referee.core.workflow.results import ProjectResults
+from referee.core.workflow.tracking_intervals import boxes_units
 
 
 def run_significance(
@@ -84,6 +86,10 @@ def case_scores(
         chosen = _chosen(options, list(actions.evaluations), "actions")
         return action_dice_cases({m: actions.evaluations[m].matching for m in chosen})
     boxes = found.boxes or run_boxes(project, progress=progress, cancel=cancel)
+    if kind == "tracking":
+        units = boxes_units(boxes)
+        chosen = _chosen(options, list(units.scores), "tracking measures")
+        return tracking_cases(units, options.tracking_measure, chosen)
     chosen = _chosen(options, list(boxes.evaluations), "boxes")
     return box_fda_cases({m: boxes.evaluations[m] for m in chosen})
 

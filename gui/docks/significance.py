@@ -48,6 +48,7 @@ CASE_KIND_MEASURES: dict[str, str] = {
     "pseudo": "per-frame pseudo-F1",
     "boxes": "per-frame FDA",
     "actions": "per-action Dice",
+    "tracking": "per-sequence or per-block HOTA",
 }
 
 _HEADERS = ("t", "normalized t", "t / max d", "cases left", "removed %", "statistic", "p")
