@@ -23,6 +23,7 @@ from referee.gui.annotation.keys import (
     TOOL_KEYS,
 )
 from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
+from referee.gui.viewer.tracking_boxes import NEXT_SWITCH_KEY, PREVIOUS_SWITCH_KEY
 from referee.gui.viewer.zoom import ZOOM_KEYS
 
 __all__ = [
@@ -45,6 +46,8 @@ NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
     ("Last frame", "End"),
     ("Previous flagged frame", "["),
     ("Next flagged frame", "]"),
+    ("Previous identity switch", PREVIOUS_SWITCH_KEY),
+    ("Next identity switch", NEXT_SWITCH_KEY),
     ("Previous video", "PgUp"),
     ("Next video", "PgDown"),
 )

@@ -46,6 +46,7 @@ from referee.gui.docks.significance import SignificanceDock
 from referee.gui.project_edits import add_detector, remove_detector, save_project
 from referee.gui.report_dialog import ReportDialog, session_report_options
 from referee.gui.session import ProjectSession
+from referee.gui.tracking_controller import TrackingController
 from referee.gui.viewer.frame_view import LAYERS
 from referee.gui.viewer.layers_panel import LayersPanel
 from referee.gui.viewer.panel import WELCOME, ViewerPanel
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         self.next_frames_dock = NextFramesDock()
         self.significance_dock = SignificanceDock()
         self.actions_dock = ActionsDock()
+        self.tracking = TrackingController(self.session, self.viewer)
         self.jobs_dock = JobsDock(self.runner)
         # Two groups of tabs on each side, so that every tab keeps a legible title.
         arrange_docks(
@@ -138,6 +140,7 @@ class MainWindow(QMainWindow):
                     self.annotation.dock,
                     self.annotation.boxes.dock,
                     self.actions_dock,
+                    self.tracking.dock,
                 ],
             ],
         )
@@ -156,6 +159,7 @@ class MainWindow(QMainWindow):
         session.evaluations_changed.connect(self._on_evaluations_changed)
         session.actions_changed.connect(lambda: self.actions_dock.show_evaluations(session.actions))
         session.actions_changed.connect(lambda: self.plots_dock.show_actions(session.actions))
+        session.curves_changed.connect(lambda: self.plots_dock.show_curves(session.curves))
         session.pseudo_changed.connect(self._on_pseudo_changed)
         session.ranking_changed.connect(self._on_ranking_changed)
         session.significance_changed.connect(self._on_significance_changed)

@@ -124,6 +124,8 @@ def _add_go_menu(window: MainWindow) -> None:
         timeline.go_to_last,
         timeline.previous_marked,
         timeline.next_marked,
+        lambda: window.tracking.step_switch(False),
+        lambda: window.tracking.step_switch(True),
         lambda: window.viewer.step_video(-1),
         lambda: window.viewer.step_video(1),
     )

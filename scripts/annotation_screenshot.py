@@ -5,9 +5,11 @@ suggested frame of the partly annotated video, starts it from the consensus,
 paints a stroke, raises the Annotation and History docks and saves the window.
 With ``--boxes`` it shows box annotation instead: on the demo's street, a new
 action with two keyframes (the frame shown is interpolated between them) and a
-ground-truth action propagated by CSRT (its drafts dotted), in the Boxes dock.
+ground-truth action propagated by CSRT (its drafts dotted), in the Boxes dock. With
+``--tracking`` it shows the Tracking dock and the street's first identity switch.
 
     python scripts/annotation_screenshot.py OUT.png [--size 1920x1080] [--dark] [--boxes]
+        [--tracking]
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ def main() -> None:
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--dark", action="store_true")
     parser.add_argument("--boxes", action="store_true")
+    parser.add_argument("--tracking", action="store_true")
     parser.add_argument(
         "--estimates", type=int, default=0, metavar="N", help="label N proposed frames first"
     )
@@ -62,6 +65,8 @@ def main() -> None:
             _label_proposals(app, window, args.estimates)
         elif args.boxes:
             _annotate_boxes(app, window)
+        elif args.tracking:
+            _show_tracking(app, window)
         else:
             _paint_mask(app, window)
         for _ in range(20):
@@ -123,6 +128,15 @@ def _annotate_boxes(app: QApplication, window: MainWindow) -> None:
     boxes.run("propagate")
     _wait(app, lambda: boxes.drafts is not None)
     _go(app, window, 30)
+
+
+def _show_tracking(app: QApplication, window: MainWindow) -> None:
+    _wait(app, lambda: window.session.results.boxes is not None)
+    window.tracking.dock.raise_()
+    window.viewer.go_to("baseline/street", 1)
+    _wait(app, lambda: window.viewer.layers is not None and window.viewer.layers.frame == 1)
+    window.tracking.step_switch(True)
+    _wait(app, lambda: window.viewer.layers is not None and window.viewer.layers.frame > 1)
 
 
 if __name__ == "__main__":

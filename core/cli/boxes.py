@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from referee.core.cli.common import (
     Commands,
+    add_block_length,
     add_force,
     add_output,
     add_quiet,
+    block_length,
     progress_bar,
     write_json,
 )
@@ -20,9 +22,11 @@ from referee.core.errors import InvalidOptionError
 from referee.core.formats.text_files import write_text
 from referee.core.measures.box_rules import AUTO, BENCHMARKS, CLASS_RULES, IOU_RULES, NO_BENCHMARK
 from referee.core.measures.choices import MAPPINGS
-from referee.core.workflow.options import BoxOptions
+from referee.core.significance.choices import MIN_SEQUENCES
+from referee.core.workflow.options import BoxOptions, TrackingIntervalOptions
 
 if TYPE_CHECKING:
+    from referee.core.significance.tracker_bootstrap import TrackingIntervals
     from referee.core.workflow.results import BoxesResult
 
 
@@ -70,7 +74,10 @@ def _add_boxes(commands: Commands) -> None:
         default=BoxOptions.iou_rule,
         help=f"when --iou applies: '{IOU_RULES[0]}' maps the boxes maximizing IoU, then a "
         f"pair below T is no true positive (VACE; default); '{IOU_RULES[1]}' never assigns "
-        "a pair below T, as CLEAR-MOT tools and TrackEval do (SFDA does not change)",
+        f"a pair below T, as CLEAR-MOT tools do; '{IOU_RULES[2]}' takes CLEAR MOT's matches, "
+        "which first keep the previous frame's pairs of identities still at T or above, as "
+        "TrackEval does (every box needs an identity; the benchmarks' rule); SFDA does not "
+        "change (docs/measures.md §5)",
     )
     parser.add_argument(
         "--mapping",
@@ -112,7 +119,7 @@ def _add_boxes(commands: Commands) -> None:
         default=BoxOptions.benchmark,
         help="MOTChallenge boxes: apply that benchmark's rules (ground-truth rows whose "
         "consider flag is 0 not counted; MOT16, MOT17, MOT20: pedestrians only, detections "
-        "on distractors removed; pairs below --iou never assigned), as TrackEval does; "
+        "on distractors removed; --iou-rule keep-matches), as TrackEval does; "
         "default 'auto': the benchmark a seqmap, folder or file name names (e.g. "
         "MOT17-train), none otherwise; --gt-min-conf, --mot-classes and --iou-rule "
         "given explicitly win; the output names the rules applied",
@@ -124,6 +131,26 @@ def _add_boxes(commands: Commands) -> None:
         "AP@[.50:.95], AP50, AP75, per size and AR at 1, 10, 100 detections a frame, every "
         "box one category (docs/measures.md §5)",
     )
+    parser.add_argument(
+        "--intervals",
+        action="store_true",
+        help="also 95%% percentile bootstrap intervals of each tracker's HOTA, MOTA and IDF1 "
+        "combined over the sequences: the sequences resampled, or with fewer than "
+        f"{MIN_SEQUENCES} of them blocks of --block-length frames (docs/measures.md §5)",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        metavar="N",
+        help=f"with --intervals: bootstrap resamples (default {TrackingIntervalOptions.resamples})",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        help=f"with --intervals: seed of the draws (default {TrackingIntervalOptions.seed})",
+    )
+    add_block_length(parser, "with --intervals")
     parser.add_argument(
         "--seqmap",
         metavar="FILE",
@@ -158,6 +185,35 @@ def _add_boxes(commands: Commands) -> None:
     parser.set_defaults(run=run_boxes)
 
 
+def _interval_options(args: argparse.Namespace) -> TrackingIntervalOptions | None:
+    """The bootstrap's options with ``--intervals``, else ``None``.
+
+    Raises
+    ------
+    InvalidOptionError
+        An interval option without ``--intervals``, or a value out of range.
+    """
+    given = [
+        flag
+        for flag, value in (
+            ("--resamples", args.resamples),
+            ("--seed", args.seed),
+            ("--block-length", args.block_length),
+        )
+        if value is not None
+    ]
+    if not args.intervals:
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise InvalidOptionError(f"{' and '.join(given)} {verb} only with --intervals")
+        return None
+    defaults = TrackingIntervalOptions()
+    return TrackingIntervalOptions(
+        resamples=defaults.resamples if args.resamples is None else args.resamples,
+        seed=defaults.seed if args.seed is None else args.seed,
+    )
+
+
 def _threshold(value: str) -> float:
     try:
         threshold = float(value)
@@ -175,6 +231,7 @@ def run_boxes(args: argparse.Namespace) -> int:
     from referee.core.workflow.detections import benchmark_of
     from referee.core.workflow.detections import run_boxes as evaluate
     from referee.core.workflow.projects import open_path, project_of_outputs, project_videos
+    from referee.core.workflow.tracking_intervals import run_tracking_intervals
 
     options = BoxOptions(
         iou=args.iou,
@@ -187,7 +244,9 @@ def run_boxes(args: argparse.Namespace) -> int:
         seqmap=args.seqmap,
         benchmark=args.benchmark,
         detection_ap=args.ap,
+        tracking_block=block_length(args) if args.intervals else None,
     )
+    intervals = _interval_options(args)
     benchmark = benchmark_of(args.gt, options)
     if benchmark is None and args.trackers is not None:
         raise InvalidOptionError(
@@ -207,6 +266,7 @@ def run_boxes(args: argparse.Namespace) -> int:
         project = replace(project, dataset=recorded.dataset, annotated=recorded.annotated)
     with progress_bar("evaluating boxes", "frame", args.quiet) as progress:
         boxes = evaluate(project, options, progress)
+    found = None if intervals is None else run_tracking_intervals(project, intervals, boxes=boxes)
     applied = boxes.applied or options
     rules = groundtruth_rules_wording(
         applied.groundtruth_min_conf, applied.mot_classes, applied.groundtruth_zero_marked
@@ -228,7 +288,7 @@ def run_boxes(args: argparse.Namespace) -> int:
         "benchmark": None if boxes.rules is None else boxes.rules.name,
     }
     if benchmark is None:
-        _write_single(args, boxes, rules, parameters)
+        _write_single(args, boxes, found, rules, parameters)
         return 0
     from referee.core.exports.box_benchmark import (
         benchmark_to_dict,
@@ -239,12 +299,12 @@ def run_boxes(args: argparse.Namespace) -> int:
 
     evaluations, annotated = boxes.evaluations, boxes.annotated_only
     print(format_benchmark_report(evaluations, benchmark, rules, annotated))
-    _print_tracking(boxes)
+    _print_tracking(boxes, found)
     parameters["seqmap"] = str(benchmark.seqmap)
     parameters["trackers"] = list(evaluations)
     if args.json is not None:
-        found = benchmark_to_dict(evaluations, benchmark, parameters, annotated)
-        write_json(args.json, {**found, **_tracking_json(boxes)})
+        document = benchmark_to_dict(evaluations, benchmark, parameters, annotated)
+        write_json(args.json, {**document, **_tracking_json(boxes, found)})
     if args.csv is not None:
         write_text(args.csv, format_benchmark_csv(evaluations))
     if args.frames_csv is not None:
@@ -253,7 +313,11 @@ def run_boxes(args: argparse.Namespace) -> int:
 
 
 def _write_single(
-    args: argparse.Namespace, boxes: BoxesResult, rules: str | None, parameters: dict[str, Any]
+    args: argparse.Namespace,
+    boxes: BoxesResult,
+    intervals: TrackingIntervals | None,
+    rules: str | None,
+    parameters: dict[str, Any],
 ) -> None:
     """Print and write the outputs of one detector's files against ground-truth files."""
     from referee.core.exports.boxes import (
@@ -276,37 +340,44 @@ def _write_single(
             file=sys.stderr,
         )
     print(format_boxes_table(result, boxes.annotated_only, rules))
-    _print_tracking(boxes)
+    _print_tracking(boxes, intervals)
     if args.json is not None:
         found = boxes_to_dict(result, parameters, boxes.annotated_only)
-        write_json(args.json, {**found, **_tracking_json(boxes)})
+        write_json(args.json, {**found, **_tracking_json(boxes, intervals)})
     if args.csv is not None:
         write_text(args.csv, format_boxes_csv(result))
     if args.frames_csv is not None:
         write_text(args.frames_csv, format_frames_csv(result))
 
 
-def _print_tracking(boxes: BoxesResult) -> None:
-    """The tracking measures, when the boxes are MOTChallenge tracks, and the detection AP
-    when asked for."""
+def _print_tracking(boxes: BoxesResult, intervals: TrackingIntervals | None) -> None:
+    """The tracking measures, when the boxes are MOTChallenge tracks, their intervals and
+    the detection AP when asked for."""
     from referee.core.exports.tracking import format_ap_table, format_tracking_table
+    from referee.core.exports.tracking_intervals import format_intervals_table
 
     if boxes.tracking:
         print()
         print(format_tracking_table(boxes.tracking))
+    if intervals is not None:
+        print()
+        print(format_intervals_table(intervals))
     if boxes.detection_ap:
         print()
         print(format_ap_table(boxes.detection_ap))
 
 
-def _tracking_json(boxes: BoxesResult) -> dict[str, Any]:
-    """``tracking`` (tracker → ``combined``, ``sequences``) and ``detection_ap`` (detector
-    → COCO's twelve numbers), each when there is one."""
+def _tracking_json(boxes: BoxesResult, intervals: TrackingIntervals | None) -> dict[str, Any]:
+    """``tracking`` (tracker → ``combined``, ``sequences``), ``tracking_intervals`` and
+    ``detection_ap`` (detector → COCO's twelve numbers), each when there is one."""
     from referee.core.exports.tracking import ap_dict, tracking_dict
+    from referee.core.exports.tracking_intervals import intervals_dict
 
     found: dict[str, Any] = {}
     if boxes.tracking:
         found["tracking"] = {name: tracking_dict(e) for name, e in boxes.tracking.items()}
+    if intervals is not None:
+        found["tracking_intervals"] = intervals_dict(intervals)
     if boxes.detection_ap:
         found["detection_ap"] = {name: ap_dict(a) for name, a in boxes.detection_ap.items()}
     return found

@@ -1,9 +1,11 @@
 """Tracking measures and detection AP as text and JSON (docs/measures.md §5): HOTA, CLEAR
-MOT and the identity measures of each tracker, combined over the sequences and per
-sequence; COCO's twelve AP and AR numbers of each detector."""
+MOT, the identity measures and VACE's ATA of each tracker, combined over the sequences
+and per sequence; COCO's twelve AP and AR numbers of each detector."""
 
 from __future__ import annotations
 
+import math
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +23,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("MOTA", "mota"),
     ("MOTP", "motp"),
     ("IDF1", "idf1"),
+    ("ATA", "ata"),
     ("IDSW", "idsw"),
     ("Frag", "frag"),
     ("MT", "mt"),
@@ -29,10 +32,18 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: How the tracking measures are computed, in one sentence.
+CONVENTIONS = (
+    "HOTA averaged over α = 0.05 … 0.95; CLEAR MOT, IDF1 and ATA at IoU ≥ 0.5; sequences "
+    "combined as TrackEval combines each measure."
+)
+
+
 def tracking_values(scores: TrackingScores) -> dict[str, float]:
     """Every tracking measure of one sequence (or several combined), by key: HOTA's
-    α-averages and its values at the lowest α, CLEAR MOT's, the identity measures."""
-    h, c, i = scores.hota, scores.clear, scores.identity
+    α-averages and its values at the lowest α, CLEAR MOT's, the identity measures, VACE's
+    ATA and STDA."""
+    h, c, i, v = scores.hota, scores.clear, scores.identity, scores.vace
     return {
         "hota": h.mean_hota,
         "det_a": h.mean_det_a,
@@ -64,10 +75,14 @@ def tracking_values(scores: TrackingScores) -> dict[str, float]:
         "idtp": i.idtp,
         "idfn": i.idfn,
         "idfp": i.idfp,
+        "ata": v.ata,
+        "stda": v.stda,
     }
 
 
 def _cell(key: str, value: float) -> str:
+    if math.isnan(value):  # ATA without any identity
+        return "undef."
     if key in ("idsw", "frag", "mt", "pt", "ml"):
         return f"{int(value):,}"
     return f"{value:.4f}"
@@ -82,8 +97,7 @@ def format_tracking_table(evaluations: Mapping[str, TrackingEvaluation]) -> str:
         values = tracking_values(evaluation.combined)
         rows.append([name, *(_cell(key, values[key]) for _, key in COLUMNS)])
     lines = [
-        "Tracking (docs/measures.md §5): HOTA averaged over α = 0.05 … 0.95; CLEAR MOT and",
-        "IDF1 at IoU ≥ 0.5; sequences combined as TrackEval combines each measure.",
+        *textwrap.wrap(f"Tracking (docs/measures.md §5): {CONVENTIONS}", 84),
         grid(header, rows),
     ]
     for name, evaluation in evaluations.items():

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.core.measures.clear_matching import clear_matching
+from referee.core.measures.clear_matching import ClearMatching, clear_matching
 from referee.core.measures.tracked import TrackedSequence
 
 #: Share of its frames on which a ground-truth object is matched: above ``_MOSTLY`` it is
@@ -171,7 +171,9 @@ def _one_side_empty(fn: int, fp: int, ml: int) -> ClearMot:
     )
 
 
-def clear_mot(sequence: TrackedSequence, threshold: float = 0.5) -> ClearMot:
+def clear_mot(
+    sequence: TrackedSequence, threshold: float = 0.5, matching: ClearMatching | None = None
+) -> ClearMot:
     """CLEAR MOT of one sequence at an IoU ``threshold`` (docs/measures.md §5), from its
     frame-by-frame matching (:func:`~referee.core.measures.clear_matching.clear_matching`).
 
@@ -179,14 +181,15 @@ def clear_mot(sequence: TrackedSequence, threshold: float = 0.5) -> ClearMot:
     and every ground-truth identity as mostly lost; one without any ground-truth
     box counts every tracker box as a false positive. In both cases, as in
     TrackEval, the ratios are not computed (0) except ``mlr`` = 1, and
-    ``frames`` is 0.
+    ``frames`` is 0. ``matching``, when given, is the sequence's matching at
+    ``threshold``, computed already.
     """
     if sequence.num_tracker_dets == 0:
         return _one_side_empty(fn=sequence.num_gt_dets, fp=0, ml=sequence.num_gt_ids)
     if sequence.num_gt_dets == 0:
         return _one_side_empty(fn=0, fp=sequence.num_tracker_dets, ml=0)
 
-    matching = clear_matching(sequence, threshold)
+    matching = matching or clear_matching(sequence, threshold)
     tp = idsw = 0
     motp_sum = 0.0
     for found, iou in zip(matching.frames, sequence.similarity):

@@ -36,6 +36,7 @@ from referee.core.measures.tracking import TrackingEvaluation, evaluate_tracking
 from referee.core.model.project import GROUND_TRUTH, Project
 from referee.core.model.videos import AnnotatedFrames, VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, check, part, report
+from referee.core.significance.tracking_units import block_tracking, needs_blocks
 from referee.core.workflow.options import ActionOptions, BoxOptions, CountOptions
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.results import (
@@ -183,9 +184,12 @@ def run_boxes(
     aside first; the evaluations count them. A sequence paired with a partly annotated
     video of the project is evaluated on that video's recorded annotated frames only,
     for every detector (:func:`annotated_only`, docs/measures.md §5); the result says
-    which. MOTChallenge files and benchmark folders also get the tracking measures
-    (HOTA, CLEAR MOT, identity), over every frame of each sequence. Progress counts
-    frames over all detectors.
+    which. Boxes with identities (MOTChallenge tracks, LIRIS actions) also get the tracking
+    measures (HOTA, CLEAR MOT, identity, ATA), over every frame of each sequence (the
+    annotated frames of a restricted one); ``untracked`` says why a detector has none.
+    With few sequences they are also computed on frame blocks of ``options.tracking_block``
+    frames (:func:`~referee.core.significance.tracking_units.block_tracking`).
+    Progress counts frames over all detectors.
 
     Raises
     ------
@@ -230,6 +234,8 @@ def run_boxes(
     whole = {v.name: v for v in groundtruth}
     evaluations, formats = {}, {"": gt_format}
     tracking: dict[str, TrackingEvaluation] = {}
+    untracked: dict[str, str] = {}
+    tracking_blocks: dict[str, TrackingEvaluation] = {}
     detection_ap: dict[str, DetectionAP] = {}
     for k, (name, path) in enumerate(detectors.items()):
         check(cancel)
@@ -260,12 +266,17 @@ def run_boxes(
         )
         if options.detection_ap:
             detection_ap[name] = sequences_ap(counted, kept)
-        if gt_format in (registry.MOT_CSV, MOT_BENCHMARK) and formats[name] == gt_format:
-            lengths = benchmark.lengths if benchmark is not None else None
-            try:
-                tracking[name] = evaluate_tracking(counted, kept, lengths)
-            except InvalidOptionError as error:  # the box measures stand without identities
+        lengths = benchmark.lengths if benchmark is not None else None
+        only = {sequence: sorted(a.frames) for sequence, a in restricted.items()}
+        try:
+            tracking[name] = evaluate_tracking(counted, kept, lengths, only)
+        except InvalidOptionError as error:  # the box measures stand without identities
+            untracked[name] = str(error)
+            if formats[name] in (registry.MOT_CSV, MOT_BENCHMARK):
                 warnings.warn(f"no tracking measures for {name}: {error}", RefereeWarning, 2)
+        block = options.tracking_block
+        if name in tracking and block is not None and needs_blocks(len(counted)):
+            tracking_blocks[name] = block_tracking(counted, kept, block, lengths, only)
     return BoxesResult(
         requested,
         evaluations,
@@ -276,6 +287,8 @@ def run_boxes(
         rules,
         rules_source,
         detection_ap,
+        untracked,
+        tracking_blocks=tracking_blocks,
     )
 
 

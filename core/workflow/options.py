@@ -40,9 +40,14 @@ from referee.core.significance.choices import (
     AUTO_TEST,
     CASE_KINDS,
     DEFAULT_ALPHA,
+    DEFAULT_BLOCK_LENGTH,
+    DEFAULT_RESAMPLES,
     DEFAULT_TAU,
     DEFAULT_THRESHOLDS,
     TESTS,
+    TRACKING_MEASURES,
+    check_block_length,
+    check_tracking_measure,
 )
 
 #: CCR_WCC's half window, in frames (docs/measures.md §6 sets no default; its worked
@@ -115,7 +120,8 @@ class CurveOptions:
 
 @dataclass(frozen=True)
 class ActionOptions:
-    """LIRIS action localization (docs/measures.md §4): ε and the threshold grid."""
+    """LIRIS action localization (docs/measures.md §4): ε, the threshold grid and the
+    matching's reading (one-to-one or best-partner)."""
 
     liris: LirisParameters = field(default_factory=LirisParameters)
 
@@ -129,8 +135,9 @@ class BoxOptions:
     class match; ``min_conf``: MOTChallenge detections of lower confidence are
     dropped; ``groundtruth_min_conf``: MOTChallenge ground-truth boxes of lower
     confidence (the consider flag) are not counted; ``iou_rule``:
-    ``map-then-threshold`` or ``threshold-then-map`` (pairs below ``iou`` are never
-    assigned); ``mot_classes``: ``None`` (classes ignored) or the class rules of
+    ``map-then-threshold``, ``threshold-then-map`` (pairs below ``iou`` are never
+    assigned) or ``keep-matches`` (the true positives are CLEAR MOT's matches, which keep
+    the previous frame's pairs of identities; every box needs an identity); ``mot_classes``: ``None`` (classes ignored) or the class rules of
     ``mot16``, ``mot17`` or ``mot20`` (one class counted, detections on distractors
     removed); ``seqmap``: against a MOTChallenge benchmark folder, the seqmap file, or
     a name in its ``seqmaps/`` folder (default: the only one there);
@@ -140,7 +147,10 @@ class BoxOptions:
     to MOTChallenge boxes, ``auto`` (the default) when a seqmap, split, folder or file
     name names the benchmark, or ``none``; options set to other than their defaults win
     over the benchmark's; ``detection_ap``: also COCO's detection AP of the detections'
-    scores, every box one category.
+    scores, every box one category; ``tracking_block``: with fewer than
+    :data:`~referee.core.significance.choices.MIN_SEQUENCES` sequences, the tracking
+    measures are also computed on blocks of this many consecutive frames of each
+    sequence, the units of the tracking intervals and tests (``None``: not).
     """
 
     iou: float = DEFAULT_IOU_THRESHOLD
@@ -154,9 +164,11 @@ class BoxOptions:
     groundtruth_zero_marked: bool = False
     benchmark: str = AUTO
     detection_ap: bool = False
+    tracking_block: int | None = DEFAULT_BLOCK_LENGTH
 
     def __post_init__(self) -> None:
         check_benchmark(self.benchmark)
+        check_block_length(self.tracking_block)
         if not 0 <= self.iou <= 1:
             raise InvalidOptionError(f"the IoU threshold must be between 0 and 1, not {self.iou}")
         if self.mapping not in MAPPINGS:
@@ -260,7 +272,8 @@ class SignificanceOptions:
     ----------
     cases
         ``frames`` (per-frame F1), ``pseudo`` (per-frame pseudo-F1), ``boxes``
-        (per-frame FDA) or ``actions`` (per-action Dice).
+        (per-frame FDA), ``actions`` (per-action Dice) or ``tracking`` (a tracking
+        measure per sequence, or per frame block with few sequences).
     methods
         The detectors compared (default: all that have such cases).
     test
@@ -270,6 +283,8 @@ class SignificanceOptions:
         Significance level, largest normalized ``t_0``, number of thresholds.
     higher_is_better
         Which way the scores point.
+    tracking_measure
+        With ``tracking`` cases: ``hota``, ``mota`` or ``idf1``.
     """
 
     cases: str = "frames"
@@ -279,8 +294,10 @@ class SignificanceOptions:
     tau: float = DEFAULT_TAU
     thresholds: int = DEFAULT_THRESHOLDS
     higher_is_better: bool = True
+    tracking_measure: str = next(iter(TRACKING_MEASURES))
 
     def __post_init__(self) -> None:
+        check_tracking_measure(self.tracking_measure)
         if self.cases not in CASE_KINDS:
             raise InvalidOptionError(
                 f"unknown test cases {self.cases!r} (choose from {', '.join(CASE_KINDS)})"
@@ -295,6 +312,23 @@ class SignificanceOptions:
             raise InvalidOptionError(f"give at least one threshold, not {self.thresholds}")
         if self.methods is not None and len(set(self.methods)) < 2:
             raise InvalidOptionError("compare at least two different detectors")
+
+
+@dataclass(frozen=True)
+class TrackingIntervalOptions:
+    """Bootstrap intervals of trackers' combined HOTA, MOTA and IDF1 (docs/measures.md §5,
+    "Tracking: intervals and tests"): how many resamples, and the seed of the draws."""
+
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.resamples < 1:
+            raise InvalidOptionError(
+                f"the number of resamples must be at least 1, not {self.resamples}"
+            )
+        if self.seed < 0:
+            raise InvalidOptionError(f"the seed must be 0 or more, not {self.seed}")
 
 
 @dataclass(frozen=True)

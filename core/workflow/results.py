@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from referee.core.measures.counting import CountingResult
     from referee.core.measures.curves import Curves
     from referee.core.measures.detection_ap import DetectionAP
+    from referee.core.measures.indicators import IndicatorValue
     from referee.core.measures.summarize import MethodResult, RankComparison
     from referee.core.measures.tracking import TrackingEvaluation
     from referee.core.model.videos import AnnotatedFrames
@@ -69,12 +70,14 @@ class CurvesResult:
     """Every detector's score histograms and its ROC and PR curves (docs/measures.md §3).
 
     ``summaries[detector]`` is ``(scheme, curves)``: the curves summarized over
-    videos threshold by threshold, with the weight scheme used.
+    videos threshold by threshold, with the weight scheme used; ``areas[detector]``
+    the summarized curves' ROC AUC and average precision.
     """
 
     options: CurveOptions
     histograms: dict[str, list[VideoHistograms]]
     summaries: dict[str, tuple[str, Curves]]
+    areas: dict[str, tuple[IndicatorValue, IndicatorValue]]
     missing: tuple[MissingResult, ...] = ()
 
 
@@ -96,10 +99,14 @@ class BoxesResult:
     annotated frames only (how many, of how many frames of its temporal ROI), for
     every detector; every other sequence was evaluated on all its frames.
     ``tracking`` holds each tracker's HOTA, CLEAR MOT and identity measures when the
-    boxes are MOTChallenge tracks (docs/measures.md §5). ``applied`` are the options
+    boxes carry identities (MOTChallenge tracks, LIRIS actions; docs/measures.md §5), and
+    ``untracked`` why a detector has none. ``applied`` are the options
     the evaluation used: ``options`` with the ``rules`` of a MOTChallenge benchmark,
     named or inferred from ``rules_source``. ``detection_ap`` holds each detector's COCO
-    AP when asked for (``options.detection_ap``).
+    AP when asked for (``options.detection_ap``). ``tracking_blocks`` holds each tracker's
+    tracking measures on frame blocks of the sequences (``options.tracking_block``
+    frames each; none with enough sequences), the units of the tracking intervals and
+    tests (docs/measures.md §5, "Tracking: intervals and tests").
     """
 
     options: BoxOptions
@@ -111,6 +118,8 @@ class BoxesResult:
     rules: BenchmarkRules | None = None
     rules_source: str | None = None
     detection_ap: dict[str, DetectionAP] = field(default_factory=dict)
+    untracked: dict[str, str] = field(default_factory=dict)
+    tracking_blocks: dict[str, TrackingEvaluation] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

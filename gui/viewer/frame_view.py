@@ -290,6 +290,11 @@ class FrameView(QWidget):
         """Replace the boxes drawn over the frame, with the legend of what they mean."""
         self._boxes.show(boxes, legend, self._image_size)
 
+    @property
+    def box_overlay(self) -> BoxOverlay:
+        """The boxes drawn over the frame, their labels and legend."""
+        return self._boxes
+
     def box_items(self) -> list[QGraphicsRectItem]:
         """The rectangle items of the current boxes, in the order given to :meth:`set_boxes`."""
         return self._boxes.rect_items()

@@ -23,6 +23,7 @@ from referee.core.frames.sources import CdnetResultSource, FrameReader
 from referee.core.frames.video_files import VideoFileSource
 from referee.core.measures.action_scores import PairRow
 from referee.core.measures.pixel import COMPARISON_LABELS, GT_LEVEL_NAMES
+from referee.core.measures.tracking_frames import TrackedFrames
 from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayerReader, FrameLayers
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.action_boxes import box_legend, boxes_for_frame
@@ -38,7 +39,13 @@ from referee.gui.viewer.frame_view import (
     FrameView,
 )
 from referee.gui.viewer.message_page import MessagePage
-from referee.gui.viewer.timeline import TimelineWidget
+from referee.gui.viewer.timeline import MarkSeries, TimelineWidget
+from referee.gui.viewer.tracking_boxes import (
+    FRAGMENT_MARKS,
+    SWITCH_MARKS,
+    tracking_drawings,
+    tracking_legend,
+)
 from referee.gui.viewer.zoom_bar import ZoomBar
 
 VIEW_COUNTS = (1, 2, 4)
@@ -70,6 +77,8 @@ class ViewerPanel(QWidget):
     pixel_info = Signal(str)
     frame_shown = Signal(int)
     detector_colours_changed = Signal(list)
+    #: The primary tracker has identity switches on this many frames of the shown video.
+    switches_changed = Signal(int)
 
     def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -123,6 +132,8 @@ class ViewerPanel(QWidget):
         self.selected_pair: PairRow | None = None
         self._detector_colours: list[tuple[str, tuple[int, int, int]]] = []
         self.evaluation_boxes = True  # off while boxes are edited: they would cover them
+        #: Draw each shown tracker's matches, switches and misses, and mark its events.
+        self.tracking_shown = False
         self._cache_timer = QTimer(self)
         self._cache_timer.timeout.connect(self._on_cache_tick)
         self._cache_timer.start(250)
@@ -137,6 +148,7 @@ class ViewerPanel(QWidget):
         session.project_changed.connect(self._on_project_changed)
         session.evaluations_changed.connect(self._on_results_changed)
         session.actions_changed.connect(self._redraw)
+        session.boxes_changed.connect(self._on_results_changed)
         self._connect_views()
 
     @staticmethod
@@ -368,9 +380,26 @@ class ViewerPanel(QWidget):
         self._on_results_changed()
 
     def _on_results_changed(self) -> None:
-        """Refresh the timeline strip and marks from the primary detector's evaluation."""
-        index = self.video_box.currentIndex()
+        """Refresh the timeline strip and marks from the primary detector's evaluation: its
+        tracking events when it is a tracker shown as one, else its pixel F1."""
         shown = self.detectors_shown()
+        tracked = self.tracked_frames(shown[0]) if shown else None
+        if tracked is not None:
+            frames, fp, fn = tracked.errors()
+            colour = self._report_detector_colours()[shown[0]]
+            self.timeline.set_strip(frames, fp + fn, f"misses + FP of {shown[0]}", colour)
+            self.timeline.set_mark_series(
+                [
+                    MarkSeries(SWITCH_MARKS[0], tracked.switch_frames(), *SWITCH_MARKS[1:]),
+                    MarkSeries(FRAGMENT_MARKS[0], tracked.fragment_frames(), *FRAGMENT_MARKS[1:]),
+                ],
+                f"Identity switches (▼) and fragmentations (◆) of {shown[0]}",
+            )
+            self.switches_changed.emit(len(tracked.switch_frames()))
+            self._redraw()
+            return
+        self.switches_changed.emit(0)
+        index = self.video_box.currentIndex()
         evaluation = None
         if shown and shown[0] in self.session.evaluations and 0 <= index < len(self.session.videos):
             key = self.session.videos[index].key
@@ -384,6 +413,33 @@ class ViewerPanel(QWidget):
             self.timeline.set_strip(frames, f, f"F1 of {shown[0]}", colour)
             self.timeline.set_marks(evaluation.heavy_frames("fp"))
         self._redraw()
+
+    def show_tracking(self, shown: bool) -> None:
+        """Draw the trackers' matches and mark their events, or not."""
+        self.tracking_shown = shown
+        self._on_results_changed()
+
+    def tracked_frames(self, name: str) -> TrackedFrames | None:
+        """Tracker ``name``'s matching on the shown video, when it is drawn."""
+        boxes = self.session.results.boxes
+        stem = self.current_video_name()
+        if not self.tracking_shown or boxes is None or name not in boxes.tracking or stem is None:
+            return None
+        return boxes.tracking[name].frames.get(stem)
+
+    def step_switch(self, forward: bool) -> None:
+        """Go to the next (or previous) frame with an identity switch of the primary tracker."""
+        shown = self.detectors_shown()
+        tracked = self.tracked_frames(shown[0]) if shown else None
+        frames = tracked.switch_frames() if tracked is not None else []
+        now = self.timeline.frame()
+        later = [f for f in frames if f > now] if forward else [f for f in frames if f < now]
+        if later:
+            self.go_to(self.current_video_label() or "", later[0] if forward else later[-1])
+        else:
+            self.status_message.emit(
+                "No identity switch " + ("after" if forward else "before") + f" frame {now}"
+            )
 
     # --- frames -----------------------------------------------------------------------------
 
@@ -426,6 +482,12 @@ class ViewerPanel(QWidget):
             evaluation = self.session.actions.get(name) if name else None
             rgb = colours.get(name) if name else None
             boxes = []
+            tracked = self.tracked_frames(name) if name else None
+            if tracked is not None and rgb is not None:
+                boxes = tracking_drawings(tracked.outcomes(layers.frame), rgb)
+                shown = boxes if self.evaluation_boxes else []
+                view.set_boxes(shown, tracking_legend(shown, rgb))
+                continue
             if evaluation is not None and rgb is not None:
                 try:
                     boxes = boxes_for_frame(

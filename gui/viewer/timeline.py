@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -41,7 +42,21 @@ _CACHED_TOOLTIP = (
     "Cached frames: decoded and kept in memory, so showing them is instant. "
     "Frames outside the green runs are decoded when you go to them."
 )
-_MARK_TOOLTIP = "frames flagged as problems (e.g. many false positives, high disagreement)"
+_MARK_TOOLTIP = (
+    "frames flagged as problems (e.g. many false positives, identity switches, high disagreement)"
+)
+
+
+@dataclass(frozen=True)
+class MarkSeries:
+    """Marked frames of one kind, drawn as ``symbol`` (a pyqtgraph symbol) in ``rgb``."""
+
+    name: str
+    frames: Sequence[int]
+    rgb: tuple[int, int, int] = OKABE_ITO["vermillion"]
+    symbol: str = "t"
+
+
 #: The colour of each status on the truth row, in the order the legend lists them.
 TRUTH_COLOURS: dict[FrameStatus, tuple[int, int, int]] = {
     FrameStatus.GROUND_TRUTH: OKABE_ITO["blue"],
@@ -316,8 +331,23 @@ class TimelineWidget(QWidget):
 
     def set_marks(self, frames: Sequence[int]) -> None:
         """Frames worth a look (e.g. many false positives), reached with the mark buttons."""
-        self._marks = sorted({int(frame) for frame in frames})
-        self._mark_points.setData(x=self._marks, y=[0.5] * len(self._marks))
+        self.set_mark_series([MarkSeries("flagged", frames)], f"Marked frames: {_MARK_TOOLTIP}")
+
+    def set_mark_series(self, series: Sequence[MarkSeries], meaning: str) -> None:
+        """Marks of several kinds (e.g. identity switches and fragmentations), each in its
+        colour and symbol; the mark buttons reach every one. ``meaning`` is the row's tooltip."""
+        points = sorted(
+            {int(f): s for s in reversed(series) for f in s.frames}.items()
+        )  # a frame marked twice shows its first series
+        self._marks = [frame for frame, _ in points]
+        self._mark_points.setData(
+            x=self._marks,
+            y=[0.5] * len(points),
+            symbol=[s.symbol for _, s in points],
+            brush=[pg.mkBrush(s.rgb) for _, s in points],
+        )
+        self._marks_view.setToolTip(meaning)
+        self.row_labels[0].setToolTip(meaning)
         self._update_marks_enabled()
 
     def _update_marks_enabled(self) -> None:
