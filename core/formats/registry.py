@@ -21,6 +21,8 @@ module with a reader and one registration::
 
 Readers take the path and the keyword options of their kind (``min_conf`` for
 boxes) and raise :class:`~referee.core.errors.InputFileError` on bad content.
+Writers are registered the same way with :func:`register_writer`, and found by
+format name and kind with :func:`writer`.
 """
 
 from __future__ import annotations
@@ -143,6 +145,68 @@ def claims_any(path: str | Path, kind: str) -> bool:
     """Whether some reader of ``kind`` claims ``path`` (which must exist)."""
     target = Path(path)
     return target.exists() and any(r.claims(target) for r in readers(kind))
+
+
+@dataclass(frozen=True)
+class Writer:
+    """One registered way to write a kind of content in a format.
+
+    ``cannot_hold`` says, in a phrase, what of that kind the format cannot hold ("no
+    identities", "no keyframes"), or is empty when it holds everything; a conversion
+    that would lose it refuses unless the user accepts the loss.
+    """
+
+    name: str
+    kind: str
+    description: str
+    write: Callable[..., Any]
+    cannot_hold: str = ""
+
+
+_WRITERS: list[Writer] = []
+
+
+def register_writer(
+    *,
+    name: str,
+    kind: str,
+    description: str,
+    write: Callable[..., Any],
+    cannot_hold: str = "",
+) -> Writer:
+    """Register a format's writer: ``write(content, path, **options)`` writes ``content``
+    (of ``kind``, as its reader returns it) atomically to ``path``.
+
+    Raises
+    ------
+    InvalidOptionError
+        If a writer of that name and kind is already registered.
+    """
+    if any(w.name == name and w.kind == kind for w in _WRITERS):
+        raise InvalidOptionError(f"a {kind} writer named {name!r} is already registered")
+    found = Writer(name, kind, description, write, cannot_hold)
+    _WRITERS.append(found)
+    return found
+
+
+def writers(kind: str) -> tuple[Writer, ...]:
+    """The writers of ``kind``, in registration order."""
+    return tuple(w for w in _WRITERS if w.kind == kind)
+
+
+def writer(name: str, kind: str) -> Writer:
+    """The writer of ``kind`` named ``name``.
+
+    Raises
+    ------
+    InvalidOptionError
+        If there is none; the message lists the formats that write ``kind``.
+    """
+    for found in writers(kind):
+        if found.name == name:
+            return found
+    names = ", ".join(w.name for w in writers(kind)) or "none"
+    raise InvalidOptionError(f"no format {name!r} writes {kind} (formats that do: {names})")
 
 
 def is_video_file(path: str | Path) -> bool:
