@@ -35,7 +35,7 @@ from typing import Final
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from referee.core.measures.tracked import TrackedSequence
+from referee.core.measures.tracked import FramePairs, TrackedSequence, frame_pairs
 
 #: The localisation thresholds α: 0.05, 0.10, …, 0.95 (19 values, built as TrackEval
 #: builds them, so that each threshold is the same float).
@@ -179,8 +179,40 @@ class HotaScores:
 # --- one sequence ------------------------------------------------------------------------
 
 
-def _ids(values: np.ndarray) -> np.ndarray:
-    return np.asarray(values, dtype=np.intp).reshape(-1)
+def _segment_sums(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The sum of ``values[s : s + n]`` for each start ``s`` and length ``n`` (at least 1),
+    each summed as NumPy sums a contiguous row of ``n`` values (pairwise), so that it is
+    the sum of that row of a frame's matrix to the bit."""
+    sums = np.zeros(len(starts))
+    for n in np.unique(lengths).tolist():
+        which = np.flatnonzero(lengths == n)
+        sums[which] = values[starts[which, np.newaxis] + np.arange(n)].sum(axis=1)
+    return sums
+
+
+def _shares(pairs: FramePairs) -> np.ndarray:
+    """Each pair's IoU over the IoU its two boxes have with anything on the frame, 0 where
+    that is not above machine epsilon.
+
+    The row and column sums of each frame's IoU matrix are those NumPy gives for that
+    matrix alone: a row pairwise, a column row after row in order (pairwise too when the
+    frame has a single tracker box).
+    """
+    lengths = np.repeat(pairs.tracker_counts, pairs.gt_counts)
+    rows = np.flatnonzero(lengths)
+    row_sums = np.zeros(len(pairs.gt_ids))
+    row_sums[rows] = _segment_sums(pairs.iou, pairs.row_starts[rows], lengths[rows])
+    # bincount adds each column's values in the order given: row after row.
+    column_sums = np.bincount(pairs.tracker_box, pairs.iou, minlength=len(pairs.tracker_ids))
+    single = np.flatnonzero((pairs.tracker_counts == 1) & (pairs.gt_counts > 0))
+    column_sums[pairs.tracker_box[pairs.starts[single]]] = _segment_sums(
+        pairs.iou, pairs.starts[single], pairs.gt_counts[single]
+    )
+    overlap = row_sums[pairs.gt_box] + column_sums[pairs.tracker_box] - pairs.iou
+    share = np.zeros_like(pairs.iou)
+    usable = overlap > _EPSILON
+    share[usable] = pairs.iou[usable] / overlap[usable]
+    return share
 
 
 def _identity_alignment(
@@ -188,21 +220,16 @@ def _identity_alignment(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The alignment of every (ground-truth id, tracker id) pair over the sequence, and
     how many frames each ground-truth and each tracker identity is on."""
-    shares = np.zeros((sequence.num_gt_ids, sequence.num_tracker_ids))
-    gt_frames = np.zeros(sequence.num_gt_ids)
-    tracker_frames = np.zeros(sequence.num_tracker_ids)
-    for gt_ids, tracker_ids, iou in zip(sequence.gt_ids, sequence.tracker_ids, sequence.similarity):
-        rows, columns = _ids(gt_ids), _ids(tracker_ids)
-        gt_frames[rows] += 1
-        tracker_frames[columns] += 1
-        if not iou.size:
-            continue
-        # Each pair's IoU over the IoU its two boxes have with anything on the frame.
-        overlap = iou.sum(axis=1)[:, np.newaxis] + iou.sum(axis=0)[np.newaxis, :] - iou
-        share = np.zeros_like(iou, dtype=np.float64)
-        usable = overlap > _EPSILON
-        share[usable] = iou[usable] / overlap[usable]
-        shares[np.ix_(rows, columns)] += share
+    g, t = sequence.num_gt_ids, sequence.num_tracker_ids
+    summed = np.zeros(g * t)
+    gt_frames = np.zeros(g)
+    tracker_frames = np.zeros(t)
+    for pairs in frame_pairs(sequence):
+        gt_frames += np.bincount(pairs.gt_ids, minlength=g)
+        tracker_frames += np.bincount(pairs.tracker_ids, minlength=t)
+        # Summed frame after frame, in order, as frame-by-frame sums would be.
+        np.add.at(summed, pairs.pair_gt_ids * t + pairs.pair_tracker_ids, _shares(pairs))
+    shares = summed.reshape(g, t)
     together = gt_frames[:, np.newaxis] + tracker_frames[np.newaxis, :] - shares
     # Identities on no frame (allowed by the numbering) have no alignment.
     alignment = np.divide(shares, together, out=np.zeros_like(shares), where=together > 0)
@@ -216,17 +243,29 @@ def _assigned_pairs(
     gt_found: list[np.ndarray] = []
     tracker_found: list[np.ndarray] = []
     iou_found: list[np.ndarray] = []
-    for gt_ids, tracker_ids, iou in zip(sequence.gt_ids, sequence.tracker_ids, sequence.similarity):
-        if not iou.size:
-            continue
-        rows, columns = _ids(gt_ids), _ids(tracker_ids)
-        score = alignment[np.ix_(rows, columns)] * iou
+    for pairs in frame_pairs(sequence):
         # Minimizing the negated score, exactly as the reference does, keeps its choice
         # among assignments of equal total.
-        chosen_rows, chosen_columns = linear_sum_assignment(-score)
-        gt_found.append(rows[chosen_rows])
-        tracker_found.append(columns[chosen_columns])
-        iou_found.append(np.asarray(iou, dtype=np.float64)[chosen_rows, chosen_columns])
+        negated = -(alignment[pairs.pair_gt_ids, pairs.pair_tracker_ids] * pairs.iou)
+        with_pairs = np.flatnonzero(np.diff(pairs.starts))
+        starts, heights, widths = (
+            a[with_pairs] for a in (pairs.starts, pairs.gt_counts, pairs.tracker_counts)
+        )
+        chosen_rows: list[np.ndarray] = []
+        chosen_columns: list[np.ndarray] = []
+        for start, g, k in zip(starts.tolist(), heights.tolist(), widths.tolist()):
+            r, c = linear_sum_assignment(negated[start : start + g * k].reshape(g, k))
+            chosen_rows.append(r)
+            chosen_columns.append(c)
+        if not chosen_rows:
+            continue
+        # The chosen pairs' places in the run: frame start + row × width + column.
+        made = [len(r) for r in chosen_rows]
+        picked = np.repeat(starts, made) + np.concatenate(chosen_rows) * np.repeat(widths, made)
+        picked += np.concatenate(chosen_columns)
+        gt_found.append(pairs.pair_gt_ids[picked])
+        tracker_found.append(pairs.pair_tracker_ids[picked])
+        iou_found.append(pairs.iou[picked])
     if not gt_found:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty, np.zeros(0)
@@ -249,12 +288,16 @@ def hota(sequence: TrackedSequence) -> HotaScores:
 
     ass_a, ass_re, ass_pr = (np.zeros(len(ALPHAS)) for _ in range(3))
     pair_code = gt_found * sequence.num_tracker_ids + tracker_found
+    codes, which = np.unique(pair_code, return_inverse=True)
     for a in range(len(ALPHAS)):
-        codes, counts = np.unique(pair_code[passes[:, a]], return_counts=True)
-        if not len(codes):
+        # The true positives of each pair of identities, those with any, by code.
+        counts = np.bincount(which[passes[:, a]], minlength=len(codes))
+        present = counts > 0
+        if not present.any():
             continue
-        n_gt = gt_frames[codes // sequence.num_tracker_ids]
-        n_tracker = tracker_frames[codes % sequence.num_tracker_ids]
+        counts = counts[present]
+        n_gt = gt_frames[codes[present] // sequence.num_tracker_ids]
+        n_tracker = tracker_frames[codes[present] % sequence.num_tracker_ids]
         # Each true positive weighs its pair's agreement: c/(n_g + n_k − c), c/n_g, c/n_k.
         found = max(1, int(true_positives[a]))
         ass_a[a] = np.sum(counts * (counts / np.maximum(1, n_gt + n_tracker - counts))) / found

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.core.measures.tracked import TrackedSequence
+from referee.core.measures.tracked import TrackedSequence, frame_pairs
 
 #: Cost of pairing an identity with another identity's "unmatched" stand-in: never chosen.
 _FORBIDDEN = 1e10
@@ -94,14 +94,17 @@ def identity_scores(sequence: TrackedSequence, threshold: float = 0.5) -> Identi
 
     from scipy.optimize import linear_sum_assignment  # here: slow to import
 
-    overlaps = np.zeros((sequence.num_gt_ids, sequence.num_tracker_ids))
-    gt_lengths = np.zeros(sequence.num_gt_ids)
-    tracker_lengths = np.zeros(sequence.num_tracker_ids)
-    for gt_ids, tracker_ids, iou in zip(sequence.gt_ids, sequence.tracker_ids, sequence.similarity):
-        rows, cols = np.nonzero(iou >= threshold)
-        overlaps[gt_ids[rows], tracker_ids[cols]] += 1  # ids are distinct within a frame
-        gt_lengths[gt_ids] += 1
-        tracker_lengths[tracker_ids] += 1
+    g, t = sequence.num_gt_ids, sequence.num_tracker_ids
+    counted = np.zeros(g * t)
+    gt_lengths = np.zeros(g)
+    tracker_lengths = np.zeros(t)
+    for pairs in frame_pairs(sequence):
+        hits = pairs.iou >= threshold
+        codes = pairs.pair_gt_ids[hits] * t + pairs.pair_tracker_ids[hits]
+        counted += np.bincount(codes, minlength=g * t)
+        gt_lengths += np.bincount(pairs.gt_ids, minlength=g)
+        tracker_lengths += np.bincount(pairs.tracker_ids, minlength=t)
+    overlaps = counted.reshape(g, t)
 
     rows, cols = linear_sum_assignment(_pairing_costs(overlaps, gt_lengths, tracker_lengths))
     real = (rows < sequence.num_gt_ids) & (cols < sequence.num_tracker_ids)
