@@ -34,6 +34,14 @@ import cv2
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
+from referee.core.formats.polygons import (
+    centres_rect,
+    mark_pixel_under,
+    pixel_centres,
+    polygon_region,
+    polygon_vertices,
+    rect_slices,
+)
 from referee.core.measures.pixel import (
     GT_LEVEL_NAMES,
     GT_MOTION,
@@ -54,9 +62,6 @@ Rect: TypeAlias = tuple[int, int, int, int]
 
 Point: TypeAlias = tuple[float, float]
 """A position ``(x, y)`` in continuous image coordinates, in pixels."""
-
-#: The most (row × edge) intersections :func:`fill_polygon` computes at once (bounds memory).
-_BAND_CELLS = 1 << 20
 
 
 def check_level(level: int) -> int:
@@ -136,7 +141,7 @@ def merge_patches(patches: Sequence[MaskPatch]) -> MaskPatch:
     before, after = np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)
     changed = np.zeros(shape, bool)
     for patch in patches:
-        window = _within(patch.rect, rect)
+        window = rect_slices(patch.rect, rect)
         differs = patch.before != patch.after
         np.copyto(before[window], patch.before, where=differs & ~changed[window])
         np.copyto(after[window], patch.after, where=differs)
@@ -181,26 +186,25 @@ def paint_segment(
     _check_label(label)
     radius = _check_radius(radius)
     (sx, sy), (ex, ey) = _finite_point(start), _finite_point(end)
-    rect = _centres_rect(
+    rect = centres_rect(
         (min(sx, ex) - radius, min(sy, ey) - radius, max(sx, ex) + radius, max(sy, ey) + radius),
         _image_rect(label),
     )
     if rect is None:
         return None
     inside = _capsule(rect, (sx, sy), (ex, ey), radius)
-    _mark_pixel_under(inside, rect, (sx, sy))
-    _mark_pixel_under(inside, rect, (ex, ey))
+    mark_pixel_under(inside, rect, (sx, sy))
+    mark_pixel_under(inside, rect, (ex, ey))
     return _paint(label, rect, inside, level)
 
 
 def fill_polygon(label: np.ndarray, points: Sequence[Point], level: int) -> MaskPatch | None:
     """Fill a polygon: every pixel whose centre is inside it (even-odd rule) or on its boundary.
 
-    The rule is exact (a rectangle with corners ``(2, 3)`` and ``(7, 9)``
-    fills the 5 × 6 pixels ``2 <= x < 7``, ``3 <= y < 9``). OpenCV's
-    ``fillPoly`` is not used: it rounds the edges to whole pixels and fills
-    both ends of every span (6 × 7 pixels for that rectangle). Time and memory
-    are proportional to the polygon's bounding rect plus its rows times its
+    The rule is :func:`~referee.core.formats.polygons.polygon_region`'s, which
+    polygons read from files follow too: exact (a rectangle with corners ``(2, 3)``
+    and ``(7, 9)`` fills the 5 × 6 pixels ``2 <= x < 7``, ``3 <= y < 9``), in time
+    and memory proportional to the polygon's bounding rect plus its rows times its
     vertices (about 12 ms for most of a 1920×1080 map).
 
     Parameters
@@ -225,14 +229,10 @@ def fill_polygon(label: np.ndarray, points: Sequence[Point], level: int) -> Mask
     """
     level = check_level(level)
     _check_label(label)
-    vertices = _polygon_vertices(points)
-    low, high = vertices.min(axis=0), vertices.max(axis=0)
-    rect = _centres_rect((low[0], low[1], high[0], high[1]), _image_rect(label))
-    if rect is None:
+    found = polygon_region(polygon_vertices(points), _image_rect(label))
+    if found is None:
         return None
-    inside = _polygon_interior(vertices, rect)
-    _mark_polygon_boundary(inside, vertices, rect)
-    return _paint(label, rect, inside, level)
+    return _paint(label, *found, level)
 
 
 def flood_fill(label: np.ndarray, seed: tuple[int, int], level: int) -> MaskPatch | None:
@@ -385,102 +385,20 @@ def _pixel(seed: tuple[int, int], shape: tuple[int, ...]) -> tuple[int, int]:
     return int(seed[0]), int(seed[1])
 
 
-def _centres_rect(bounds: tuple[float, float, float, float], limits: Rect) -> Rect | None:
-    """The pixels of ``limits`` whose centre lies in the closed box ``(left, top, right, bottom)``."""
-    left, top, right, bottom = bounds
-    x0, y0 = max(limits[0], math.ceil(left - 0.5)), max(limits[1], math.ceil(top - 0.5))
-    x1 = min(limits[2], math.floor(right - 0.5) + 1)
-    y1 = min(limits[3], math.floor(bottom - 0.5) + 1)
-    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
-
-
 def _image_rect(label: np.ndarray) -> Rect:
     """The whole of ``label`` as a rect."""
     return 0, 0, label.shape[1], label.shape[0]
 
 
-def _centres(rect: Rect) -> tuple[np.ndarray, np.ndarray]:
-    """The pixel centres of ``rect``: x as a row ``(1, w)``, y as a column ``(h, 1)``."""
-    x0, y0, x1, y1 = rect
-    return np.arange(x0, x1)[None, :] + 0.5, np.arange(y0, y1)[:, None] + 0.5
-
-
 def _capsule(rect: Rect, start: Point, end: Point, radius: float) -> np.ndarray:
     """Whether each pixel centre of ``rect`` is within ``radius`` of the segment."""
-    centre_x, centre_y = _centres(rect)
+    centre_x, centre_y = pixel_centres(rect)
     x, y = centre_x - start[0], centre_y - start[1]
     dx, dy = end[0] - start[0], end[1] - start[1]
     length2 = dx * dx + dy * dy
     along = 0.0 if length2 == 0 else np.clip((x * dx + y * dy) / length2, 0.0, 1.0)
     distance2 = (x - along * dx) ** 2 + (y - along * dy) ** 2
     return np.asarray(distance2 <= radius * radius)
-
-
-def _mark_pixel_under(inside: np.ndarray, rect: Rect, point: Point) -> None:
-    """Set the pixel covering ``point`` in ``inside`` (the mask of ``rect``), if in ``rect``."""
-    x, y = math.floor(point[0]), math.floor(point[1])
-    if rect[0] <= x < rect[2] and rect[1] <= y < rect[3]:
-        inside[y - rect[1], x - rect[0]] = True
-
-
-def _polygon_vertices(points: Sequence[Point]) -> np.ndarray:
-    vertices = np.asarray(points, dtype=np.float64)
-    if vertices.ndim != 2 or vertices.shape[1] != 2 or len(vertices) < 3:
-        raise InvalidOptionError(
-            f"a polygon needs at least 3 points (x, y), got {len(vertices)} of shape {vertices.shape[1:]}"
-        )
-    if not np.isfinite(vertices).all():
-        raise InvalidOptionError("a polygon point has a coordinate that is not a number")
-    return vertices
-
-
-def _polygon_interior(vertices: np.ndarray, rect: Rect) -> np.ndarray:
-    """Whether each pixel centre of ``rect`` is inside the polygon (even-odd) or on a crossing.
-
-    Each row of centres is cut by the edges that cross it (an edge counts when
-    exactly one end lies strictly below the row); the crossings, sorted, pair
-    into spans, closed at both ends.
-    """
-    x0, y0, x1, y1 = rect
-    inside = np.zeros((y1 - y0, x1 - x0), bool)
-    band = max(1, _BAND_CELLS // len(vertices))
-    for top in range(y0, y1, band):
-        bottom = min(y1, top + band)
-        inside[top - y0 : bottom - y0] = _spans(vertices, (x0, top, x1, bottom))
-    return inside
-
-
-def _spans(vertices: np.ndarray, rect: Rect) -> np.ndarray:
-    x0, _, x1, _ = rect
-    (ax, ay), (bx, by) = vertices.T, np.roll(vertices, -1, axis=0).T
-    _, centre_y = _centres(rect)
-    crosses = (ay > centre_y) != (by > centre_y)
-    rise = by - ay
-    slope = np.divide(bx - ax, rise, out=np.zeros_like(rise), where=rise != 0)
-    crossings = np.where(crosses, ax + (centre_y - ay) * slope, np.inf)
-    crossings.sort(axis=1)
-    pairs = len(vertices) // 2
-    starts, ends = crossings[:, 0 : 2 * pairs : 2], crossings[:, 1 : 2 * pairs : 2]
-    found = np.isfinite(starts)
-    first = np.clip(np.ceil(np.where(found, starts, 0.0) - 0.5) - x0, 0, x1 - x0).astype(np.intp)
-    stop = np.clip(np.floor(np.where(found, ends, 0.0) - 0.5) + 1 - x0, 0, x1 - x0).astype(np.intp)
-    rows = np.broadcast_to(np.arange(len(crossings))[:, None], first.shape)
-    keep = found & (first < stop)
-    steps = np.zeros((len(crossings), x1 - x0 + 1), np.int32)
-    np.add.at(steps, (rows[keep], first[keep]), 1)
-    np.add.at(steps, (rows[keep], stop[keep]), -1)
-    return np.asarray(np.cumsum(steps[:, :-1], axis=1) > 0)
-
-
-def _mark_polygon_boundary(inside: np.ndarray, vertices: np.ndarray, rect: Rect) -> None:
-    """Set the centres on the boundary that no crossing reaches: vertices and horizontal edges."""
-    for (ax, ay), (bx, by) in zip(vertices, np.roll(vertices, -1, axis=0)):
-        if ay == by and (ay - 0.5).is_integer():
-            on_edge = _centres_rect((min(ax, bx), ay, max(ax, bx), ay), rect)
-            if on_edge is not None:
-                inside[_within(on_edge, rect)] = True
-        if (ax - 0.5).is_integer() and (ay - 0.5).is_integer():
-            _mark_pixel_under(inside, rect, (ax, ay))
 
 
 def _paint(label: np.ndarray, rect: Rect, inside: np.ndarray, level: int) -> MaskPatch | None:
@@ -501,14 +419,6 @@ def _region(label: np.ndarray, rect: Rect) -> np.ndarray:
 def _union(rects: Iterable[Rect]) -> Rect:
     x0s, y0s, x1s, y1s = zip(*rects)
     return min(x0s), min(y0s), max(x1s), max(y1s)
-
-
-def _within(inner: Rect, outer: Rect) -> tuple[slice, slice]:
-    """The slices of ``inner`` in an array covering ``outer``."""
-    return (
-        slice(inner[1] - outer[1], inner[3] - outer[1]),
-        slice(inner[0] - outer[0], inner[2] - outer[0]),
-    )
 
 
 def _plane(values: np.ndarray, what: str) -> np.ndarray:

@@ -37,7 +37,7 @@ def encode_ground_truth_png(label: np.ndarray) -> bytes:
         If ``label`` is not a non-empty 2-D ``uint8`` array, or holds another
         value (the message names the first one, in row order, and its pixel ``(x, y)``).
     """
-    _check_ground_truth(label)
+    check_ground_truth(label)
     encoded, png = cv2.imencode(".png", label)
     if not encoded:  # pragma: no cover - OpenCV encodes every 2-D uint8 array
         raise InvalidOptionError("OpenCV could not encode the ground truth as PNG")
@@ -57,7 +57,8 @@ def write_ground_truth_png(path: str | Path, label: np.ndarray) -> None:
     write_bytes(path, encode_ground_truth_png(label))
 
 
-def _check_ground_truth(label: np.ndarray) -> None:
+def check_ground_truth(label: np.ndarray) -> None:
+    """Refuse anything but a ground-truth label map (see :func:`encode_ground_truth_png`)."""
     if not isinstance(label, np.ndarray) or label.ndim != 2 or label.dtype != np.uint8:
         found = (
             f"a {label.dtype} array of shape {label.shape}"
