@@ -28,6 +28,9 @@ MAX_JSON_DEPTH = 32
 #: The largest LIRIS XML file, in bytes: its parsed tree takes about 22 times the file's
 #: size in memory (32 MiB → about 0.8 GB), so XML has a lower limit than other text.
 MAX_XML_FILE_BYTES = 32 * 2**20
+#: The most boxes the tracks of one CVAT for video file may hold once filled in between
+#: their keyframes (about 250 MB of boxes): a few keyframes can span millions of frames.
+MAX_TRACK_BOXES = 5_000_000
 #: The largest count or confusion-matrix count: every whole number up to 2**53 is exact
 #: as a float, so changes of counts and sums stay exact.
 MAX_COUNT = 2**53

@@ -38,9 +38,9 @@ from referee.core.annotation.keyframes import (
     without_keyframe,
 )
 from referee.core.annotation.propagation import PixelBox, Propagation, propagate_box
-from referee.core.annotation.tracks import Track
 from referee.core.errors import RefereeError
 from referee.core.model.annotations import ACTION_CLASSES, Action, VideoAnnotation
+from referee.core.model.tracks import Track
 from referee.core.progress import CancelToken, ProgressCallback
 from referee.gui.annotation.box_tool import DRAFT_RGB, BoxTool, ShownBox, Style
 from referee.gui.annotation.commands import TracksCommand, VideoActionsCommand

@@ -1,5 +1,5 @@
-"""Files shipped with Referee that are not code: the LIRIS XML schema (docs/measures.md
-§10) and the application icon."""
+"""Files shipped with Referee that are not code: the LIRIS and CVAT XML schemas
+(docs/measures.md §10) and the application icon."""
 
 from pathlib import Path
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from referee.core.annotation.document import GroundTruthDocument, MaskKey
 from referee.core.annotation.review import Review
-from referee.core.annotation.tracks import Track, parse_tracks, updated_tracks
+from referee.core.annotation.tracks import parse_tracks, updated_tracks
 from referee.core.errors import InputFileError, RefereeError
 from referee.core.formats.cdnet import last_annotatable_frame
 from referee.core.formats.counts_csv import CountSeries, parse_counts_csv, updated_counts_csv
@@ -44,6 +44,7 @@ from referee.core.formats.text_files import check_regular_file, decode_text, wri
 from referee.core.limits import MAX_IMAGE_FILE_BYTES, MAX_TEXT_FILE_BYTES, MAX_XML_FILE_BYTES
 from referee.core.model.annotations import AnnotationSet
 from referee.core.model.origins import Origin, check_accepted_time
+from referee.core.model.tracks import Track
 
 FORMAT_NAME = "referee-autosave"
 FORMAT_VERSION = 2

@@ -20,11 +20,10 @@ from referee.core.annotation.keyframes import (
     ended_at,
     item_name,
     split_at,
-    whole_pixels,
 )
-from referee.core.annotation.tracks import Track
 from referee.core.errors import InvalidOptionError
-from referee.core.model.annotations import Action
+from referee.core.model.annotations import Action, whole_pixels
+from referee.core.model.tracks import Track
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ def new_track(track_id: int, frame: int, box: Sequence[float]) -> Track:
 
 def whole_box(box: Sequence[float]) -> tuple[int, int, int, int]:
     """``(x, y, w, h)`` rounded to whole pixels, halves up
-    (:func:`~referee.core.annotation.keyframes.whole_pixels`)."""
+    (:func:`~referee.core.model.annotations.whole_pixels`)."""
     x, y, w, h = (int(v) for v in whole_pixels([float(v) for v in box]))
     return (x, y, w, h)
 

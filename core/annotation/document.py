@@ -28,11 +28,11 @@ from referee.core.annotation.count_changes import empty_counts
 from referee.core.annotation.file_stamps import FileStamps
 from referee.core.annotation.label_maps import blank_label_map
 from referee.core.annotation.review import UNTOUCHED, FrameStatus, Review, status_of
-from referee.core.annotation.tracks import Track, parse_tracks
+from referee.core.annotation.tracks import parse_tracks
 from referee.core.errors import UnavailableError
 from referee.core.formats.annotated import frames_with_ground_truth
-from referee.core.formats.cdnet import read_gt, read_roi
 from referee.core.formats.counts_csv import CountSeries, parse_counts_csv
+from referee.core.formats.datasets import read_truth, read_video_roi
 from referee.core.formats.liris_xml import parse_liris_bytes
 from referee.core.formats.registry import BOXES, MOT_CSV, detect
 from referee.core.formats.text_files import decode_text, read_file_bytes
@@ -41,6 +41,7 @@ from referee.core.model.annotations import AnnotationSet, VideoAnnotation
 from referee.core.model.frame_set import FrameSet
 from referee.core.model.origins import BLANK
 from referee.core.model.project import GROUND_TRUTH, Project
+from referee.core.model.tracks import Track
 from referee.core.model.videos import VideoSpec
 
 #: Label maps kept in memory that have no unsaved change (the changed ones are all kept).
@@ -160,13 +161,13 @@ class GroundTruthDocument:
         path = self.videos[label].gt_path(frame)
         self.stamps.record(path)
         if os.path.lexists(path):
-            return read_gt(path, frame).copy()
+            return read_truth(self.videos[label], frame).copy()
         return blank_label_map(self.roi(label).shape, self.roi(label))
 
     def roi(self, label: str) -> np.ndarray:
         """The spatial ROI of the video ``label`` (``ROI.bmp``, 0 outside), read once."""
         if label not in self._rois:
-            self._rois[label] = read_roi(self.videos[label].roi_path)
+            self._rois[label] = read_video_roi(self.videos[label])
         return self._rois[label]
 
     def label_map_is_new(self, label: str, frame: int) -> bool:

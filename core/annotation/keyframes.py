@@ -23,10 +23,10 @@ from typing import TypeVar, cast
 
 import numpy as np
 
-from referee.core.annotation.tracks import Track
 from referee.core.errors import InvalidOptionError
 from referee.core.limits import MAX_FRAME_NUMBER
-from referee.core.model.annotations import Action
+from referee.core.model.annotations import Action, whole_pixels
+from referee.core.model.tracks import Track
 
 #: An editable item: an action or a track.
 Item = TypeVar("Item", bound=Action | Track)
@@ -51,15 +51,6 @@ class _Draft:
             self.interpolated[start:stop],
             self.conf[start:stop],
         )
-
-
-def whole_pixels(values: np.ndarray | Sequence[float]) -> np.ndarray:
-    """``values`` rounded to whole pixels, halves up: ``floor(v + 0.5)``, exactly (2.5 → 3,
-    −2.5 → −2), as ``float64`` (docs/measures.md §10)."""
-    values = np.asarray(values, dtype=np.float64)
-    whole = np.floor(values)
-    rounded: np.ndarray = whole + (values - whole >= 0.5)  # ``values − whole`` is exact
-    return rounded
 
 
 def keyframes_of(item: Action | Track) -> dict[int, Box]:

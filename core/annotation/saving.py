@@ -149,11 +149,19 @@ def save(
         ``replace_changed``); nothing is written then.
     InputFileError
         If a file cannot be written; the files already written stay, and what is
-        not saved stays modified.
+        not saved stays modified. If a label map to write is a LASIESTA sequence's;
+        nothing is written then.
     UnavailableError
         If there is something to write and the project has never been saved to a file.
     """
     plan = plan_save(document, now)
+    for label, frame in plan.masks:
+        if document.videos[label].layout is not None:
+            raise InputFileError(
+                document.videos[label].gt_path(frame),
+                "not saved: Referee reads LASIESTA's colour ground truth but does not write it "
+                "(docs/measures.md §1)",
+            )
     targets = files_to_write(document, plan)
     if not replace_changed:
         document.stamps.check_unchanged(targets)

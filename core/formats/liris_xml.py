@@ -24,18 +24,23 @@ without it is a keyframe."""
 
 from __future__ import annotations
 
-import importlib.resources
 import re
-import threading
-from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
-from typing import NoReturn
 
 import numpy as np
 from lxml import etree
 
 from referee.core.errors import InputFileError
+from referee.core.formats.safe_xml import (
+    XML_SPACE,
+    XmlDialect,
+    compiled_schema,
+    element_at,
+    lxml_message,
+    parse_tree,
+    refuse_declarations,
+)
 from referee.core.formats.text_files import check_regular_file
 from referee.core.limits import (
     MAX_BOXES_PER_FRAME,
@@ -56,11 +61,7 @@ MAX_DEPTH: int = 16
 MAX_VALUE: int = 2**31 - 1
 
 SCHEMA_RESOURCE: tuple[str, str] = ("referee.resources", "liris_harl.xsd")
-#: White space as XML defines it (stripped from names and values).
-XML_SPACE = " \t\r\n"
 _BOX_ATTRIBUTES: tuple[str, ...] = ("x", "y", "width", "height", "framenr")
-_FORBIDDEN_MARKUP: tuple[str, ...] = ("<!DOCTYPE", "<!ENTITY")
-_CHUNK_BYTES = 1 << 20
 _SHAPE_HINT = (
     "a LIRIS file is <tagset><video><videoName>NAME</videoName>"
     '<action nr="1" class="3"><bbox x="…" y="…" width="…" height="…" '
@@ -105,6 +106,15 @@ class XmlFormatError(InputFileError):
         self,
     ) -> tuple[type[XmlFormatError], tuple[Path, str, int | None, str | None, int | str | None]]:
         return (type(self), (self.path, self.detail, self.line, self.video, self.action))
+
+
+_DIALECT = XmlDialect(
+    document="a LIRIS file",
+    shape_hint=_SHAPE_HINT,
+    max_depth=MAX_DEPTH,
+    depth_needed="4 (tagset, video, action, bbox)",
+    error=XmlFormatError,
+)
 
 
 # --------------------------------------------------------------------------- reading
@@ -192,8 +202,8 @@ def _read_file(path: Path) -> list[tuple[VideoAnnotation, int]]:
 def _parse_videos(data: bytes, path: str | Path) -> list[tuple[VideoAnnotation, int]]:
     """Videos of one document with the line of each ``<videoName>``."""
     _check_size(len(data), path)
-    _refuse_declarations(data, path)
-    root = _parse_tree(data, path)
+    refuse_declarations(data, path, _DIALECT)
+    root = parse_tree(data, path, _DIALECT)
     _validate(root, path)
     return _videos(root, path)
 
@@ -207,127 +217,12 @@ def _check_size(size: int, path: str | Path) -> None:
         )
 
 
-# --------------------------------------------------------------------------- safe parsing
-
-
-def _refuse_declarations(data: bytes, path: str | Path) -> None:
-    """Refuse DOCTYPE and entity declarations before any parser sees them."""
-    for encoding in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
-        for markup in _FORBIDDEN_MARKUP:
-            at = data.find(markup.encode(encoding))
-            if at >= 0:
-                line = data[:at].count("\n".encode(encoding)) + 1
-                raise XmlFormatError(
-                    path,
-                    f"the document contains {markup}; DTDs and entity "
-                    "declarations are refused for safety, and a LIRIS "
-                    "file needs none",
-                    line,
-                )
-
-
-class _RefuseResolver(etree.Resolver):  # type: ignore[misc]  # lxml has no type stubs
-    """Refuse every external resource (DTD, entity, XInclude) the parser might ask for."""
-
-    def resolve(self, system_url: str, public_id: str | None, context: object) -> NoReturn:
-        raise etree.XMLSyntaxError(f"external resource {system_url!r} refused", None, 0, 0)
-
-
-def _safe_parser() -> etree.XMLPullParser:
-    parser = etree.XMLPullParser(
-        events=("start", "end"),
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-        remove_blank_text=True,
-        collect_ids=False,
-        attribute_defaults=False,
-    )
-    parser.resolvers.add(_RefuseResolver())
-    return parser
-
-
-def _parse_tree(data: bytes, path: str | Path) -> etree._Element:
-    """The root element, refusing malformed XML, DTDs and deep nesting."""
-    parser = _safe_parser()
-    depth = 0
-    etree.clear_error_log()  # this thread's log, so a failure below reports only its own errors
-    try:
-        for start in range(0, max(len(data), 1), _CHUNK_BYTES):
-            parser.feed(data[start : start + _CHUNK_BYTES])
-            depth = _follow_depth(parser, depth, path)
-        root = parser.close()
-        _follow_depth(parser, depth, path)
-    except etree.XMLSyntaxError as exc:
-        if not data.strip():
-            raise XmlFormatError(path, f"the file is empty; {_SHAPE_HINT}") from None
-        line, message = _syntax_problem(exc)
-        raise XmlFormatError(path, message, line) from None
-    if root is None:
-        raise XmlFormatError(path, f"the document has no root element; {_SHAPE_HINT}")
-    docinfo = root.getroottree().docinfo
-    if docinfo.doctype or docinfo.internalDTD is not None:
-        raise XmlFormatError(
-            path,
-            "the document has a DOCTYPE; DTDs are refused for safety, and a LIRIS file needs none",
-            1,
-        )
-    return root
-
-
-def _follow_depth(parser: etree.XMLPullParser, depth: int, path: str | Path) -> int:
-    for event, element in parser.read_events():
-        if event == "end":
-            depth -= 1
-            continue
-        depth += 1
-        if depth > MAX_DEPTH:
-            raise XmlFormatError(path, _too_deep(), element.sourceline)
-    return depth
-
-
-def _syntax_problem(exc: etree.XMLSyntaxError) -> tuple[int | None, str]:
-    """Line and reason of a parse failure (the error log is more precise than the exception)."""
-    errors = [e for e in exc.error_log if e.level >= etree.ErrorLevels.ERROR]
-    line, message = (
-        (errors[0].line, errors[0].message) if errors else (exc.lineno, str(exc.msg or exc))
-    )
-    message = re.sub(r",? line \d+, column \d+$", "", message.strip()) or "no reason given"
-    if "depth" in message.lower():
-        return line or None, _too_deep()
-    return line or None, f"not well-formed XML: {message}"
-
-
-def _too_deep() -> str:
-    return (
-        f"elements are nested deeper than {MAX_DEPTH} levels; a LIRIS file needs 4 "
-        "(tagset, video, action, bbox)"
-    )
-
-
 # --------------------------------------------------------------------------- schema
-
-
-@lru_cache(maxsize=1)
-def _schema_document() -> bytes:
-    return importlib.resources.files(SCHEMA_RESOURCE[0]).joinpath(SCHEMA_RESOURCE[1]).read_bytes()
-
-
-_local = threading.local()
 
 
 def liris_schema() -> etree.XMLSchema:
     """The shipped LIRIS XML schema, compiled once per thread (validators are not shared)."""
-    schema = getattr(_local, "schema", None)
-    if schema is None:
-        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-        schema = etree.XMLSchema(etree.fromstring(_schema_document(), parser))
-        _local.schema = schema
-    return schema
+    return compiled_schema(SCHEMA_RESOURCE)
 
 
 def _validate(root: etree._Element, path: str | Path) -> None:
@@ -336,30 +231,12 @@ def _validate(root: etree._Element, path: str | Path) -> None:
     if schema.validate(root.getroottree()):
         return
     entry = schema.error_log[0]
-    element = _element_at(root, entry.path, entry.line)
+    element = element_at(root, entry.path, entry.line)
     located = _explain(element)
     if located is None:
-        located = (element, f"{_lxml_message(entry.message)}; {_SHAPE_HINT}")
+        located = (element, f"{lxml_message(entry.message)}; {_SHAPE_HINT}")
     where, detail = located
     raise XmlFormatError(path, detail, where.sourceline or entry.line or None, *_context(where))
-
-
-def _element_at(root: etree._Element, xpath: str | None, line: int) -> etree._Element:
-    """The element a schema error points at: by its path, else the first on its line."""
-    try:
-        found = root.getroottree().xpath(xpath) if xpath else []
-    except etree.XPathError:
-        found = []
-    if found and isinstance(found[0], etree._Element):
-        return found[0]
-    for element in root.iter():
-        if element.sourceline == line and isinstance(element.tag, str):
-            return element
-    return root
-
-
-def _lxml_message(message: str) -> str:
-    return message.strip().rstrip(".")
 
 
 def _context(element: etree._Element) -> tuple[str | None, int | str | None]:

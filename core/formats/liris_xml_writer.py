@@ -20,7 +20,8 @@ from pathlib import Path
 from lxml import etree
 
 from referee.core.errors import InputFileError, InvalidOptionError
-from referee.core.formats.liris_xml import XML_SPACE, parse_liris_bytes
+from referee.core.formats.liris_xml import parse_liris_bytes
+from referee.core.formats.safe_xml import XML_SPACE
 from referee.core.formats.text_files import write_bytes
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 

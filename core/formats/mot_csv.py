@@ -56,11 +56,10 @@ from referee.core.formats.text_files import (
 from referee.core.limits import MAX_BOXES_PER_FRAME, MAX_COORDINATE, MAX_FRAME_NUMBER
 from referee.core.measures.box_rules import MOT_CLASSES
 from referee.core.measures.boxes import VideoBoxes, boxes_from_rows
+from referee.core.model.tracks import MAX_ID
 
 COLUMNS: tuple[str, ...] = ("frame", "id", "x", "y", "w", "h", "conf")
 _EXPECTED = "frame,id,x,y,w,h,conf,…"
-#: Largest id in absolute value: ids up to 2**53 are exact after reading as a decimal.
-MAX_ID = 2**53
 _ROW = re.compile(",".join([DECIMAL_NUMBER.pattern] * len(COLUMNS)))
 #: One cell of a plain row: a decimal number, spaces or tabs around it.
 _CELL = rf"[ \t]*{DECIMAL_NUMBER.pattern}[ \t]*"

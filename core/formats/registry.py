@@ -27,6 +27,7 @@ format name and kind with :func:`writer`.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +42,10 @@ BOXES = "boxes"  # list[VideoBoxes]: per-frame boxes
 CONFUSIONS = "confusions"  # list[VideoConfusion]: per-video confusion matrices
 COUNTS = "counts"  # CountSeries: a count per frame
 SCORES = "scores"  # CaseScores: per-case scores of several methods
+TRACKS = "tracks"  # tuple[Track, ...]: one video's keyframed tracks
+#: Mapping[str, Mapping[int, ndarray]]: per video, frame → CDnet label map (uint8, the levels
+#: of docs/measures.md §1); readers draw a frame's map when it is looked up.
+LABEL_MAPS = "label-maps"
 #: The name of the MOTChallenge format (one video per file, named after nothing in it).
 MOT_CSV = "mot-csv"
 
@@ -79,7 +84,8 @@ def register_reader(
         The format's short name (``"liris-xml"``), shown in messages and outputs.
     kind
         What ``read`` returns: :data:`ACTIONS`, :data:`BOXES`, :data:`CONFUSIONS`,
-        :data:`COUNTS`, :data:`SCORES`, or a kind of your own.
+        :data:`COUNTS`, :data:`SCORES`, :data:`TRACKS`, :data:`LABEL_MAPS`, or a kind of
+        your own.
     description
         What a user should give, for error messages ("a LIRIS XML file or folder").
     claims
@@ -305,3 +311,146 @@ for _name, _kind, _description, _claims, _read in (
     ("scores-csv", SCORES, "a CSV 'case,A,B[,C…]' (.csv)", _suffix(".csv"), _read_scores_csv),
 ):
     register_reader(name=_name, kind=_kind, description=_description, claims=_claims, read=_read)
+
+
+# --- the formats of annotators' tools: COCO, YOLO, labelme (docs/measures.md §10) ----------------
+
+
+def _later(module: str, function: str) -> Callable[..., Any]:
+    """``referee.core.formats.<module>.<function>``, imported when first called."""
+
+    def call(*args: Any, **options: Any) -> Any:
+        found = getattr(importlib.import_module(f"referee.core.formats.{module}"), function)
+        return found(*args, **options)
+
+    return call
+
+
+def _json_naming(*keys: bytes) -> Callable[[Path], bool]:
+    """Claims a ``.json`` file whose first bytes hold one of ``keys`` (``b"["``: a list)."""
+
+    def claims(path: Path) -> bool:
+        from referee.core.formats.json_files import json_head
+
+        head = json_head(path) if path.suffix.lower() == ".json" else b""
+        return any(head.startswith(key) if key == b"[" else key in head for key in keys)
+
+    return claims
+
+
+def _folder_of(suffix: str, inner: Callable[[Path], bool] | None = None) -> Callable[[Path], bool]:
+    """Claims a folder holding a ``*<suffix>`` file (the first by name claimed by ``inner``)."""
+
+    def claims(path: Path) -> bool:
+        if not path.is_dir():
+            return False
+        from referee.core.formats.cdnet import list_folder  # names an unreadable folder
+
+        names = sorted(n for n in list_folder(path) if n.lower().endswith(suffix))
+        names = [n for n in names if n.lower() != "classes.txt" and os.path.isfile(path / n)]
+        return bool(names) and (inner is None or inner(path / names[0]))
+
+    return claims
+
+
+_COCO = "a COCO instances or detection results file (.json)"
+_YOLO = "a YOLO label folder (<frame>.txt: 'class cx cy w h [score]')"
+_LABELME = "a labelme folder of <frame>.json files, or one of them"
+_coco_claims = _json_naming(b'"images"', b'"annotations"', b"[")
+_labelme_file = _json_naming(b'"shapes"')
+_labelme_folder = _folder_of(".json", _labelme_file)
+
+
+def _labelme_claims(path: Path) -> bool:
+    return _labelme_file(path) or _labelme_folder(path)
+
+
+for _name, _kind, _description, _claims, _read in (
+    ("coco", BOXES, _COCO, _coco_claims, _later("coco", "read_coco_boxes")),
+    ("coco", LABEL_MAPS, _COCO, _coco_claims, _later("coco", "read_coco_label_maps")),
+    ("yolo", BOXES, _YOLO, _folder_of(".txt"), _later("yolo", "read_yolo_boxes")),
+    ("labelme", BOXES, _LABELME, _labelme_claims, _later("labelme", "read_labelme_boxes")),
+    (
+        "labelme",
+        LABEL_MAPS,
+        _LABELME,
+        _labelme_claims,
+        _later("labelme", "read_labelme_label_maps"),
+    ),
+):
+    register_reader(name=_name, kind=_kind, description=_description, claims=_claims, read=_read)
+for _name, _kind, _description, _write, _cannot_hold in (
+    (
+        "coco",
+        BOXES,
+        "a COCO results file (boxes with scores) or instances file (.json)",
+        _later("coco_writer", "write_coco_boxes"),
+        "identities (kept only in the non-standard key track_id), and in a results file the "
+        "frames without boxes",
+    ),
+    (
+        "coco",
+        LABEL_MAPS,
+        "a COCO instances file of RLE regions (.json)",
+        _later("coco_writer", "write_coco_label_maps"),
+        "",
+    ),
+    ("yolo", BOXES, _YOLO, _later("yolo", "write_yolo_boxes"), "identities"),
+    ("labelme", BOXES, _LABELME, _later("labelme", "write_labelme_boxes"), "confidences"),
+    ("labelme", LABEL_MAPS, _LABELME, _later("labelme", "write_labelme_label_maps"), ""),
+):
+    register_writer(
+        name=_name, kind=_kind, description=_description, write=_write, cannot_hold=_cannot_hold
+    )
+
+
+# --- CVAT 1.1 XML: CVAT for video and CVAT for images (docs/measures.md §10) ------------------
+
+
+def _cvat_claims(flavour: str) -> Callable[[Path], bool]:
+    """Claims a CVAT 1.1 file of ``flavour`` by its root and first track or image."""
+
+    def claims(path: Path) -> bool:
+        from referee.core.formats.cvat_xml import cvat_flavour
+
+        return cvat_flavour(path) == flavour
+
+    return claims
+
+
+_CVAT_VIDEO = "a CVAT for video 1.1 XML file (.xml)"
+_CVAT_IMAGES = "a CVAT for images 1.1 XML file (.xml)"
+for _name, _kind, _description, _module, _function in (
+    ("cvat-video", BOXES, _CVAT_VIDEO, "cvat_video", "read_cvat_video_boxes"),
+    ("cvat-video", ACTIONS, _CVAT_VIDEO, "cvat_video", "read_cvat_actions"),
+    ("cvat-video", TRACKS, _CVAT_VIDEO, "cvat_video", "read_cvat_tracks"),
+    ("cvat-video", LABEL_MAPS, _CVAT_VIDEO, "cvat_label_maps", "read_cvat_video_label_maps"),
+    ("cvat-images", BOXES, _CVAT_IMAGES, "cvat_images", "read_cvat_image_boxes"),
+    ("cvat-images", LABEL_MAPS, _CVAT_IMAGES, "cvat_label_maps", "read_cvat_image_label_maps"),
+):  # before LIRIS, which claims every .xml file: these claim CVAT's by their content
+    register_reader(
+        name=_name,
+        kind=_kind,
+        description=_description,
+        claims=_cvat_claims(_name.removeprefix("cvat-")),
+        read=_later(_module, _function),
+        first=True,
+    )
+for _name, _kind, _description, _function, _cannot_hold in (
+    ("cvat-video", TRACKS, _CVAT_VIDEO, "write_cvat_tracks", "confidences (read back as 1)"),
+    ("cvat-video", ACTIONS, _CVAT_VIDEO, "write_cvat_actions", ""),
+    (
+        "cvat-images",
+        BOXES,
+        _CVAT_IMAGES,
+        "write_cvat_images",
+        "identities and confidences; labels read back numbered 1, 2… in order",
+    ),
+):
+    register_writer(
+        name=_name,
+        kind=_kind,
+        description=_description,
+        write=_later("cvat_writer", _function),
+        cannot_hold=_cannot_hold,
+    )

@@ -207,6 +207,15 @@ class AnnotationSet:
         )
 
 
+def whole_pixels(values: np.ndarray | Sequence[float]) -> np.ndarray:
+    """``values`` rounded to whole pixels, halves up: ``floor(v + 0.5)``, exactly (2.5 → 3,
+    −2.5 → −2), as ``float64`` (docs/measures.md §10)."""
+    values = np.asarray(values, dtype=np.float64)
+    whole = np.floor(values)
+    rounded: np.ndarray = whole + (values - whole >= 0.5)  # ``values − whole`` is exact
+    return rounded
+
+
 def interpolate_action(
     number: int, action_class: int, keyframes: Mapping[int, Sequence[int]]
 ) -> Action:

@@ -16,10 +16,10 @@ from PySide6.QtGui import QUndoCommand
 
 from referee.core.annotation.label_maps import MaskPatch
 from referee.core.annotation.review import Review
-from referee.core.annotation.tracks import Track
 from referee.core.formats.counts_csv import CountSeries
 from referee.core.model.annotations import VideoAnnotation
 from referee.core.model.origins import Origin
+from referee.core.model.tracks import Track
 
 if TYPE_CHECKING:
     from referee.gui.annotation.editor import AnnotationEditor

@@ -32,12 +32,12 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from referee.core.annotation.label_maps import MaskPatch, flood_fill
-from referee.core.annotation.tracks import Track
 from referee.core.formats.counts_csv import CountSeries, read_counts_csv
 from referee.core.formats.mot_csv import read_mot_csv
 from referee.core.formats.project_json import read_project, write_project
 from referee.core.model.origins import CONSENSUS, Origin, Source
 from referee.core.model.project import Project
+from referee.core.model.tracks import Track
 from referee.core.workflow.projects import project_videos
 from referee.gui.annotation.commands import (
     CountsCommand,

@@ -15,9 +15,9 @@ from referee.core.annotation.box_items import (
     whole_box,
     without_box,
 )
-from referee.core.annotation.tracks import Track
 from referee.core.errors import InvalidOptionError
 from referee.core.model.annotations import Action
+from referee.core.model.tracks import Track
 
 
 def _action(number: int, first: int, n: int, interpolated: tuple[int, ...] = ()) -> Action:

@@ -19,14 +19,13 @@ from referee.core.annotation.keyframes import (
     keyframes_of,
     merged,
     split_at,
-    whole_pixels,
     with_keyframe,
     with_keyframes,
     without_keyframe,
 )
-from referee.core.annotation.tracks import Track
 from referee.core.errors import InvalidOptionError
-from referee.core.model.annotations import Action, interpolate_action
+from referee.core.model.annotations import Action, interpolate_action, whole_pixels
+from referee.core.model.tracks import Track
 
 
 def _reference(keyframes: dict[int, tuple[float, ...]]) -> dict[int, list[float]]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from referee.core.annotation.keyframes import with_keyframe
-from referee.core.annotation.tracks import Track, rows_of_tracks, tracks_from_rows
+from referee.core.annotation.tracks import rows_of_tracks, tracks_from_rows
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.mot_csv import (
     MotRows,
@@ -18,6 +18,7 @@ from referee.core.formats.mot_csv import (
     write_mot_csv,
 )
 from referee.core.formats.text_files import keeping_existing
+from referee.core.model.tracks import Track
 
 AWKWARD = [
     0.1,
