@@ -28,6 +28,7 @@ from referee.core.evaluation.batch import (
 )
 from referee.core.evaluation.ground_truth import check_temporal_roi
 from referee.core.evaluation.masks import PER_FRAME_COLUMNS, VideoEvaluation, VideoHistograms
+from referee.core.formats.datasets import roi_file
 from referee.core.frames.sources import (
     CdnetResultSource,
     FrameSource,
@@ -221,9 +222,8 @@ def _cached_rows(
 
 def _truth_stamps(video: VideoSpec, frames: np.ndarray) -> tuple[np.ndarray, ...]:
     """The stamps of the video's ROI and of each frame's ground truth, and which are usable."""
-    roi, roi_usable = file_stamps([video.roi_path])
-    prefix = video.gt_prefix
-    gt, gt_usable = file_stamps([f"{prefix}{i:06d}.png" for i in frames.tolist()])
+    roi, roi_usable = file_stamps([roi_file(video)])
+    gt, gt_usable = file_stamps([video.gt_name(i) for i in frames.tolist()])
     return roi, roi_usable, gt, gt_usable
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError, RefereeError, SizeMismatchError
 from referee.core.evaluation.ground_truth import StrayLevels
-from referee.core.formats.cdnet import read_gt, read_roi
+from referee.core.formats.datasets import read_truth, read_video_roi, roi_file
 from referee.core.frames.sources import FrameSource
 from referee.core.measures.choices import check_threshold
 from referee.core.measures.curves import Curves, roc_pr_curves, summarized_curves
@@ -171,7 +171,6 @@ def _frames_with_truth(
     sources go on; without, the error is raised. An unreadable ground-truth
     frame fails every source.
     """
-    gt_prefix = video.gt_prefix
     streams = [source.iter_frames(numbers) for source in sources]
     for i in numbers:
         check(cancel)
@@ -183,7 +182,7 @@ def _frames_with_truth(
             try:
                 j, result = next(stream)
                 if result.shape != roi_shape:
-                    gt_name = f"{gt_prefix}{i:06d}.png"
+                    gt_name = video.gt_name(i)
                     raise SizeMismatchError(source.path_of(j), result.shape, gt_name, roi_shape)
             except RefereeError as error:
                 if failures is None:
@@ -191,11 +190,11 @@ def _frames_with_truth(
                 failures[k] = str(error)
                 result = None
             results.append(result)
-        gt_name = f"{gt_prefix}{i:06d}.png"
+        gt_name = video.gt_name(i)
         try:
-            gt = read_gt(gt_name, i)
+            gt = read_truth(video, i)
             if gt.shape != roi_shape:
-                raise SizeMismatchError(gt_name, gt.shape, video.roi_path, roi_shape)
+                raise SizeMismatchError(gt_name, gt.shape, roi_file(video), roi_shape)
         except RefereeError as error:
             if failures is None:
                 raise
@@ -273,7 +272,7 @@ def count_video(
     ``keep_going`` notes a source that cannot be read in the result instead of
     raising (:func:`_frames_with_truth`); stray levels are returned, not warned about.
     """
-    counter = FrameCounter(read_roi(video.roi_path), threshold)
+    counter = FrameCounter(read_video_roi(video), threshold)
     numbers = _frame_numbers(video, frames)
     total = len(numbers)
     width = len(PER_FRAME_COLUMNS)
@@ -327,7 +326,7 @@ def histograms_video(
     """Score histograms of every source on one video, each ground-truth frame decoded once
     (as :func:`count_video`): summed, ``(3, 256)``, or with ``per_frame`` one row per
     frame, ``(n, 1 + 3·256)``: the frame number, then its histograms row by row."""
-    counter = FrameCounter(read_roi(video.roi_path))
+    counter = FrameCounter(read_video_roi(video))
     numbers = _frame_numbers(video, frames)
     total = len(numbers)
     shape = (total, 1 + 3 * N_LEVELS) if per_frame else (3, N_LEVELS)

@@ -15,7 +15,7 @@ import re
 
 from referee.core.errors import InputFileError
 from referee.core.model.frame_set import FrameSet
-from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
+from referee.core.model.videos import VideoSpec
 
 _GT_NAME = re.compile(r"gt(\d{6})\.png")
 
@@ -23,15 +23,15 @@ _GT_NAME = re.compile(r"gt(\d{6})\.png")
 def annotated_frames(video: VideoSpec) -> FrameSet:
     """Numbers of the frames of ``video`` that have a ground-truth file (docs/measures.md §8).
 
-    Every ``groundtruth/gt%06d.png`` counts, inside the temporal ROI or not; a
-    video without a ``groundtruth/`` folder has none.
+    Every ``groundtruth/gt%06d.png`` counts (a LASIESTA sequence's ``S-GT/S-GT_%d.bmp``),
+    inside the temporal ROI or not; a video without a ground-truth folder has none.
 
     Raises
     ------
     InputFileError
-        If ``groundtruth/`` exists but cannot be listed.
+        If the ground-truth folder exists but cannot be listed.
     """
-    folder = video.folder / GROUNDTRUTH_DIR
+    folder = video.truth_folder
     if not folder.is_dir():
         return FrameSet()
     try:
@@ -41,6 +41,8 @@ def annotated_frames(video: VideoSpec) -> FrameSet:
         raise InputFileError(
             folder, f"cannot list the ground-truth folder ({error.strerror})"
         ) from None
+    if video.layout is not None:
+        return FrameSet.of(video.layout.truth.numbers(names))
     return FrameSet.of(int(match.group(1)) for match in map(_GT_NAME.fullmatch, names) if match)
 
 

@@ -230,11 +230,11 @@ def discover_videos(root: str | Path, require_groundtruth: bool = True) -> list[
     if is_video_folder(p, strict):
         return [load_video(p, require_groundtruth=strict)]
     videos: list[VideoSpec] = []
-    for child in _subfolders(p):
+    for child in subfolders(p):
         if is_video_folder(child, strict):
             videos.append(load_video(child, require_groundtruth=strict))
             continue
-        for grandchild in _subfolders(child):
+        for grandchild in subfolders(child):
             if is_video_folder(grandchild, strict):
                 videos.append(
                     load_video(grandchild, category=child.name, require_groundtruth=strict)
@@ -279,7 +279,14 @@ def _numbers_of(folder: Path, prefix: str, extensions: tuple[str, ...]) -> set[i
     return {int(match.group(1)) for match in map(name.fullmatch, list_folder(folder)) if match}
 
 
-def _subfolders(folder: Path) -> list[Path]:
+def subfolders(folder: Path) -> list[Path]:
+    """The folders in ``folder``, sorted, without those whose names start with a dot.
+
+    Raises
+    ------
+    InputFileError
+        Naming ``folder``, if it cannot be listed.
+    """
     try:
         with os.scandir(folder) as entries:
             return sorted(

@@ -94,6 +94,48 @@ def decode_grey(data: bytes, path: str | Path, what: str, frame: int | None) -> 
         As :func:`load_grey`, for what the bytes hold.
     """
     named = f"this {what}{_at(frame)}"
+    header = _checked_header(data, path, named)
+    buffer = np.frombuffer(data, np.uint8)
+    if header.grey:
+        image = cv2.imdecode(buffer, cv2.IMREAD_GRAYSCALE)
+    else:
+        image = _grey_of(cv2.imdecode(buffer, header.colour_flag), path, named)
+    if image is None:
+        raise _corrupt(path, named)
+    return image
+
+
+def load_colour(path: str | Path, what: str, frame: int | None) -> np.ndarray | None:
+    """The image at ``path`` as ``uint8`` blue, green and red, shape ``(h, w, 3)``; ``None`` if
+    it is absent (colour-coded ground truth, docs/measures.md §1).
+
+    Raises
+    ------
+    InputFileError
+        As :func:`load_grey`, except that colours are read, not refused.
+    """
+    data = _read_file(path, what, frame)
+    if data is None:
+        return None
+    named = f"this {what}{_at(frame)}"
+    header = _checked_header(data, path, named)
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), header.colour_flag)
+    if image is None:
+        raise _corrupt(path, named)
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    return _opaque(image, path, named)[:, :, :3]
+
+
+def _checked_header(data: bytes, path: str | Path, named: str) -> _Header:
+    """The header of an image file Referee decodes: one of its formats, within the size
+    limit, 8 bits per sample, complete.
+
+    Raises
+    ------
+    InputFileError
+        Naming ``path`` and saying which of these fails.
+    """
     try:
         header = _header(data)
     except _Unreadable as problem:
@@ -118,16 +160,13 @@ def decode_grey(data: bytes, path: str | Path, what: str, frame: int | None) -> 
             "(it was cut short, e.g. by an interrupted copy or a full disk); copy or save "
             "it again",
         )
-    buffer = np.frombuffer(data, np.uint8)
-    if header.grey:
-        image = cv2.imdecode(buffer, cv2.IMREAD_GRAYSCALE)
-    else:
-        image = _grey_of(cv2.imdecode(buffer, header.colour_flag), path, named)
-    if image is None:
-        raise InputFileError(
-            path, f"cannot decode {named} as an image: the file is corrupt; save it again as PNG"
-        )
-    return image
+    return header
+
+
+def _corrupt(path: str | Path, named: str) -> InputFileError:
+    return InputFileError(
+        path, f"cannot decode {named} as an image: the file is corrupt; save it again as PNG"
+    )
 
 
 def _at(frame: int | None) -> str:
@@ -312,17 +351,7 @@ def _grey_of(image: np.ndarray | None, path: str | Path, named: str) -> np.ndarr
     """The grey levels of a decoded colour image, if it is grey, opaque and 8-bit."""
     if image is None or image.ndim == 2:
         return image
-    if image.shape[2] == 4:
-        alpha = image[:, :, 3]
-        if int(alpha.min()) < 255:
-            y, x = np.argwhere(alpha < 255)[0]
-            raise InputFileError(
-                path,
-                f"{named} has transparent pixels (alpha {alpha[y, x]} at x={x}, "
-                f"y={y}); what transparency means in a mask is unknown: save it without "
-                "alpha, as grey levels",
-            )
-    blue, green, red = cv2.split(image)[:3]
+    blue, green, red = cv2.split(_opaque(image, path, named))[:3]
     if cv2.countNonZero(cv2.absdiff(blue, green)) or cv2.countNonZero(cv2.absdiff(green, red)):
         y, x = np.argwhere((blue != green) | (green != red))[0]
         raise InputFileError(
@@ -332,3 +361,18 @@ def _grey_of(image: np.ndarray | None, path: str | Path, named: str) -> np.ndarr
             "ground truth are grey levels: save it as an 8-bit grey PNG",
         )
     return blue
+
+
+def _opaque(image: np.ndarray, path: str | Path, named: str) -> np.ndarray:
+    """``image`` (decoded, with colour channels) if its alpha channel, if any, is opaque."""
+    if image.shape[2] == 4:
+        alpha = image[:, :, 3]
+        if int(alpha.min()) < 255:
+            y, x = np.argwhere(alpha < 255)[0]
+            raise InputFileError(
+                path,
+                f"{named} has transparent pixels (alpha {alpha[y, x]} at x={x}, "
+                f"y={y}); what transparency means in a mask is unknown: save it without "
+                "alpha",
+            )
+    return image

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from referee.core.errors import InvalidOptionError
@@ -77,16 +80,53 @@ class AnnotatedFrames:
         return len(self.frames)
 
 
+def numbered_names(stem: str, extensions: Sequence[str]) -> re.Pattern[str]:
+    """The file names ``<stem><i><extension>``, ``i`` a frame number from 1 written without
+    leading zeros (LASIESTA's names): group 1 is ``i``, group 2 the extension."""
+    endings = "|".join(map(re.escape, extensions))
+    return re.compile(f"{re.escape(stem)}([1-9][0-9]*)({endings})")
+
+
+@dataclass(frozen=True)
+class NumberedFiles:
+    """One file per frame, ``<folder>/<stem><i><extension>`` (:func:`numbered_names`)."""
+
+    folder: Path
+    stem: str
+    extension: str
+
+    def name(self, i: int) -> str:
+        """The file of frame ``i`` (1-based), as a string."""
+        return os.path.join(os.fspath(self.folder), f"{self.stem}{i}{self.extension}")
+
+    def numbers(self, names: Iterable[str]) -> list[int]:
+        """The frame numbers of those of ``names`` that are this sequence's files."""
+        pattern = numbered_names(self.stem, (self.extension,))
+        return [int(match.group(1)) for match in map(pattern.fullmatch, names) if match]
+
+
+@dataclass(frozen=True)
+class SequenceLayout:
+    """Where a LASIESTA sequence keeps its frames (docs/measures.md §1): its input frames
+    and its colour ground truth, in two folders. It has no ``ROI.bmp`` (every pixel is
+    evaluated) and no ``temporalROI.txt`` (every frame is)."""
+
+    inputs: NumberedFiles
+    truth: NumberedFiles
+
+
 @dataclass(frozen=True)
 class VideoSpec:
-    """One CDnet video: where its files are and which frames are evaluated.
+    """One video, CDnet's or a LASIESTA sequence: where its files are and which frames are
+    evaluated.
 
     ``first`` and ``last`` are the 1-based, inclusive frame numbers of the
     temporal ROI (docs/measures.md §1). ``annotated`` holds the frames that have
     ground truth when not all do (docs/measures.md §8): those a project records as
     annotated, or those with a ground-truth file when ``groundtruth/`` lacks some
     frames of the temporal ROI; ``None``: every frame of the temporal ROI has
-    ground truth.
+    ground truth. ``layout`` places the frames of a LASIESTA sequence, whose ``folder``
+    is the folder of its input frames; ``None``: CDnet's ``input/`` and ``groundtruth/``.
     """
 
     category: str
@@ -95,6 +135,7 @@ class VideoSpec:
     first: int
     last: int
     annotated: FrameSet | None = None
+    layout: SequenceLayout | None = None
 
     @property
     def label(self) -> str:
@@ -169,14 +210,26 @@ class VideoSpec:
 
     def gt_path(self, i: int) -> Path:
         """Ground-truth file of frame ``i`` (1-based)."""
-        return self.folder / GROUNDTRUTH_DIR / f"gt{i:06d}.png"
+        return Path(self.gt_name(i))
+
+    def gt_name(self, i: int) -> str:
+        """:meth:`gt_path` as a string (thousands of names a pass are built without
+        :class:`~pathlib.Path`)."""
+        if self.layout is not None:
+            return self.layout.truth.name(i)
+        return f"{self._gt_prefix}{i:06d}.png"
+
+    @cached_property
+    def _gt_prefix(self) -> str:
+        return os.path.join(os.fspath(self.folder), GROUNDTRUTH_DIR, "gt")
 
     @property
-    def gt_prefix(self) -> str:
-        """:meth:`gt_path` of frame ``i`` is ``f"{gt_prefix}{i:06d}.png"`` (thousands of
-        names a pass are built from it as strings)."""
-        return os.path.join(os.fspath(self.folder), GROUNDTRUTH_DIR, "gt")
+    def truth_folder(self) -> Path:
+        """The folder of the ground-truth files."""
+        return self.folder / GROUNDTRUTH_DIR if self.layout is None else self.layout.truth.folder
 
     def input_path(self, i: int) -> Path:
         """Input image of frame ``i`` (1-based)."""
+        if self.layout is not None:
+            return Path(self.layout.inputs.name(i))
         return self.folder / INPUT_DIR / f"in{i:06d}.jpg"

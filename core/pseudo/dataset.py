@@ -16,7 +16,7 @@ from referee.core import cluster
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.evaluation.ground_truth import check_temporal_roi
 from referee.core.evaluation.masks import VideoEvaluation
-from referee.core.formats.cdnet import read_roi
+from referee.core.formats.datasets import read_video_roi
 from referee.core.frames.results import result_sources
 from referee.core.frames.sources import masks_by_frame
 from referee.core.measures.indicators import (
@@ -89,11 +89,12 @@ def _true_counter(
     job: _Job, roi: np.ndarray | None, committee: CommitteeOptions, k: int
 ) -> TrueCounter:
     """The counter of a job's masks against its ground truth, under the committee's
-    detection rule (the ROI is read again where the video has none: an error naming it)."""
+    detection rule (the ROI is read again where the video has no file of it: a CDnet
+    video's is then an error naming it, a LASIESTA sequence's the whole frame)."""
     video = job.video
     return TrueCounter(
         video,
-        read_roi(video.roi_path) if roi is None else roi,
+        read_video_roi(video) if roi is None else roi,
         committee.threshold,
         k,
         len(job.frames),

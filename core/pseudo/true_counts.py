@@ -21,7 +21,7 @@ from referee.core.evaluation.masks import (
     VideoEvaluation,
     VideoPieces,
 )
-from referee.core.formats.cdnet import read_gt
+from referee.core.formats.datasets import read_truth, roi_file
 from referee.core.measures.pixel import FrameCounter
 from referee.core.model.videos import VideoSpec
 
@@ -33,11 +33,10 @@ class TrueCounter:
     Parameters
     ----------
     video
-        The video: its ``groundtruth/gt%06d.png`` are read, and ``ROI.bmp`` named in
-        size errors.
+        The video: its ground truth is read, and its ROI file named in size errors.
     roi
-        The video's ROI (``True`` inside), as :func:`~referee.core.formats.cdnet.read_roi`
-        gives it.
+        The video's ROI (``True`` inside), as
+        :func:`~referee.core.formats.datasets.read_video_roi` gives it.
     threshold
         The detection threshold option (``None``: value == 255).
     k
@@ -55,8 +54,8 @@ class TrueCounter:
         expected: int = 0,
     ) -> None:
         self._counter = FrameCounter(roi, threshold)
-        self._prefix = video.gt_prefix
-        self._roi_path = video.roi_path
+        self._video = video
+        self._roi_path = roi_file(video)
         rows = min(max(expected, 1), FIRST_ROWS)
         self._rows = [np.zeros((rows, len(PER_FRAME_COLUMNS)), dtype=np.int64) for _ in range(k)]
         self._count = 0
@@ -70,8 +69,8 @@ class TrueCounter:
         MissingFrameError, InputFileError, SizeMismatchError
             A missing or unreadable ground-truth frame, or one whose size is not the ROI's.
         """
-        name = f"{self._prefix}{i:06d}.png"
-        gt = read_gt(name, i)
+        name = self._video.gt_name(i)
+        gt = read_truth(self._video, i)
         if gt.shape != self._counter.shape:
             raise SizeMismatchError(name, gt.shape, self._roi_path, self._counter.shape)
         self.stray.check(name, gt)

@@ -14,6 +14,7 @@ import numpy as np
 
 from referee.core.errors import InvalidOptionError, RefereeError
 from referee.core.formats.cdnet import read_roi, result_frame_numbers
+from referee.core.formats.datasets import fixed_frames
 from referee.core.frames.sources import FrameSource, masks_by_frame
 from referee.core.measures.indicators import (
     IndicatorValue,
@@ -319,8 +320,9 @@ def _roi_of(video: VideoSpec) -> np.ndarray | None:
 def pseudo_frames(video: VideoSpec, sources: Sequence[FrameSource]) -> Sequence[int]:
     """The frames evaluated on ``video`` (docs/measures.md §7).
 
-    The temporal ROI when the video folder holds ``temporalROI.txt``; else the
-    frames that every detector has (their result folders are listed).
+    The temporal ROI when the dataset fixes it (``temporalROI.txt``, a LASIESTA
+    sequence's frames); else the frames that every detector has (their result folders
+    are listed).
 
     Raises
     ------
@@ -332,7 +334,7 @@ def pseudo_frames(video: VideoSpec, sources: Sequence[FrameSource]) -> Sequence[
     """
     from referee.core.frames.sources import CdnetResultSource
 
-    if os.path.lexists(video.temporal_roi_path):  # read by load_video
+    if fixed_frames(video):
         return video.frames
     common: set[int] | None = None
     for source in sources:

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from referee.core.errors import InputFileError, MissingFrameError, RefereeError
-from referee.core.formats.cdnet import read_gt, read_roi
+from referee.core.formats.datasets import read_truth, read_video_roi
 from referee.core.formats.text_files import check_regular_file
 from referee.core.frames.sources import FrameReader, FrameSource
 from referee.core.measures.pixel import LABEL_NOT_EVALUATED, comparison_labels, detection_mask
@@ -28,13 +28,15 @@ from referee.core.pseudo.consensus import binary_entropy, consensus
 
 
 class CdnetInputSource:
-    """The colour input frames ``input/in%06d.jpg`` of a CDnet video, as RGB ``uint8``."""
+    """The colour input frames of a video (CDnet's ``input/in%06d.jpg``, a LASIESTA
+    sequence's ``S-%d.bmp``), as RGB ``uint8``."""
 
     def __init__(self, video: VideoSpec) -> None:
         self.video = video
         self.frame_count = _count_inputs(video)
         if self.frame_count == 0:
-            raise InputFileError(video.folder / "input", "holds no in000001.jpg-style frame")
+            first = video.input_path(1)
+            raise InputFileError(first.parent, f"holds no {first.name}-style frame")
 
     def path_of(self, i: int) -> Path:
         return self.video.input_path(i)
@@ -52,10 +54,10 @@ class CdnetInputSource:
 
 def _count_inputs(video: VideoSpec) -> int:
     """Number of consecutive input frames from 1 (a gap ends the video)."""
-    folder = video.folder / "input"
+    folder = video.input_path(1).parent
     names = set(os.listdir(folder)) if folder.is_dir() else set()
     n = 0
-    while f"in{n + 1:06d}.jpg" in names:
+    while video.input_path(n + 1).name in names:
         n += 1
     return n
 
@@ -129,7 +131,7 @@ class FrameLayerReader:
         self.detectors = dict(detectors or {})
         self.threshold = threshold
         self.include_trivial = include_trivial
-        self.roi = read_roi(video.roi_path) if video is not None else None
+        self.roi = read_video_roi(video) if video is not None else None
 
     def read(self, i: int) -> FrameLayers:
         """Everything shown at frame ``i`` (1-based)."""
@@ -166,13 +168,13 @@ class FrameLayerReader:
         if not path.exists():
             return None
         try:
-            return read_gt(path, i)
+            return read_truth(self.video, i)
         except RefereeError as error:
             problems.append(str(error))
             return None
 
     def _compare(self, gt: np.ndarray, mask: np.ndarray, evaluated: bool) -> np.ndarray:
-        # ``evaluated`` implies a CDnet video, hence its ROI.
+        # ``evaluated`` implies a dataset's video, hence its ROI.
         if not evaluated or self.roi is None:
             return np.full(gt.shape, LABEL_NOT_EVALUATED, dtype=np.uint8)
         return comparison_labels(gt, self.roi, mask, self.threshold)

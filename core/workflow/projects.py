@@ -9,12 +9,8 @@ from pathlib import Path
 
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats import project_json
-from referee.core.formats.cdnet import (
-    discover_videos,
-    find_result_folder,
-    last_annotatable_frame,
-    list_folder,
-)
+from referee.core.formats.cdnet import find_result_folder, last_annotatable_frame, list_folder
+from referee.core.formats.datasets import discover_dataset, fixed_frames
 from referee.core.formats.registry import VIDEO_EXTENSIONS, is_project_file, is_video_file
 from referee.core.frames.sources import first_frame_size
 from referee.core.model.project import (
@@ -32,14 +28,17 @@ RESULTS_FOLDER, SOFT_RESULTS_FOLDER = "results", "results-soft"
 _WHAT_OPENS = (
     f"Referee opens a project file (*{PROJECT_SUFFIX}), a CDnet dataset folder "
     "(<category>/<video>/ folders holding groundtruth/, ROI.bmp and "
-    "temporalROI.txt), one CDnet video folder, or a video file ("
+    "temporalROI.txt), one CDnet video folder, a LASIESTA folder (<sequence>/ folders, "
+    "each with its <sequence>-GT/ folder beside it), or a video file ("
     + ", ".join(VIDEO_EXTENSIONS)
     + ")"
 )
 
 
 def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[VideoSpec, ...]:
-    """The CDnet videos of the project's dataset, by category then name (empty without one),
+    """The videos of the project's dataset (CDnet's or LASIESTA's,
+    :func:`~referee.core.formats.datasets.discover_dataset`), by category then name (empty
+    without one),
     each with the frames the project records as annotated (:attr:`VideoSpec.annotated`)
     and, with the project's :attr:`~Project.frame_range`, only the frames of its temporal
     ROI in that range.
@@ -58,7 +57,8 @@ def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[
     if project.dataset is None:
         return ()
     videos = [
-        _recorded(project, video) for video in discover_videos(project.dataset, require_groundtruth)
+        _recorded(project, video)
+        for video in discover_dataset(project.dataset, require_groundtruth)
     ]
     if project.frame_range is not None:
         videos = [_within(video, project.frame_range) for video in videos]
@@ -90,9 +90,10 @@ def _recorded(project: Project, video: VideoSpec) -> VideoSpec:
 
 
 def _within(video: VideoSpec, frames: FrameRange) -> VideoSpec:
-    """``video`` restricted to ``frames``; refused without a temporal ROI file, whose
-    absence lets pseudo ground truth take the frames every detector has instead."""
-    if not os.path.lexists(video.temporal_roi_path):
+    """``video`` restricted to ``frames``; refused when the dataset does not fix its frames
+    (no temporal ROI file), which lets pseudo ground truth take the frames every detector
+    has instead."""
+    if not fixed_frames(video):
         raise InvalidOptionError(
             f"the frame range {frames} narrows each video's temporal ROI, but video "
             f"{video.label} has no {TEMPORAL_ROI_FILE}; add one ('first last') or leave the "
@@ -171,8 +172,8 @@ def open_path(path: str | Path) -> Project:
 
     * a ``.json`` file: a project file, read;
     * a folder holding one ``*.referee.json``: that project (several: an error);
-    * a CDnet dataset folder or one CDnet video folder: a project of that
-      dataset, named after the folder, with a detector for each method found
+    * a CDnet dataset folder, one CDnet video folder or a LASIESTA folder: a project of
+      that dataset, named after the folder, with a detector for each method found
       in a ``results`` (masks) or ``results-soft`` (scores) folder inside it
       or next to it (``<method>/<category>/<video>``);
     * a video file (:data:`VIDEO_EXTENSIONS`): a project of that file, once
@@ -208,11 +209,11 @@ def _open_folder(folder: Path) -> Project:
             folder, f"this folder holds several project files ({names}); open one of them"
         )
     try:
-        videos = discover_videos(folder)
+        videos = discover_dataset(folder)
     except InputFileError as error:
         if error.path == folder:  # no video at all; a broken video keeps its own message
             raise InputFileError(
-                folder, "this folder holds no CDnet video; " + _WHAT_OPENS
+                folder, "this folder holds no CDnet video or LASIESTA sequence; " + _WHAT_OPENS
             ) from None
         raise
     return Project(name=folder.name, dataset=folder, detectors=_detectors_near(folder, videos))

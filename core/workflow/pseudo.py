@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from referee.core.errors import CancelledError, RefereeError, RefereeWarning, UnavailableError
+from referee.core.formats.datasets import has_truth_files
 from referee.core.frames.results import result_sources
 from referee.core.model.project import Project
-from referee.core.model.videos import GROUNDTRUTH_DIR, VideoSpec
+from referee.core.model.videos import VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 from referee.core.pseudo.dataset import pseudo_evaluate, pseudo_evaluate_with_truth
 from referee.core.pseudo.truth import compare_with_truth
@@ -207,13 +208,9 @@ def spread(frames: Sequence[int] | np.ndarray, count: int) -> list[int]:
 
 
 def _has_ground_truth(videos: Sequence[VideoSpec]) -> bool:
-    """Whether every video has what true values need: ground truth, ROI, temporal ROI."""
-    return bool(videos) and all(
-        (v.folder / GROUNDTRUTH_DIR).is_dir()
-        and v.roi_path.is_file()
-        and v.temporal_roi_path.is_file()
-        for v in videos
-    )
+    """Whether every video has what true values need: ground truth, ROI, temporal ROI
+    (a LASIESTA sequence: its ground truth)."""
+    return bool(videos) and all(has_truth_files(v) for v in videos)
 
 
 def _complete_ground_truth(project: Project, videos: Sequence[VideoSpec]) -> bool:

@@ -40,14 +40,14 @@ def gt_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Every ground-truth file the evaluation decodes, counted (from any thread)."""
     reads: Counter[str] = Counter()
     lock = threading.Lock()
-    real = masks.read_gt
+    real = masks.read_truth
 
-    def counting(path: str, frame: int | None = None) -> np.ndarray:
+    def counting(video: VideoSpec, frame: int) -> np.ndarray:
         with lock:
-            reads[str(path)] += 1
-        return real(path, frame)
+            reads[video.gt_name(frame)] += 1
+        return real(video, frame)
 
-    monkeypatch.setattr(masks, "read_gt", counting)
+    monkeypatch.setattr(masks, "read_truth", counting)
     return reads
 
 

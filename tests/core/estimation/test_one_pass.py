@@ -19,6 +19,7 @@ from referee.core.evaluation import masks
 from referee.core.exports.estimate import estimate_to_dict
 from referee.core.frames import sources
 from referee.core.model.project import Project, with_annotated
+from referee.core.model.videos import VideoSpec
 from referee.core.pseudo import true_counts
 from referee.core.pseudo.committee_options import CommitteeOptions
 from referee.core.workflow.estimate import run_estimate
@@ -96,19 +97,19 @@ def test_one_pass_decodes_every_mask_and_ground_truth_frame_once(
 ) -> None:
     project = demo_project(demo)
     read: Counter[str] = Counter()
-    original_mask, original_gt = sources.load_grey, true_counts.read_gt
+    original_mask, original_gt = sources.load_grey, true_counts.read_truth
 
     def mask(path: str, *args: object) -> np.ndarray | None:
         read[str(path)] += 1
         return original_mask(path, *args)  # type: ignore[arg-type]
 
-    def gt(path: str, i: int | None = None) -> np.ndarray:
-        read[str(path)] += 1
-        return original_gt(path, i)
+    def gt(video: VideoSpec, i: int) -> np.ndarray:
+        read[video.gt_name(i)] += 1
+        return original_gt(video, i)
 
     monkeypatch.setattr(sources, "load_grey", mask)
-    monkeypatch.setattr(true_counts, "read_gt", gt)
-    monkeypatch.setattr(masks, "read_gt", lambda *a: pytest.fail("a second reading"))
+    monkeypatch.setattr(true_counts, "read_truth", gt)
+    monkeypatch.setattr(masks, "read_truth", lambda *a: pytest.fail("a second reading"))
     options = EstimateOptions(labels=10, simulate=True, workers=1)
     result = run_estimate(project, options)
     frames = sum(video.n_frames for video in project_videos(project))

@@ -101,9 +101,9 @@ def test_a_simulation_reads_ground_truth_only_for_the_drawn_frames(
             if (video.label, int(gt.stem[2:])) not in drawn:
                 gt.unlink()
     read: list[str] = []
-    original = masks.read_gt
+    original = masks.read_truth
     monkeypatch.setattr(
-        masks, "read_gt", lambda path, i=None: read.append(path) or original(path, i)
+        masks, "read_truth", lambda video, i: read.append(video.gt_name(i)) or original(video, i)
     )
     again = run_estimate(project, options, pseudo=outcome, pixels=pixels)
     assert again.frames == first.frames and again.estimates == first.estimates
