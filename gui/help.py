@@ -74,6 +74,7 @@ def shortcut_rows() -> list[tuple[str, str]]:
         *((text.replace("&", ""), key) for text, key in ZOOM_KEYS),
         ("Zoom / pan the frame", "Mouse wheel / drag"),
         ("Dark theme", "Ctrl+D"),
+        ("New project", "Ctrl+N"),
         ("Open", "Ctrl+O"),
         ("Save the annotation and the project", "Ctrl+S"),
         ("Undo / redo", "Ctrl+Z / Ctrl+Shift+Z"),

@@ -1,4 +1,5 @@
-"""Changing the window's open project: saving it, adding and removing detectors."""
+"""Changing the window's project: making a new one, saving it, adding and removing
+detectors."""
 
 from __future__ import annotations
 
@@ -7,17 +8,31 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from referee.core.errors import RefereeError
 from referee.core.formats.project_json import write_project
-from referee.core.model.project import DetectorSource, Project, with_detector, without_detector
+from referee.core.model.project import (
+    PROJECT_SUFFIX,
+    DetectorSource,
+    Project,
+    with_detector,
+    without_detector,
+)
+from referee.gui.project_dialog import NewProjectDialog
 
 if TYPE_CHECKING:
     from referee.gui.main_window import MainWindow
 
-#: The ending of a project file's name.
-PROJECT_SUFFIX = ".referee.json"
+
+def new_project(window: MainWindow) -> NewProjectDialog:
+    """File › New project…: the dialog; the project it writes is opened in ``window``."""
+    dialog = NewProjectDialog(window.runner, window)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.created.connect(lambda project: window.open(project.file))
+    dialog.open()
+    return dialog
 
 
 def save_project(window: MainWindow) -> None:

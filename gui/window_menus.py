@@ -18,7 +18,7 @@ from referee.gui.help import (
     show_about,
     show_shortcuts,
 )
-from referee.gui.project_edits import save_project, save_project_as
+from referee.gui.project_edits import new_project, save_project, save_project_as
 from referee.gui.viewer.frame_view import LAYER_TITLES, LAYERS
 from referee.gui.viewer.zoom import ZOOM_KEYS
 from referee.gui.widgets.recent_menu import RecentMenu
@@ -66,6 +66,15 @@ def build_menus(window: MainWindow) -> WindowMenus:
     add_action(
         window,
         file,
+        "&New project…",
+        lambda: new_project(window),
+        "Ctrl+N",
+        "Make a project of your dataset, detectors' results and ground truth, checking "
+        "each source, and open it",
+    )
+    add_action(
+        window,
+        file,
         "&Open…",
         window.choose_and_open,
         "Ctrl+O",
@@ -89,7 +98,15 @@ def build_menus(window: MainWindow) -> WindowMenus:
         "Ctrl+S",
         "Save the annotation and project",
     )
-    add_action(window, file, "Save project &as…", lambda: save_project_as(window), "Ctrl+Shift+S")
+    add_action(
+        window,
+        file,
+        "Save project &as…",
+        lambda: save_project_as(window),
+        "Ctrl+Shift+S",
+        "Write the open project (dataset, detectors, ground truth, annotated frames) to a "
+        "project file of your choice",
+    )
     file.addSeparator()
     export_report = add_action(
         window,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
@@ -19,6 +18,7 @@ from referee.core.cli.common import (
     report_missing,
     write_json,
 )
+from referee.core.cli.inputs import add_dataset_and_results, input_parameters, project_of_inputs
 
 
 def add_commands(commands: Commands) -> None:
@@ -33,13 +33,12 @@ def add_commands(commands: Commands) -> None:
         "average_precision_score give on the same pixels (motion positive, static and shadow "
         "negative). --csv writes every curve point; --areas-csv the AUC and AP of every curve.",
     )
-    parser.add_argument("dataset", type=Path, metavar="DATASET")
-    parser.add_argument(
-        "results",
-        type=Path,
-        nargs="+",
-        metavar="RESULTS",
-        help="a method's soft results root (<category>/<video>/bin%%06d.png)",
+    add_dataset_and_results(
+        parser,
+        "dataset root (<category>/<video>/{groundtruth,ROI.bmp,temporalROI.txt}) or one "
+        "video folder",
+        "a method's soft results root (<category>/<video>/bin%%06d.png)",
+        kind="scores",
     )
     add_weights(parser)
     add_output(
@@ -80,11 +79,8 @@ def run_curves(args: argparse.Namespace) -> int:
     from referee.core.measures.curves import roc_pr_curves
     from referee.core.workflow.options import CurveOptions
     from referee.core.workflow.pixels import run_curves as sweep
-    from referee.core.workflow.projects import project_of_outputs
 
-    project = project_of_outputs(
-        "scores", args.results, dataset=args.dataset, frame_range=args.frames
-    )
+    project = project_of_inputs("curves", args.dataset, args.results, args.frames, "scores")
     with progress_bar("sweeping thresholds", "frame", args.quiet) as progress:
         options = CurveOptions(args.weights, args.workers)
         result = sweep(project, options, progress, cache=open_cache(args.cache))
@@ -104,6 +100,6 @@ def run_curves(args: argparse.Namespace) -> int:
     if args.json is not None:
         from referee.core.exports.curves_json import curves_to_dict
 
-        parameters = {"dataset": str(args.dataset), "weights": args.weights}
+        parameters = {**input_parameters(project), "weights": args.weights}
         write_json(args.json, curves_to_dict(rows, parameters))
     return report_missing(result.missing)

@@ -10,7 +10,6 @@ without, the labelled frames of each partly annotated video (``--labelled``).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from referee.core.cli.common import (
     Commands,
@@ -23,6 +22,7 @@ from referee.core.cli.common import (
     progress_bar,
     whole_number,
 )
+from referee.core.cli.inputs import add_dataset_and_results, input_parameters, project_of_inputs
 from referee.core.estimation.choices import ESTIMATORS, LABELLED, SAMPLERS
 from referee.core.workflow.options import EstimateOptions
 
@@ -60,18 +60,10 @@ def add_commands(commands: Commands) -> None:
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "dataset",
-        type=Path,
-        metavar="DATASET",
-        help="dataset root (<category>/<video>/ folders) or one video folder",
-    )
-    parser.add_argument(
-        "results",
-        type=Path,
-        nargs="+",
-        metavar="RESULTS",
-        help="two or more detectors' results roots (<category>/<video>/bin%%06d.png); "
+    add_dataset_and_results(
+        parser,
+        "dataset root (<category>/<video>/ folders) or one video folder",
+        "two or more detectors' results roots (<category>/<video>/bin%%06d.png); "
         "each folder name is a detector's name",
     )
     parser.add_argument(
@@ -145,7 +137,6 @@ def run_estimate(args: argparse.Namespace) -> int:
     """Estimate, print the report and write the JSON."""
     from referee.core.exports.estimate import format_estimate_report, write_estimate_json
     from referee.core.workflow.estimate import run_estimate as estimate
-    from referee.core.workflow.projects import project_of_outputs
 
     options = EstimateOptions(  # checks every rule of --simulate, --labels and --repeat
         labels=args.labels,
@@ -158,17 +149,15 @@ def run_estimate(args: argparse.Namespace) -> int:
         repeat=args.repeat,
         workers=args.workers,
     )
-    project = project_of_outputs(
-        "masks", args.results, dataset=args.dataset, frame_range=args.frames
-    )
+    project = project_of_inputs("estimate", args.dataset, args.results, args.frames, at_least=2)
     with progress_bar("estimating", "frame", args.quiet) as progress:
         result = estimate(project, options, progress)
     print(format_estimate_report(result))
     if args.json is not None:
         parameters = {
-            "dataset": str(args.dataset),
+            **input_parameters(project),
             "frames": frames_parameter(args.frames),
-            "results": {d.name: str(d.masks) for d in project.detectors},
+            "results": {name: str(root) for name, root in project.mask_detectors().items()},
         }
         write_estimate_json(args.json, result, parameters)
     return 0

@@ -28,6 +28,7 @@ from referee.core.cli.common import (
     refuse_overwrite,
     report_missing,
 )
+from referee.core.cli.inputs import add_dataset_and_results, input_parameters, project_of_inputs
 from referee.core.errors import InputFileError
 from referee.core.workflow.options import PixelOptions
 
@@ -84,19 +85,11 @@ def _add_evaluate(commands: Commands) -> None:
         "dataset (docs/measures.md §1), then summarize over videos by blending normalized "
         "confusion matrices and, side by side, by the CDnet procedure (§2).",
     )
-    parser.add_argument(
-        "dataset",
-        type=Path,
-        metavar="DATASET",
-        help="dataset root (<category>/<video>/{groundtruth,ROI.bmp,"
-        "temporalROI.txt}) or one video folder",
-    )
-    parser.add_argument(
-        "results",
-        type=Path,
-        nargs="+",
-        metavar="RESULTS",
-        help="a method's results root holding <category>/<video>/bin%%06d.png, "
+    add_dataset_and_results(
+        parser,
+        "dataset root (<category>/<video>/{groundtruth,ROI.bmp,temporalROI.txt}) or one "
+        "video folder",
+        "a method's results root holding <category>/<video>/bin%%06d.png, "
         "or, for a one-video dataset, its result folder or a mask video "
         "file; the folder or file name is the method's name",
     )
@@ -126,19 +119,16 @@ def _add_evaluate(commands: Commands) -> None:
 def run_evaluate(args: argparse.Namespace) -> int:
     """Evaluate every RESULTS against the dataset, print and write the summaries."""
     from referee.core.workflow.pixels import run_pixels
-    from referee.core.workflow.projects import project_of_outputs
 
-    project = project_of_outputs(
-        "masks", args.results, dataset=args.dataset, frame_range=args.frames
-    )
-    _check_stats_txt(args, [d.name for d in project.detectors])
+    project = project_of_inputs("evaluate", args.dataset, args.results, args.frames)
+    _check_stats_txt(args, list(project.mask_detectors()))
     options = _pixel_options(args, args.threshold, args.workers, args.pattern, args.offset)
     cache = open_cache(args.cache)
     with progress_bar("evaluating masks", "frame", args.quiet) as progress:
         result = run_pixels(project, options, progress, cache=cache)
     threshold = args.threshold if args.threshold is not None else "exactly 255"
     parameters = {
-        "dataset": str(args.dataset),
+        **input_parameters(project),
         "threshold": threshold,
         "frames": frames_parameter(args.frames),
         **missing_parameters(result.missing),

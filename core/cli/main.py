@@ -29,6 +29,7 @@ from referee.core.cli import (
     demo,
     estimate,
     evaluate,
+    project,
     pseudo,
     rank,
     report,
@@ -49,6 +50,7 @@ COMMAND_PLUGINS = "referee.commands"
 DEFAULT_COMMAND = "gui"
 #: The command modules, in the order of ``referee --help``.
 COMMANDS = (
+    project,
     evaluate,
     curves,
     demo,
@@ -69,7 +71,11 @@ Typical use:
   referee                              open the desktop application on the demo project
   referee gui PATH                     open a project, dataset folder or video in it
   referee demo                         make a small demo dataset and evaluate it
+  referee project new FILE --dataset DIR --results ROOT...
+                                       make a project file of your own data
   referee evaluate DATASET RESULTS...  evaluate background-subtraction results
+  referee evaluate PROJECT             the same, with a project file (so do curves,
+                                       pseudo, rank, significance, estimate)
   referee summarize CM.csv...          summarize published per-video counts
   referee actions GT.xml DET.xml       LIRIS HARL action localization
   referee boxes GT DET                 per-frame boxes (SFDA, MODA, N-MODP)

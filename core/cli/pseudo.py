@@ -30,6 +30,7 @@ from referee.core.cli.common import (
     progress_bar,
     refuse_overwrite,
 )
+from referee.core.cli.inputs import add_dataset_and_results, input_parameters, project_of_inputs
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.model.project import Project
 
@@ -55,20 +56,12 @@ def add_commands(commands: Commands) -> None:
         "too, with the Pearson and Spearman correlation across detectors of "
         "each pseudo indicator and its true value.",
     )
-    parser.add_argument(
-        "dataset",
-        type=Path,
-        metavar="DATASET",
-        help="dataset root (<category>/<video>/ folders with input/, ROI.bmp "
+    add_dataset_and_results(
+        parser,
+        "dataset root (<category>/<video>/ folders with input/, ROI.bmp "
         "and temporalROI.txt; ground truth optional) or one video folder",
-    )
-    parser.add_argument(
-        "results",
-        type=Path,
-        nargs="+",
-        metavar="RESULTS",
-        help="a detector's results root holding <category>/<video>/bin%%06d.png "
-        "(or, for a one-video dataset, its result folder); the folder "
+        "two or more detectors' results roots holding <category>/<video>/bin%%06d.png "
+        "(or, for a one-video dataset, their result folders); the folder "
         "name is the detector's name",
     )
     add_output(
@@ -105,8 +98,9 @@ def add_commands(commands: Commands) -> None:
         "--weights-detectors",
         type=_parse_weights,
         metavar="W1,W2,...",
-        help="committee consensus: one non-negative weight per RESULTS, in order "
-        "(default: equal); trivial classifiers weigh 1",
+        help="committee consensus: one non-negative weight per detector with masks, in "
+        "order (RESULTS, or the project's detectors; default: equal); trivial classifiers "
+        "weigh 1",
     )
     add_threshold(parser)
     add_frames(parser)
@@ -139,13 +133,11 @@ def run_pseudo(args: argparse.Namespace) -> int:
     from referee.core.exports.boxes import annotated_notes
     from referee.core.pseudo.truth import truth_agreement
     from referee.core.workflow.options import PseudoOptions
-    from referee.core.workflow.projects import project_of_outputs, project_videos
+    from referee.core.workflow.projects import project_videos
     from referee.core.workflow.pseudo import run_pseudo as evaluate
 
     committee = committee_options(args, args.weights_detectors)
-    project = project_of_outputs(
-        "masks", args.results, dataset=args.dataset, frame_range=args.frames
-    )
+    project = project_of_inputs("pseudo", args.dataset, args.results, args.frames, at_least=2)
     options = PseudoOptions(committee, args.weights, args.workers, args.heatmaps is not None)
     with progress_bar("pseudo ground truth", "frame", args.quiet) as progress:
         outcome = evaluate(project, options, progress)
@@ -178,10 +170,10 @@ def run_pseudo(args: argparse.Namespace) -> int:
         blocks.append(_write_heatmaps(project, outcome, args.heatmaps, args.frame, args.force))
     print("\n\n".join(blocks))
     parameters = {
-        "dataset": str(args.dataset),
+        **input_parameters(project),
         "weights": result.scheme,
         "frames": frames_parameter(args.frames),
-        "results": {d.name: str(d.masks) for d in project.detectors},
+        "results": {name: str(root) for name, root in project.mask_detectors().items()},
     }
     if args.json is not None:
         pseudo_io.write_pseudo_json(args.json, result, truth, parameters)

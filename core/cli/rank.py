@@ -7,6 +7,7 @@ One command, two kinds of input, told apart by the arguments themselves:
   results roots. Criteria ``vote-entropy`` (default), ``pairwise`` (1 − Dice)
   and ``pseudo-gap``. Frames that already have a ground-truth file are skipped
   unless ``--include-annotated``.
+* ``referee rank PROJECT``: the masks of a project file's detectors, as above.
 * ``referee rank DET DET...``: detections, every argument a LIRIS XML file,
   a folder of ``.xml`` files, or a MOTChallenge ``.csv``/``.txt``. Criterion
   ``pairwise`` (default, 1 − FDA of two detectors' boxes) or ``classes``
@@ -37,6 +38,7 @@ from referee.core.cli.common import (
     refuse_frames,
     write_json,
 )
+from referee.core.cli.inputs import is_project_input, project_of_inputs
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.measures.choices import MAPPINGS
 from referee.core.model.project import Project
@@ -71,6 +73,8 @@ Inputs (the kind is told from the arguments):
                        or more methods' results roots (<category>/<video>/
                        bin%06d.png). Frames of each video's temporal ROI, pixels
                        inside its ROI.bmp (every pixel without one).
+  PROJECT              a project file (*.referee.json, 'referee project new') alone:
+                       its dataset and its detectors' masks, as DATASET RESULTS...
   DET DET...           detections: LIRIS XML files or folders of .xml files, or
                        MOTChallenge CSV (.csv/.txt); videos paired by name.
 Methods are named after their folders / files.
@@ -109,7 +113,8 @@ def add_commands(commands: Commands) -> None:
         type=Path,
         nargs="+",
         metavar="INPUT",
-        help="DATASET RESULTS... (masks) or DET DET... (detections)",
+        help="DATASET RESULTS... (masks), PROJECT (a project file's masks) or DET DET... "
+        "(detections)",
     )
     parser.add_argument(
         "--criterion",
@@ -190,7 +195,8 @@ def run_rank(args: argparse.Namespace) -> int:
     from referee.core.workflow.ranking import run_ranking
 
     pair = chosen_pair(args)
-    kind = input_kind(args.inputs)
+    from_project = len(args.inputs) == 1 and is_project_input(args.inputs[0])
+    kind = MASKS if from_project else input_kind(args.inputs)
     criterion = args.criterion or ("vote-entropy" if kind == MASKS else "pairwise")
     if pair is not None and criterion in ("vote-entropy", "classes"):
         raise InvalidOptionError(
@@ -206,14 +212,8 @@ def run_rank(args: argparse.Namespace) -> int:
             "use pairwise or classes"
         )
     if kind == MASKS:
-        if len(args.inputs) < 3:
-            raise InvalidOptionError(
-                "give a DATASET and at least two RESULTS folders (or only "
-                "detection files); see 'referee rank --help'"
-            )
-        project = project_of_outputs(
-            "masks", args.inputs[1:], dataset=args.inputs[0], frame_range=args.frames
-        )
+        dataset, results = args.inputs[0], args.inputs[1:]
+        project = project_of_inputs("rank", dataset, results, args.frames, at_least=2)
     else:
         if len(args.inputs) < 2:
             raise InvalidOptionError("give at least two detection files to compare")

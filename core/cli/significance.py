@@ -3,7 +3,7 @@
 
 The test cases come from one of four inputs:
 
-* ``DATASET RESULTS...`` (CDnet masks): per-frame F1 over every video's
+* ``DATASET RESULTS...`` (CDnet masks), or a project file in their place: per-frame F1 over every video's
   temporal-ROI frames (``--cases frames``, default), or, without ground truth,
   per-frame pseudo-F1 under the consensus of all the RESULTS as a committee
   (``--cases pseudo``; docs/measures.md §7 default committee, trivial classifiers included,
@@ -42,6 +42,7 @@ from referee.core.cli.common import (
     refuse_frames,
     whole_number,
 )
+from referee.core.cli.inputs import input_parameters, project_of_inputs
 from referee.core.errors import InvalidOptionError
 from referee.core.model.project import Project
 from referee.core.significance.choices import MIN_SEQUENCES, TRACKING_MEASURES
@@ -74,6 +75,9 @@ Inputs (exactly one kind):
                             every RESULTS as the committee (plus the all-ones and
                             all-zeros classifiers, docs/measures.md §7), ROI pixels; no
                             ground-truth frame is read.
+  PROJECT                   a project file (*.referee.json, 'referee project new')
+                            alone: its dataset and its detectors' masks, as
+                            DATASET RESULTS..., with its record of annotated frames.
   --boxes GT DET DET...     per-frame FDA (docs/measures.md §5): LIRIS XML file/folder or
                             MOTChallenge CSV; frames with no box on any side are
                             left out.
@@ -107,7 +111,8 @@ def add_commands(commands: Commands) -> None:
         type=Path,
         nargs="*",
         metavar="DATASET RESULTS",
-        help="a CDnet dataset followed by two or more methods' result roots",
+        help="a CDnet dataset followed by two or more methods' result roots, or a project "
+        "file (*.referee.json) alone",
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
@@ -271,25 +276,23 @@ def _project(
         outputs = "actions" if kind == "actions" else "boxes"
         project = project_of_outputs(outputs, paths[1:], groundtruth=paths[0])
         return project, replace(options, cases=kind), {kind: [str(p) for p in paths]}
-    if len(args.inputs) < 3:
+    if not args.inputs:
         raise InvalidOptionError(
-            "give a DATASET and at least two RESULTS folders, or one of --boxes, "
-            "--actions, --scores (see 'referee significance --help')"
+            "give a DATASET and at least two RESULTS folders, a project file, or one of "
+            "--boxes, --actions, --tracking, --scores (see 'referee significance --help')"
         )
     dataset, results = args.inputs[0], list(args.inputs[1:])
-    project = project_of_outputs("masks", results, dataset=dataset, frame_range=args.frames)
-    if options.cases == "frames" and options.methods is not None:
-        _known(project, options.methods)  # only the compared methods are evaluated
-        chosen = [d.masks for d in project.detectors if d.name in options.methods]
-        project = project_of_outputs(
-            "masks", [p for p in chosen if p is not None], dataset, frame_range=args.frames
-        )
+    project = project_of_inputs("significance", dataset, results, args.frames, at_least=2)
     inputs = {
-        "dataset": str(dataset),
-        "results": [str(p) for p in results],
+        **input_parameters(project),
+        "results": [str(root) for root in project.mask_detectors().values()],
         "cases": args.cases,
         "frames": frames_parameter(args.frames),
     }
+    if options.cases == "frames" and options.methods is not None:
+        _known(project, options.methods)  # only the compared methods are evaluated
+        chosen = tuple(d for d in project.detectors if d.name in options.methods)
+        project = replace(project, detectors=chosen)
     return project, options, inputs
 
 

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.errors import InputFileError, RefereeError
-from referee.core.formats.cdnet import discover_videos, is_video_folder
+from referee.core.formats.cdnet import is_video_folder
 from referee.core.formats.counts_csv import read_counts_csv
+from referee.core.formats.datasets import discover_dataset
 from referee.core.formats.liris_xml import read_liris
 from referee.core.formats.mot_benchmark import Benchmark, tracker_files
 from referee.core.frames.sources import CdnetResultSource, first_frame_size
@@ -46,6 +47,16 @@ class SourceStatus:
     def failed(self) -> bool:
         """Whether the source could not be read: missing or in error."""
         return self.state != LOADED
+
+    @property
+    def title(self) -> str:
+        """How messages name the source: "dataset", "video", "ground-truth actions",
+        "knn masks"."""
+        if self.group in ("Dataset", "Videos"):
+            return self.kind
+        if self.group == "Ground truth":
+            return f"ground-truth {self.kind}"
+        return f"{self.group} {self.kind}"
 
 
 # --------------------------------------------------------------------------- status
@@ -134,7 +145,7 @@ def _dataset_status(dataset: Path) -> tuple[SourceStatus, list[VideoSpec]]:
     if not dataset.is_dir():
         return row(MISSING, "dataset folder does not exist"), []
     try:
-        videos = discover_videos(dataset)
+        videos = discover_dataset(dataset)
     except RefereeError as error:
         return row(ERROR, _reason(error, dataset)), []
     unreadable = [_first_input_problem(video, dataset) for video in videos]

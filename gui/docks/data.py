@@ -9,46 +9,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QBrush
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from referee.core.model.project import DetectorSource
-from referee.core.workflow.sources import ERROR, LOADED, MISSING, SourceStatus, failed_sources
-from referee.gui.widgets.text_colours import ERROR_TEXT, LOADED_TEXT, WARNING_TEXT, ThemedColour
-
-#: Colour and symbol of each source state.
-STATE_STYLE: dict[str, tuple[ThemedColour, str]] = {
-    LOADED: (LOADED_TEXT, "✔"),
-    MISSING: (WARNING_TEXT, "?"),
-    ERROR: (ERROR_TEXT, "✖"),
-}
-#: Columns of the tree.
-SOURCE_COLUMN, STATUS_COLUMN, DETAILS_COLUMN = 0, 1, 2
-#: Where a source's item keeps its state, to colour it again in another theme.
-_STATE_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-def source_title(row: SourceStatus) -> str:
-    """How a dialog names a source: "dataset", "video", "ground-truth actions", "knn masks"."""
-    if row.group in ("Dataset", "Videos"):
-        return row.kind
-    if row.group == "Ground truth":
-        return f"ground-truth {row.kind}"
-    return f"{row.group} {row.kind}"
+from referee.core.workflow.sources import SourceStatus, failed_sources
+from referee.gui.widgets.source_tree import SourceTree, legend_html
 
 
 def failed_sources_message(rows: Sequence[SourceStatus]) -> str | None:
@@ -63,52 +37,10 @@ def failed_sources_message(rows: Sequence[SourceStatus]) -> str | None:
         else f"{len(failed)} sources could not be read:"
     )
     lines = [
-        f"• {source_title(row)}" + (f" ({row.path})" if row.path else "") + f": {row.message}"
+        f"• {row.title}" + (f" ({row.path})" if row.path else "") + f": {row.message}"
         for row in failed
     ]
     return "\n".join([head, *lines])
-
-
-class _WrappedDetails(QStyledItemDelegate):
-    """The Details of a source that could not be read, wrapped at the column's width, its
-    row as tall as the text (Qt's tree gives every row one line); other Details stay on
-    one line."""
-
-    #: Room left and right of the text in a cell (pixels).
-    MARGIN = 8
-    #: Lines shown at most (the last one elided; the tooltip and the dialog say it all).
-    MAX_LINES = 3
-
-    def __init__(self, tree: QTreeWidget) -> None:
-        super().__init__(tree)
-        self._tree = tree
-
-    def initStyleOption(
-        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> None:
-        super().initStyleOption(option, index)
-        if _failed(index):
-            option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
-
-    def sizeHint(
-        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> QSize:
-        hint = super().sizeHint(option, index)
-        if not _failed(index):
-            return hint
-        width = max(self._tree.columnWidth(DETAILS_COLUMN) - self.MARGIN, 20)
-        text = str(index.data() or "")
-        flags = int(Qt.TextFlag.TextWordWrap) | int(Qt.TextFlag.TextWrapAnywhere)
-        metrics = self._tree.fontMetrics()
-        bounds = metrics.boundingRect(QRect(0, 0, width, 100_000), flags, text)
-        height = min(bounds.height(), self.MAX_LINES * metrics.lineSpacing())
-        return QSize(hint.width(), max(hint.height(), height + 4))
-
-
-def _failed(index: QModelIndex | QPersistentModelIndex) -> bool:
-    """Whether the row of ``index`` is a source that could not be read."""
-    state = index.sibling(index.row(), STATUS_COLUMN).data(_STATE_ROLE)
-    return state is not None and state != LOADED
 
 
 class DataDock(QDockWidget):
@@ -128,16 +60,7 @@ class DataDock(QDockWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Data", parent)
         self.setObjectName("DataDock")
-        self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["Source", "Status", "Details"])
-        self.tree.setIndentation(12)
-        self.tree.setUniformRowHeights(False)
-        self.tree.setItemDelegateForColumn(DETAILS_COLUMN, _WrappedDetails(self.tree))
-        header = self.tree.header()
-        header.setStretchLastSection(True)
-        for column in (SOURCE_COLUMN, STATUS_COLUMN):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())  # wrap anew
+        self.tree = SourceTree()
         self.tree.setToolTip(
             "What the project holds; Details says what was found, or why a source could "
             "not be read (hover a row for its path and the whole text)"
@@ -165,9 +88,7 @@ class DataDock(QDockWidget):
         layout.addLayout(buttons)
         self.setWidget(body)
         self._detectors: set[str] = set()
-        #: The items of the sources (not of the groups), in tree order.
-        self._sources: list[QTreeWidgetItem] = []
-        self._colour_legend()
+        self._legend.setText(legend_html(self.palette()))
 
     def show_status(self, rows: Sequence[SourceStatus], detectors: Sequence[str]) -> None:
         """Fill the tree with ``rows``; ``detectors`` are the group names that can be removed.
@@ -176,62 +97,18 @@ class DataDock(QDockWidget):
         ``sources_failed`` is emitted when any could not be read.
         """
         self._detectors = set(detectors)
-        self._fill(rows)
+        self.tree.show_rows(rows)
         self.remove_button.setEnabled(bool(self._detectors))
         message = failed_sources_message(rows)
         if message is not None:
             paths = [row.path for row in failed_sources(rows) if row.path is not None]
             self.sources_failed.emit(message, paths)
 
-    def _fill(self, rows: Sequence[SourceStatus]) -> None:
-        self.tree.clear()
-        self._sources = []
-        groups: dict[str, QTreeWidgetItem] = {}
-        for row in rows:
-            group = groups.get(row.group)
-            if group is None:
-                group = groups[row.group] = QTreeWidgetItem(self.tree, [row.group])
-                group.setData(SOURCE_COLUMN, Qt.ItemDataRole.UserRole, row.group)
-                group.setFirstColumnSpanned(True)  # a long name leaves Details its width
-                group.setExpanded(True)
-            symbol = STATE_STYLE[row.state][1]
-            item = QTreeWidgetItem(group, [row.name, f"{symbol} {row.state}", row.message])
-            item.setData(SOURCE_COLUMN, Qt.ItemDataRole.UserRole, row.group)
-            item.setData(STATUS_COLUMN, _STATE_ROLE, row.state)
-            self._sources.append(item)
-            tip = f"{row.kind}: {row.path if row.path else row.name}"
-            tip += f"\n{row.state}: {row.message}" if row.message else ""
-            for column in (SOURCE_COLUMN, STATUS_COLUMN, DETAILS_COLUMN):
-                item.setToolTip(column, tip)
-        self._colour_states()
-        failed = [item for item, row in zip(self._sources, rows) if row.failed]
-        if failed:  # in a short dock, the first problem is in view under its group's name
-            group = failed[0].parent() or failed[0]
-            self.tree.scrollToItem(group, QTreeWidget.ScrollHint.PositionAtTop)
-
-    def _colour_states(self) -> None:
-        """Colour each source's status in the current theme's shade of its state colour."""
-        palette = self.palette()  # the tree's fields follow it (and get it after the dock)
-        for item in self._sources:
-            colour = STATE_STYLE[item.data(STATUS_COLUMN, _STATE_ROLE)][0]
-            item.setForeground(STATUS_COLUMN, QBrush(colour.on(palette)))
-
-    def _colour_legend(self) -> None:
-        palette = self.palette()
-        self._legend.setText(
-            "  ".join(
-                f"<span style='color:{colour.on(palette, palette.ColorRole.Window).name()}'>"
-                f"{symbol}</span> {state}"
-                for state, (colour, symbol) in STATE_STYLE.items()
-            )
-        )
-
     def changeEvent(self, event: QEvent) -> None:
-        """Colour the states again for a new theme."""
+        """Colour the legend again for a new theme."""
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
-            self._colour_legend()
-            self._colour_states()
+            self._legend.setText(legend_html(self.palette()))
 
     def selected_detector(self) -> str | None:
         """The detector group of the selected row, if it is one."""

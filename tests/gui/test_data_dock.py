@@ -14,13 +14,9 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from referee.core.demo.dataset import DemoLayout, ensure_demo
 from referee.core.demo.project import demo_project
 from referee.core.workflow.sources import source_status
-from referee.gui.docks.data import (
-    DETAILS_COLUMN,
-    STATUS_COLUMN,
-    DataDock,
-    failed_sources_message,
-)
+from referee.gui.docks.data import DataDock, failed_sources_message
 from referee.gui.widgets.error_dialogs import ErrorDialogs, names_path
+from referee.gui.widgets.source_tree import DETAILS_COLUMN, STATUS_COLUMN
 from referee.gui.widgets.text_colours import LOADED_TEXT
 
 
