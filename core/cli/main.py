@@ -24,6 +24,7 @@ from referee.core import __version__
 from referee.core.cli import (
     actions,
     boxes,
+    convert,
     counts,
     curves,
     demo,
@@ -57,6 +58,7 @@ COMMANDS = (
     actions,
     boxes,
     counts,
+    convert,
     pseudo,
     rank,
     significance,
@@ -80,6 +82,7 @@ Typical use:
   referee actions GT.xml DET.xml       LIRIS HARL action localization
   referee boxes GT DET                 per-frame boxes (SFDA, MODA, N-MODP)
   referee counts GT.csv EST.csv -w W   counting (CCR_WCC)
+  referee convert IN OUT --to FORMAT   annotations from CVAT, COCO, YOLO, labelme… to another
   referee pseudo DATASET RESULTS...    quality without ground truth (pseudo ground truth)
   referee rank DATASET RESULTS...      which frames to annotate next
   referee significance DATASET A B --a A --b B   do two methods really differ?

@@ -158,8 +158,10 @@ class Writer:
     """One registered way to write a kind of content in a format.
 
     ``cannot_hold`` says, in a phrase, what of that kind the format cannot hold ("no
-    identities", "no keyframes"), or is empty when it holds everything; a conversion
-    that would lose it refuses unless the user accepts the loss.
+    identities", "no keyframes"), or is empty when it holds everything; ``drops`` names
+    it (:data:`IDENTITIES`, :data:`CONFIDENCES`, :data:`LABELS`, :data:`KEYFRAMES`), so
+    that a conversion that would lose what its input holds refuses unless the user
+    accepts the loss.
     """
 
     name: str
@@ -167,7 +169,11 @@ class Writer:
     description: str
     write: Callable[..., Any]
     cannot_hold: str = ""
+    drops: tuple[str, ...] = ()
 
+
+#: What a writer may drop of what it writes (a :class:`Writer`'s ``drops``).
+IDENTITIES, CONFIDENCES, LABELS, KEYFRAMES = "identities", "confidences", "labels", "keyframes"
 
 _WRITERS: list[Writer] = []
 
@@ -179,6 +185,7 @@ def register_writer(
     description: str,
     write: Callable[..., Any],
     cannot_hold: str = "",
+    drops: tuple[str, ...] = (),
 ) -> Writer:
     """Register a format's writer: ``write(content, path, **options)`` writes ``content``
     (of ``kind``, as its reader returns it) atomically to ``path``.
@@ -190,7 +197,7 @@ def register_writer(
     """
     if any(w.name == name and w.kind == kind for w in _WRITERS):
         raise InvalidOptionError(f"a {kind} writer named {name!r} is already registered")
-    found = Writer(name, kind, description, write, cannot_hold)
+    found = Writer(name, kind, description, write, cannot_hold, drops)
     _WRITERS.append(found)
     return found
 
@@ -379,7 +386,8 @@ for _name, _kind, _description, _claims, _read in (
     ),
 ):
     register_reader(name=_name, kind=_kind, description=_description, claims=_claims, read=_read)
-for _name, _kind, _description, _write, _cannot_hold in (
+_drops: tuple[str, ...]
+for _name, _kind, _description, _write, _cannot_hold, _drops in (
     (
         "coco",
         BOXES,
@@ -387,6 +395,7 @@ for _name, _kind, _description, _write, _cannot_hold in (
         _later("coco_writer", "write_coco_boxes"),
         "identities (kept only in the non-standard key track_id), and in a results file the "
         "frames without boxes",
+        (),
     ),
     (
         "coco",
@@ -394,13 +403,26 @@ for _name, _kind, _description, _write, _cannot_hold in (
         "a COCO instances file of RLE regions (.json)",
         _later("coco_writer", "write_coco_label_maps"),
         "",
+        (),
     ),
-    ("yolo", BOXES, _YOLO, _later("yolo", "write_yolo_boxes"), "identities"),
-    ("labelme", BOXES, _LABELME, _later("labelme", "write_labelme_boxes"), "confidences"),
-    ("labelme", LABEL_MAPS, _LABELME, _later("labelme", "write_labelme_label_maps"), ""),
+    ("yolo", BOXES, _YOLO, _later("yolo", "write_yolo_boxes"), "identities", (IDENTITIES,)),
+    (
+        "labelme",
+        BOXES,
+        _LABELME,
+        _later("labelme", "write_labelme_boxes"),
+        "confidences",
+        (CONFIDENCES,),
+    ),
+    ("labelme", LABEL_MAPS, _LABELME, _later("labelme", "write_labelme_label_maps"), "", ()),
 ):
     register_writer(
-        name=_name, kind=_kind, description=_description, write=_write, cannot_hold=_cannot_hold
+        name=_name,
+        kind=_kind,
+        description=_description,
+        write=_write,
+        cannot_hold=_cannot_hold,
+        drops=_drops,
     )
 
 
@@ -436,15 +458,23 @@ for _name, _kind, _description, _module, _function in (
         read=_later(_module, _function),
         first=True,
     )
-for _name, _kind, _description, _function, _cannot_hold in (
-    ("cvat-video", TRACKS, _CVAT_VIDEO, "write_cvat_tracks", "confidences (read back as 1)"),
-    ("cvat-video", ACTIONS, _CVAT_VIDEO, "write_cvat_actions", ""),
+for _name, _kind, _description, _function, _cannot_hold, _drops in (
+    (
+        "cvat-video",
+        TRACKS,
+        _CVAT_VIDEO,
+        "write_cvat_tracks",
+        "confidences (read back as 1)",
+        (CONFIDENCES,),
+    ),
+    ("cvat-video", ACTIONS, _CVAT_VIDEO, "write_cvat_actions", "", ()),
     (
         "cvat-images",
         BOXES,
         _CVAT_IMAGES,
         "write_cvat_images",
         "identities and confidences; labels read back numbered 1, 2… in order",
+        (IDENTITIES, CONFIDENCES, LABELS),
     ),
 ):
     register_writer(
@@ -453,4 +483,44 @@ for _name, _kind, _description, _function, _cannot_hold in (
         description=_description,
         write=_later("cvat_writer", _function),
         cannot_hold=_cannot_hold,
+        drops=_drops,
+    )
+
+
+# --- Referee's own formats, as conversions write them (docs/measures.md §10) ----------------
+
+register_reader(
+    name=MOT_CSV,
+    kind=TRACKS,
+    description="a MOTChallenge CSV 'frame,id,x,y,w,h,conf,…' (.csv or .txt)",
+    claims=_suffix(".csv", ".txt"),
+    read=_later("mot_tracks", "read_mot_tracks"),
+)
+for _name, _kind, _description, _function, _cannot_hold, _drops in (
+    (
+        MOT_CSV,
+        TRACKS,
+        "a MOTChallenge CSV (.txt)",
+        "write_mot_tracks",
+        "keyframe flags (every row reads back as a keyframe)",
+        (KEYFRAMES,),
+    ),
+    (MOT_CSV, BOXES, "a MOTChallenge CSV (.txt)", "write_mot_boxes", "labels", (LABELS,)),
+    ("liris-xml", ACTIONS, "a LIRIS XML file (.xml)", "write_liris_actions", "", ()),
+    (
+        "cdnet-png",
+        LABEL_MAPS,
+        "a CDnet ground-truth folder (gt%06d.png)",
+        "write_cdnet_label_maps",
+        "",
+        (),
+    ),
+):
+    register_writer(
+        name=_name,
+        kind=_kind,
+        description=_description,
+        write=_later("mot_tracks", _function),
+        cannot_hold=_cannot_hold,
+        drops=_drops,
     )

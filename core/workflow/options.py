@@ -414,6 +414,31 @@ class EstimateOptions:
 
 
 @dataclass(frozen=True)
+class ConvertOptions:
+    """How ``referee convert`` reads a file and writes it in another format (docs/measures.md
+    §10).
+
+    ``to`` is the target format's name; ``kind`` the content to convert (tracks, actions,
+    boxes, label maps; default: the first both formats hold, in that order). ``labels``
+    maps region or class names to CDnet levels or LIRIS classes (and back, for the
+    names written); ``image_size`` is ``(width, height)`` for formats with normalized
+    or sized coordinates; ``images`` names the COCO instances file a COCO results file
+    refers to, and ``frame_from`` how a COCO image gives its frame. A conversion that
+    would drop what its input holds is refused unless ``lossy``; an existing output
+    is replaced only with ``force``.
+    """
+
+    to: str
+    kind: str | None = None
+    labels: Mapping[str, int] | None = None
+    image_size: tuple[int, int] | None = None
+    images: str | None = None
+    frame_from: str | None = None
+    lossy: bool = False
+    force: bool = False
+
+
+@dataclass(frozen=True)
 class AnalysisOptions:
     """Every stage's options together: what a report computes, what the desktop session
     uses."""

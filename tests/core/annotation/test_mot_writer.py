@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from referee.core.annotation.keyframes import with_keyframe
-from referee.core.annotation.tracks import rows_of_tracks, tracks_from_rows
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.mot_csv import (
     MotRows,
@@ -17,6 +16,7 @@ from referee.core.formats.mot_csv import (
     read_mot_csv,
     write_mot_csv,
 )
+from referee.core.formats.mot_tracks import rows_of_tracks, tracks_from_rows
 from referee.core.formats.text_files import keeping_existing
 from referee.core.model.tracks import Track
 

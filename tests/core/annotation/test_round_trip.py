@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from referee.core.annotation.box_items import new_track, next_number, without_box
 from referee.core.annotation.count_changes import with_count_change
 from referee.core.annotation.keyframes import with_keyframe
-from referee.core.annotation.tracks import parse_tracks, rows_of_tracks, updated_tracks
+from referee.core.annotation.tracks import parse_tracks, updated_tracks
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.counts_csv import (
     CountSeries,
@@ -32,6 +32,7 @@ from referee.core.formats.counts_csv import (
 from referee.core.formats.liris_xml import parse_liris_bytes
 from referee.core.formats.liris_xml_writer import format_liris, updated_liris
 from referee.core.formats.mot_csv import format_mot_csv
+from referee.core.formats.mot_tracks import rows_of_tracks
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.model.tracks import Track
 
