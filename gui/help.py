@@ -76,6 +76,7 @@ def shortcut_rows() -> list[tuple[str, str]]:
         ("Dark theme", "Ctrl+D"),
         ("New project", "Ctrl+N"),
         ("Open", "Ctrl+O"),
+        ("Import annotations (CVAT, COCO, YOLO, labelme…)", "Ctrl+I"),
         ("Save the annotation and the project", "Ctrl+S"),
         ("Undo / redo", "Ctrl+Z / Ctrl+Shift+Z"),
         *((f"{text} tool", key) for _, text, key in TOOL_KEYS),

@@ -87,7 +87,7 @@ def _write(window: MainWindow, project: Project, path: Path) -> None:
 
 def add_detector(window: MainWindow, detector: DetectorSource) -> None:
     """Add ``detector`` to the open project (which is then evaluated again)."""
-    _change_project(window, lambda p: with_detector(p, detector))
+    change_project(window, lambda p: with_detector(p, detector))
 
 
 def remove_detector(window: MainWindow, name: str) -> None:
@@ -96,10 +96,12 @@ def remove_detector(window: MainWindow, name: str) -> None:
         window, "Remove detector", f"Remove {name} from the project? Its files stay on disk."
     )
     if answer == QMessageBox.StandardButton.Yes:
-        _change_project(window, lambda p: without_detector(p, name))
+        change_project(window, lambda p: without_detector(p, name))
 
 
-def _change_project(window: MainWindow, change: Callable[[Project], Project]) -> None:
+def change_project(window: MainWindow, change: Callable[[Project], Project]) -> None:
+    """Open the project ``change`` makes of the window's, marked unsaved; a project that
+    cannot be opened is said in a dialog and the window keeps its own."""
     project = window.session.project
     if project is None:
         return

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
+from referee.gui.annotation_files import export_annotations, import_annotations
 from referee.gui.help import (
     LAYER_KEYS,
     NAVIGATION_KEYS,
@@ -89,6 +90,24 @@ def build_menus(window: MainWindow) -> WindowMenus:
         "Open a CDnet dataset or video folder",
     )
     recent = RecentMenu(file.addMenu("Open &recent"), window.open)
+    file.addSeparator()
+    add_action(
+        window,
+        file,
+        "&Import…",
+        lambda: import_annotations(window),
+        "Ctrl+I",
+        "Convert CVAT, COCO, YOLO or labelme annotations to Referee's formats and add "
+        "them to the project",
+    )
+    add_action(
+        window,
+        file,
+        "E&xport annotations…",
+        lambda: export_annotations(window),
+        None,
+        "Write the project's annotations in CVAT, COCO, YOLO, labelme or another format",
+    )
     file.addSeparator()
     add_action(
         window,

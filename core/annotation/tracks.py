@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from referee.core.formats.mot_csv import parse_mot_csv, updated_mot_csv
-from referee.core.formats.mot_tracks import rows_of_tracks, tracks_from_rows
+from referee.core.formats.own_formats import rows_of_tracks, tracks_from_rows
 from referee.core.formats.text_files import decode_text
 from referee.core.model.tracks import Track
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from referee.core.cli.common import Commands, add_force
-from referee.core.errors import InvalidOptionError
 from referee.core.workflow.options import ConvertOptions
 
 #: The contents ``--kind`` names (the registry's kinds), richest first.
@@ -60,60 +58,16 @@ def add_commands(commands: Commands) -> None:
     parser.set_defaults(run=run_convert)
 
 
-def labels_map(text: str) -> dict[str, int]:
-    """``name=number,…`` or a JSON file of ``{name: number}``.
-
-    Raises
-    ------
-    InvalidOptionError
-        A mapping that is neither, or a value that is not a whole number.
-    """
-    path = Path(text)
-    if path.suffix.lower() == ".json" and path.is_file():
-        try:
-            found = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise InvalidOptionError(
-                f"--labels {text}: not a readable JSON file ({error})"
-            ) from None
-        pairs = [(str(k), v) for k, v in found.items()] if isinstance(found, dict) else []
-    else:
-        cells = [p.split("=", 1) for p in text.split(",") if p.strip()]
-        pairs = [(c[0], c[1]) for c in cells if len(c) == 2]
-        if len(pairs) < len(cells):
-            pairs = []
-    if not pairs:
-        raise InvalidOptionError(
-            f"--labels {text!r}: give 'name=number,…' or a JSON file of {{name: number}}"
-        )
-    mapping = {}
-    for name, value in pairs:
-        try:
-            mapping[str(name).strip()] = int(str(value).strip())
-        except ValueError:
-            raise InvalidOptionError(
-                f"--labels: {name!s} is given {value!r}, not a whole number"
-            ) from None
-    return mapping
-
-
-def image_size(text: str) -> tuple[int, int]:
-    """``WxH`` as ``(width, height)``, both positive."""
-    width, _, height = text.lower().partition("x")
-    if width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0:
-        return int(width), int(height)
-    raise InvalidOptionError(f"--image-size {text!r}: give WIDTHxHEIGHT in pixels, e.g. 1920x1080")
-
-
 def run_convert(args: argparse.Namespace) -> int:
     """Convert, then say what was written in one line."""
+    from referee.core.workflow.convert import parse_image_size, parse_labels
     from referee.core.workflow.convert import run_convert as convert
 
     options = ConvertOptions(
         to=args.to,
         kind=args.kind,
-        labels=None if args.labels is None else labels_map(args.labels),
-        image_size=None if args.image_size is None else image_size(args.image_size),
+        labels=None if args.labels is None else parse_labels(args.labels),
+        image_size=None if args.image_size is None else parse_image_size(args.image_size),
         images=args.images,
         frame_from=args.frame_from,
         lossy=args.lossy,

@@ -489,12 +489,26 @@ for _name, _kind, _description, _function, _cannot_hold, _drops in (
 
 # --- Referee's own formats, as conversions write them (docs/measures.md §10) ----------------
 
+
+def _cdnet_truth_claims(path: Path) -> bool:
+    from referee.core.formats.own_formats import is_cdnet_truth_folder
+
+    return is_cdnet_truth_folder(path)
+
+
+register_reader(
+    name="cdnet-png",
+    kind=LABEL_MAPS,
+    description="a CDnet ground-truth folder (gt%06d.png)",
+    claims=_cdnet_truth_claims,
+    read=_later("own_formats", "read_cdnet_label_maps"),
+)
 register_reader(
     name=MOT_CSV,
     kind=TRACKS,
     description="a MOTChallenge CSV 'frame,id,x,y,w,h,conf,…' (.csv or .txt)",
     claims=_suffix(".csv", ".txt"),
-    read=_later("mot_tracks", "read_mot_tracks"),
+    read=_later("own_formats", "read_mot_tracks"),
 )
 for _name, _kind, _description, _function, _cannot_hold, _drops in (
     (
@@ -520,7 +534,7 @@ for _name, _kind, _description, _function, _cannot_hold, _drops in (
         name=_name,
         kind=_kind,
         description=_description,
-        write=_later("mot_tracks", _function),
+        write=_later("own_formats", _function),
         cannot_hold=_cannot_hold,
         drops=_drops,
     )

@@ -9,6 +9,7 @@ and Export, and the Python API. Readers and writers come from
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +111,8 @@ def run_convert(
     if dropped and not options.lossy:
         raise InvalidOptionError(
             f"{writer.name} cannot hold all of {source}: its {' and '.join(dropped)} would be "
-            f"lost ({writer.name} drops {writer.cannot_hold}); --lossy converts without them"
+            f"lost ({writer.name} drops {writer.cannot_hold}); accept the loss (--lossy) to "
+            "convert without them"
         )
     mapped = {_WRITE_OPTIONS[(writer.name, kind)][k]: v for k, v in write_options.items()}
     writer.write(content, target, force=options.force, **mapped)
@@ -118,6 +120,49 @@ def run_convert(
     return Conversion(
         source, target, reader.name, writer.name, kind, _count(kind, content), dropped
     )
+
+
+def parse_labels(text: str) -> dict[str, int]:
+    """``name=number,…`` or a JSON file of ``{name: number}``.
+
+    Raises
+    ------
+    InvalidOptionError
+        A mapping that is neither, or a value that is not a whole number.
+    """
+    path = Path(text)
+    if path.suffix.lower() == ".json" and path.is_file():
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise InvalidOptionError(f"labels {text}: not a readable JSON file ({error})") from None
+        pairs = [(str(k), v) for k, v in found.items()] if isinstance(found, dict) else []
+    else:
+        cells = [p.split("=", 1) for p in text.split(",") if p.strip()]
+        pairs = [(c[0], c[1]) for c in cells if len(c) == 2]
+        if len(pairs) < len(cells):
+            pairs = []
+    if not pairs:
+        raise InvalidOptionError(
+            f"labels {text!r}: give 'name=number,…' or a JSON file of {{name: number}}"
+        )
+    mapping = {}
+    for name, value in pairs:
+        try:
+            mapping[str(name).strip()] = int(str(value).strip())
+        except ValueError:
+            raise InvalidOptionError(
+                f"labels: {name!s} is given {value!r}, not a whole number"
+            ) from None
+    return mapping
+
+
+def parse_image_size(text: str) -> tuple[int, int]:
+    """``WxH`` as ``(width, height)``, both positive."""
+    width, _, height = text.lower().partition("x")
+    if width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0:
+        return int(width), int(height)
+    raise InvalidOptionError(f"image size {text!r}: give WIDTHxHEIGHT in pixels, e.g. 1920x1080")
 
 
 def _pair(source: Path, options: ConvertOptions) -> tuple[registry.Reader, registry.Writer]:

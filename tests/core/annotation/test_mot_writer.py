@@ -16,7 +16,7 @@ from referee.core.formats.mot_csv import (
     read_mot_csv,
     write_mot_csv,
 )
-from referee.core.formats.mot_tracks import rows_of_tracks, tracks_from_rows
+from referee.core.formats.own_formats import rows_of_tracks, tracks_from_rows
 from referee.core.formats.text_files import keeping_existing
 from referee.core.model.tracks import Track
 

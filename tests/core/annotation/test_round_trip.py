@@ -32,7 +32,7 @@ from referee.core.formats.counts_csv import (
 from referee.core.formats.liris_xml import parse_liris_bytes
 from referee.core.formats.liris_xml_writer import format_liris, updated_liris
 from referee.core.formats.mot_csv import format_mot_csv
-from referee.core.formats.mot_tracks import rows_of_tracks
+from referee.core.formats.own_formats import rows_of_tracks
 from referee.core.model.annotations import Action, AnnotationSet, VideoAnnotation
 from referee.core.model.tracks import Track
 

@@ -7,7 +7,7 @@ import pytest
 
 from referee.core.errors import InvalidOptionError
 from referee.core.formats.mot_csv import MotRows, parse_mot_csv
-from referee.core.formats.mot_tracks import rows_of_tracks, tracks_from_rows
+from referee.core.formats.own_formats import rows_of_tracks, tracks_from_rows
 from referee.core.model.tracks import Track
 
 # id 2 has a gap (frames 1–2, then 4); id 5 starts on frame 2; lines out of order.

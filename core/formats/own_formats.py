@@ -7,13 +7,15 @@ Referee's formats (MOTChallenge CSV, LIRIS XML, CDnet ground-truth PNGs).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from referee.core.errors import InvalidOptionError
-from referee.core.formats.frame_files import one_video, write_files
+from referee.core.formats.cdnet import list_folder, read_gt
+from referee.core.formats.frame_files import LabelMapFrames, one_video, write_files
 from referee.core.formats.gt_png import encode_ground_truth_png
 from referee.core.formats.liris_xml_writer import format_liris
 from referee.core.formats.mot_csv import MotRows, format_mot_csv, read_mot_csv
@@ -24,6 +26,7 @@ from referee.core.model.tracks import Track
 
 #: File names of a CDnet ground-truth folder, by frame number.
 GT_PATTERN = "gt{:06d}.png"
+_GT_NAME = re.compile(r"gt([0-9]{6})\.png")
 
 
 def tracks_from_rows(rows: MotRows) -> tuple[Track, ...]:
@@ -127,6 +130,25 @@ def write_cdnet_label_maps(
         {folder / GT_PATTERN.format(n): encode_ground_truth_png(frames[n]) for n in frames},
         force,
     )
+
+
+def is_cdnet_truth_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder holding CDnet ground-truth files ``gt%06d.png``."""
+    return path.is_dir() and any(_GT_NAME.fullmatch(n) for n in list_folder(path))
+
+
+def read_cdnet_label_maps(path: str | Path) -> dict[str, LabelMapFrames]:
+    """A CDnet ground-truth folder's label maps, each read when looked up; the video is
+    named after the folder above it (``<video>/groundtruth``), else the folder."""
+    folder = Path(path)
+    frames = {
+        int(found.group(1)): folder / name
+        for name in list_folder(folder)
+        if (found := _GT_NAME.fullmatch(name))
+    }
+    name = folder.parent.name if folder.name == "groundtruth" else folder.name
+    draw = {n: (lambda file=file, n=n: read_gt(file, n)) for n, file in sorted(frames.items())}
+    return {name: LabelMapFrames(draw)}
 
 
 def _write(path: str | Path, data: bytes, force: bool) -> None:
