@@ -132,6 +132,17 @@ def _add_boxes(commands: Commands) -> None:
         "box one category (docs/measures.md §5)",
     )
     parser.add_argument(
+        "--image-size",
+        metavar="WxH",
+        help="frame size in pixels, for YOLO label folders (docs/measures.md §10)",
+    )
+    parser.add_argument(
+        "--images",
+        metavar="FILE",
+        help="the COCO instances file a COCO detection results file refers to (its images "
+        "give the frames and video names; docs/measures.md §10)",
+    )
+    parser.add_argument(
         "--intervals",
         action="store_true",
         help="also 95%% percentile bootstrap intervals of each tracker's HOTA, MOTA and IDF1 "
@@ -214,6 +225,18 @@ def _interval_options(args: argparse.Namespace) -> TrackingIntervalOptions | Non
     )
 
 
+def _read_options(args: argparse.Namespace) -> tuple[tuple[str, Any], ...]:
+    """``--image-size`` and ``--images`` as the readers' options."""
+    from referee.core.workflow.convert import parse_image_size
+
+    found: list[tuple[str, Any]] = []
+    if args.image_size is not None:
+        found.append(("image_size", parse_image_size(args.image_size)))
+    if args.images is not None:
+        found.append(("images", args.images))
+    return tuple(found)
+
+
 def _threshold(value: str) -> float:
     try:
         threshold = float(value)
@@ -245,6 +268,7 @@ def run_boxes(args: argparse.Namespace) -> int:
         benchmark=args.benchmark,
         detection_ap=args.ap,
         tracking_block=block_length(args) if args.intervals else None,
+        read=_read_options(args),
     )
     intervals = _interval_options(args)
     benchmark = benchmark_of(args.gt, options)

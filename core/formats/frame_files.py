@@ -114,7 +114,9 @@ def check_image_size(size: tuple[int, int] | None, why: str) -> tuple[int, int]:
         If it is missing or not two whole sizes of an image within ``MAX_IMAGE_PIXELS``.
     """
     if size is None:
-        raise InvalidOptionError(f"{why}: give image_size=(width, height), the frames' size")
+        raise InvalidOptionError(
+            f"{why}: give the frames' size (--image-size WxH; image_size=(width, height))"
+        )
     whole = all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in size)
     if len(size) != 2 or not whole or min(size) < 1 or size[0] * size[1] > MAX_IMAGE_PIXELS:
         raise InvalidOptionError(f"image_size {size!r} is not (width, height) of an image")

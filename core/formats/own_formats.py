@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from referee.core.errors import InvalidOptionError
+from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.cdnet import list_folder, read_gt
 from referee.core.formats.frame_files import LabelMapFrames, one_video, write_files
 from referee.core.formats.gt_png import encode_ground_truth_png
@@ -80,8 +80,17 @@ def rows_of_tracks(tracks: Iterable[Track]) -> MotRows:
 
 
 def read_mot_tracks(path: str | Path) -> tuple[Track, ...]:
-    """The tracks of a MOTChallenge file, every box a keyframe."""
-    return tracks_from_rows(read_mot_csv(path))
+    """The tracks of a MOTChallenge file, every box a keyframe.
+
+    Raises
+    ------
+    InputFileError
+        What :func:`read_mot_csv` refuses, or an id given twice on one frame.
+    """
+    try:
+        return tracks_from_rows(read_mot_csv(path))
+    except InvalidOptionError as error:
+        raise InputFileError(path, str(error)) from None
 
 
 def write_mot_tracks(tracks: Iterable[Track], path: str | Path, force: bool = False) -> None:

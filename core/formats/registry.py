@@ -49,6 +49,9 @@ LABEL_MAPS = "label-maps"
 #: The name of the MOTChallenge format (one video per file, named after nothing in it).
 MOT_CSV = "mot-csv"
 
+#: Formats whose file or folder is one video named after nothing in it: facing a single
+#: video, it is that video.
+ONE_VIDEO_FORMATS = frozenset({MOT_CSV, "yolo", "labelme"})
 #: What the name of a video file may end with (lower case).
 VIDEO_EXTENSIONS: tuple[str, ...] = (".mp4", ".avi", ".mkv", ".mov", ".webm")
 
@@ -485,6 +488,27 @@ for _name, _kind, _description, _function, _cannot_hold, _drops in (
         cannot_hold=_cannot_hold,
         drops=_drops,
     )
+
+
+#: Which of the common reading options (``labels``, ``image_size``, ``images``,
+#: ``frame_from``) each reader takes: option → the reader's keyword.
+READ_OPTIONS: dict[tuple[str, str], dict[str, str]] = {
+    ("cvat-video", ACTIONS): {"labels": "classes"},
+    ("cvat-video", LABEL_MAPS): {"labels": "levels", "image_size": "size"},
+    ("cvat-images", LABEL_MAPS): {"labels": "levels", "image_size": "size"},
+    ("coco", BOXES): {"images": "images", "frame_from": "frame_from"},
+    ("coco", LABEL_MAPS): {"images": "images", "frame_from": "frame_from", "labels": "levels"},
+    ("yolo", BOXES): {"image_size": "image_size"},
+    ("labelme", BOXES): {"labels": "classes"},
+    ("labelme", LABEL_MAPS): {"labels": "levels"},
+}
+
+
+def reader_keywords(name: str, kind: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The keywords that pass ``given`` common options (those not ``None``) to the reader
+    ``name`` of ``kind``; options it does not take are left out."""
+    taken = READ_OPTIONS.get((name, kind), {})
+    return {taken[k]: v for k, v in given.items() if k in taken and v is not None}
 
 
 # --- Referee's own formats, as conversions write them (docs/measures.md §10) ----------------

@@ -33,17 +33,6 @@ from referee.core.workflow.options import ConvertOptions
 #: The contents a conversion may carry, richest first: the first one both formats hold
 #: is converted unless the options name one.
 KINDS: tuple[str, ...] = (TRACKS, ACTIONS, BOXES, LABEL_MAPS)
-#: Which options each reader takes: option → the reader's keyword.
-_READ_OPTIONS: dict[tuple[str, str], dict[str, str]] = {
-    ("cvat-video", ACTIONS): {"labels": "classes"},
-    ("cvat-video", LABEL_MAPS): {"labels": "levels", "image_size": "size"},
-    ("cvat-images", LABEL_MAPS): {"labels": "levels", "image_size": "size"},
-    ("coco", BOXES): {"images": "images", "frame_from": "frame_from"},
-    ("coco", LABEL_MAPS): {"images": "images", "frame_from": "frame_from", "labels": "levels"},
-    ("yolo", BOXES): {"image_size": "image_size"},
-    ("labelme", BOXES): {"labels": "classes"},
-    ("labelme", LABEL_MAPS): {"labels": "levels"},
-}
 #: Which options each writer takes: option → the writer's keyword (``names``: the
 #: labels turned around, number → name).
 _WRITE_OPTIONS: dict[tuple[str, str], dict[str, str]] = {
@@ -99,13 +88,11 @@ def run_convert(
     source, target = Path(source), Path(target)
     reader, writer = _pair(source, options)
     kind = writer.kind
-    read_options = _given(options, _READ_OPTIONS.get((reader.name, kind), {}))
+    read_options = _given(options, registry.READ_OPTIONS.get((reader.name, kind), {}))
     write_options = _given(options, _WRITE_OPTIONS.get((writer.name, kind), {}))
     _check_used(options, {*read_options, *write_options})
     report(progress, 0, 2)
-    content = reader.read(
-        source, **{_READ_OPTIONS[(reader.name, kind)][k]: v for k, v in read_options.items()}
-    )
+    content = reader.read(source, **registry.reader_keywords(reader.name, kind, read_options))
     check(cancel)
     dropped = tuple(d for d in writer.drops if d in holds(kind, content))
     if dropped and not options.lossy:

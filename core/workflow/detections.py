@@ -6,6 +6,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from referee.core.errors import InvalidOptionError, RefereeWarning, UnavailableError
 from referee.core.formats import registry
@@ -75,13 +76,19 @@ def run_actions(
     return ActionsResult(options, evaluations)
 
 
-def read_boxes(path: Path, min_conf: float | None = None) -> tuple[list[VideoBoxes], str]:
-    """The per-frame boxes of a file or folder in any registered format, and its format."""
-    videos, name = registry.read(path, registry.BOXES, min_conf=min_conf)
-    return list(videos), name
+def read_boxes(
+    path: Path, min_conf: float | None = None, read: Sequence[tuple[str, Any]] = ()
+) -> tuple[list[VideoBoxes], str]:
+    """The per-frame boxes of a file or folder in any registered format, and its format;
+    ``read`` holds the options of formats that need some (``BoxOptions.read``)."""
+    reader = registry.detect(path, registry.BOXES)
+    extra = registry.reader_keywords(reader.name, registry.BOXES, dict(read))
+    return list(reader.read(path, min_conf=min_conf, **extra)), reader.name
 
 
-def read_groundtruth_boxes(path: Path, classes: str | None = None) -> tuple[list[VideoBoxes], str]:
+def read_groundtruth_boxes(
+    path: Path, classes: str | None = None, read: Sequence[tuple[str, Any]] = ()
+) -> tuple[list[VideoBoxes], str]:
     """The ground-truth boxes of a file or folder in any registered format, every row
     kept, and its format; with MOTChallenge class rules ``classes``, a MOTChallenge file's
     boxes keep their class (8th column) as label.
@@ -93,7 +100,9 @@ def read_groundtruth_boxes(path: Path, classes: str | None = None) -> tuple[list
     """
     reader = registry.detect(path, registry.BOXES)
     if classes is None:
-        return list(reader.read(path)), reader.name
+        given = {k: v for k, v in read if k != "images"}  # a results file's option
+        extra = registry.reader_keywords(reader.name, registry.BOXES, given)
+        return list(reader.read(path, **extra)), reader.name
     if reader.name != registry.MOT_CSV:
         raise InvalidOptionError(
             f"the MOTChallenge class rules ({classes}) need MOTChallenge ground truth; "
@@ -114,8 +123,10 @@ def pair_single_videos(
     groundtruth: list[VideoBoxes], detections: list[VideoBoxes], formats: tuple[str, str]
 ) -> list[VideoBoxes]:
     """The detections, renamed after the ground truth's video when a one-video format
-    (MOTChallenge, whose file names no video) faces a single video."""
-    single = registry.MOT_CSV in formats and len(groundtruth) == len(detections) == 1
+    (MOTChallenge, YOLO or labelme, whose files name no video) faces a single video."""
+    single = bool(registry.ONE_VIDEO_FORMATS & set(formats)) and (
+        len(groundtruth) == len(detections) == 1
+    )
     if single and groundtruth[0].name != detections[0].name:
         return [VideoBoxes(groundtruth[0].name, detections[0].frames)]
     return detections
@@ -215,7 +226,7 @@ def run_boxes(
         for path in detectors.values():
             tracker_files(path, benchmark)
     else:
-        groundtruth, gt_format = read_groundtruth_boxes(source, options.mot_classes)
+        groundtruth, gt_format = read_groundtruth_boxes(source, options.mot_classes, options.read)
         if gt_format != registry.MOT_CSV and rules is not None:  # no MOTChallenge boxes
             rules, rules_source, options = None, None, applied_rules(requested, None)
     videos = recorded_videos(project)
@@ -242,7 +253,7 @@ def run_boxes(
         if benchmark is not None:
             detections, formats[name] = read_tracker(path, benchmark, options.min_conf), gt_format
         else:
-            detections, formats[name] = read_boxes(path, options.min_conf)
+            detections, formats[name] = read_boxes(path, options.min_conf, options.read)
             detections = pair_single_videos(groundtruth, detections, (gt_format, formats[name]))
         kept = [
             without_distractor_matches(whole[d.name], d, options.mot_classes)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from referee.core.errors import InvalidOptionError
 from referee.core.estimation.choices import (
@@ -150,7 +151,11 @@ class BoxOptions:
     scores, every box one category; ``tracking_block``: with fewer than
     :data:`~referee.core.significance.choices.MIN_SEQUENCES` sequences, the tracking
     measures are also computed on blocks of this many consecutive frames of each
-    sequence, the units of the tracking intervals and tests (``None``: not).
+    sequence, the units of the tracking intervals and tests (``None``: not);
+    ``read``: ``(name, value)`` options for the readers of formats that need them
+    (docs/measures.md §10): ``image_size`` ``(width, height)`` for YOLO, ``images`` the COCO instances
+    file a COCO results file refers to, ``frame_from`` how a COCO image gives its
+    frame.
     """
 
     iou: float = DEFAULT_IOU_THRESHOLD
@@ -165,6 +170,7 @@ class BoxOptions:
     benchmark: str = AUTO
     detection_ap: bool = False
     tracking_block: int | None = DEFAULT_BLOCK_LENGTH
+    read: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         check_benchmark(self.benchmark)

@@ -145,7 +145,7 @@ def test_writing_needs_one_video_a_size_and_consistent_scores(tmp_path: Path) ->
     )
     with pytest.raises(InvalidOptionError, match="a YOLO folder holds one video, not 2"):
         write_yolo_boxes([one, one], tmp_path, image_size=SIZE)
-    with pytest.raises(InvalidOptionError, match=r"give image_size=\(width, height\)"):
+    with pytest.raises(InvalidOptionError, match=r"--image-size WxH; image_size=\(width, height\)"):
         write_yolo_boxes([one], tmp_path)
     with pytest.raises(InvalidOptionError, match="some boxes have scores and others not"):
         write_yolo_boxes([one], tmp_path, image_size=SIZE)
