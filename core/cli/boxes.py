@@ -127,9 +127,10 @@ def _add_boxes(commands: Commands) -> None:
     parser.add_argument(
         "--ap",
         action="store_true",
-        help="also COCO's detection AP of the detections' scores (MOTChallenge conf column): "
-        "AP@[.50:.95], AP50, AP75, per size and AR at 1, 10, 100 detections a frame, every "
-        "box one category (docs/measures.md §5)",
+        help="also COCO's detection AP of the detections' scores (MOTChallenge conf column, "
+        "COCO score): AP@[.50:.95], AP50, AP75, per size and AR at 1, 10, 100 detections a "
+        "frame, per class when every box has a label, else every box one category "
+        "(docs/measures.md §5)",
     )
     parser.add_argument(
         "--image-size",

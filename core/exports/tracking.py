@@ -145,11 +145,16 @@ def _ap_cell(value: float) -> str:
 
 
 def format_ap_table(results: Mapping[str, DetectionAP]) -> str:
-    """Each detector's COCO numbers, a row each."""
-    rows = [
-        [name, *(_ap_cell(getattr(r.overall, key)) for _, key in AP_COLUMNS)]
-        for name, r in results.items()
-    ]
+    """Each detector's COCO numbers, a row each, then a row per category when there are
+    several (the overall row is their mean)."""
+    rows = []
+    for name, r in results.items():
+        rows.append([name, *(_ap_cell(getattr(r.overall, key)) for _, key in AP_COLUMNS)])
+        if len(r.categories) > 1:
+            rows += [
+                [f"  class {c}", *(_ap_cell(getattr(r.per_category[c], k)) for _, k in AP_COLUMNS)]
+                for c in r.categories
+            ]
     return "\n".join(
         [
             "Detection AP (COCO; docs/measures.md §5): IoU 0.50:0.05:0.95, 101 recall points,",
@@ -159,10 +164,17 @@ def format_ap_table(results: Mapping[str, DetectionAP]) -> str:
     )
 
 
-def ap_dict(result: DetectionAP) -> dict[str, float | None]:
-    """The twelve numbers for JSON (undefined: null)."""
-    summary: APSummary = result.overall
-    return {
-        key: None if getattr(summary, key) == UNDEFINED else getattr(summary, key)
-        for _, key in AP_COLUMNS
-    }
+def ap_dict(result: DetectionAP) -> dict[str, Any]:
+    """The twelve numbers for JSON (undefined: null), and under ``per_category`` each
+    category's when there are several."""
+
+    def numbers(summary: APSummary) -> dict[str, float | None]:
+        return {
+            key: None if getattr(summary, key) == UNDEFINED else getattr(summary, key)
+            for _, key in AP_COLUMNS
+        }
+
+    found: dict[str, Any] = numbers(result.overall)
+    if len(result.categories) > 1:
+        found["per_category"] = {str(c): numbers(result.per_category[c]) for c in result.categories}
+    return found

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.core.errors import InvalidOptionError
-from referee.core.measures.boxes import VideoBoxes
+from referee.core.measures.boxes import FrameBoxes, VideoBoxes
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -346,9 +346,11 @@ SEQUENCE_STRIDE = 10**9
 def sequences_ap(
     groundtruth: Sequence[VideoBoxes], detections: Sequence[VideoBoxes]
 ) -> DetectionAP:
-    """COCO AP of per-frame boxes with scores over several sequences, every box of one
-    category (docs/measures.md §5): each sequence's frames are distinct images, and a
-    detection sequence faces the ground-truth sequence of its name.
+    """COCO AP of per-frame boxes with scores over several sequences (docs/measures.md §5):
+    each sequence's frames are distinct images, and a detection sequence faces the
+    ground-truth sequence of its name. When every box on both sides has a label (a COCO
+    category, a YOLO class), the labels are the categories, each with its AP and
+    overall their mean; otherwise every box is of one category.
 
     Raises
     ------
@@ -358,10 +360,24 @@ def sequences_ap(
     truth: list[GroundTruthBox] = []
     found: list[DetectedBox] = []
     by_name = {video.name: video for video in detections}
+    labelled = all(
+        boxes.labels is not None or not len(boxes)
+        for video in (*groundtruth, *detections)
+        for boxes in video.frames.values()
+    )
+
+    def categories(boxes: FrameBoxes) -> list[int]:
+        if labelled and boxes.labels is not None:
+            return [int(c) for c in boxes.labels]
+        return [1] * len(boxes)
+
     for k, video in enumerate(groundtruth):
         for frame, boxes in video.frames.items():
             image = k * SEQUENCE_STRIDE + frame
-            truth += [GroundTruthBox(image, 1, x, y, w, h) for x, y, w, h in boxes.boxes.tolist()]
+            truth += [
+                GroundTruthBox(image, c, x, y, w, h)
+                for c, (x, y, w, h) in zip(categories(boxes), boxes.boxes.tolist())
+            ]
         detected = by_name.get(video.name)
         for frame, boxes in ({} if detected is None else detected.frames).items():
             if len(boxes) and boxes.confidences is None:
@@ -371,7 +387,7 @@ def sequences_ap(
             image = k * SEQUENCE_STRIDE + frame
             scores = () if boxes.confidences is None else boxes.confidences.tolist()
             found += [
-                DetectedBox(image, 1, x, y, w, h, score)
-                for (x, y, w, h), score in zip(boxes.boxes.tolist(), scores)
+                DetectedBox(image, c, x, y, w, h, score)
+                for c, (x, y, w, h), score in zip(categories(boxes), boxes.boxes.tolist(), scores)
             ]
     return coco_ap(truth, found)

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.core.test_coco import INSTANCES, RESULTS
+from tests.core.test_detection_ap import peer_eval, synthetic
 
 
 def boxes(*args: object) -> subprocess.CompletedProcess[str]:
@@ -85,3 +87,48 @@ def test_coco_results_pair_with_their_instances_file(tmp_path: Path) -> None:
         1,
         1,
     )
+
+
+def test_the_ap_of_coco_files_per_class_is_pycocotools(tmp_path: Path) -> None:
+    """Three categories (and detections of a fourth), crowds and given areas left out (the
+    boxes Referee reads carry neither): each category's AP and the overall mean equal
+    pycocotools' on the same boxes, through ``referee boxes --ap``."""
+    truth, detections = synthetic(3)
+    truth = [replace(g, iscrowd=False, area=None) for g in truth]
+    images = sorted({g.frame for g in truth} | {d.frame for d in detections})
+    instances = {
+        "images": [
+            {"id": f, "file_name": f"in{f:06d}.jpg", "width": 640, "height": 480} for f in images
+        ],
+        "categories": [{"id": c, "name": f"c{c}"} for c in (1, 2, 3, 9)],
+        "annotations": [
+            {"id": n, "image_id": g.frame, "category_id": g.category, "iscrowd": 0}
+            | {"bbox": [g.x, g.y, g.width, g.height], "area": g.width * g.height}
+            for n, g in enumerate(truth, start=1)
+        ],
+    }
+    results = [
+        {"image_id": d.frame, "category_id": d.category, "score": d.score}
+        | {"bbox": [d.x, d.y, d.width, d.height]}
+        for d in detections
+    ]
+    (tmp_path / "instances.json").write_text(json.dumps(instances))
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    done = boxes(
+        tmp_path / "instances.json",
+        tmp_path / "results.json",
+        "--images",
+        tmp_path / "instances.json",
+        "--ap",
+        "--json",
+        tmp_path / "ap.json",
+    )
+    assert done.returncode == 0, done.stderr
+    (ours,) = json.loads((tmp_path / "ap.json").read_text())["detection_ap"].values()
+    keys = list(ours)[:12]
+    for category in (1, 2, 3, 9):
+        peer = peer_eval(truth, detections, category).stats
+        mine = [ours["per_category"][str(category)][k] for k in keys]
+        assert [-1.0 if v is None else v for v in mine] == pytest.approx(peer, abs=1e-12)
+    overall = [-1.0 if ours[k] is None else ours[k] for k in keys]
+    assert overall == pytest.approx(peer_eval(truth, detections).stats, abs=1e-12)
