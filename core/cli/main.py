@@ -23,6 +23,7 @@ from typing import TextIO
 from referee.core import __version__
 from referee.core.cli import (
     actions,
+    agreement,
     boxes,
     convert,
     counts,
@@ -63,6 +64,7 @@ COMMANDS = (
     rank,
     significance,
     estimate,
+    agreement,
     report,
 )
 
@@ -87,6 +89,7 @@ Typical use:
   referee rank DATASET RESULTS...      which frames to annotate next
   referee significance DATASET A B --a A --b B   do two methods really differ?
   referee estimate DATASET RESULTS... --labels K --simulate   F1 with intervals from K labels
+  referee agreement PROJECT            how well annotators agree (kappa, Dice, STAPLE)
   referee report PROJECT --html FILE --pdf FILE  a stand-alone report of everything
 """
 

@@ -42,7 +42,7 @@ def add_commands(commands: Commands) -> None:
         help="write a stand-alone report of a project (HTML, PDF, CSV, JSON)",
         description="Evaluate everything a project holds (masks, score curves, actions, "
         "counts, pseudo ground truth, frames to annotate next, estimates from labelled "
-        "frames, significance) and "
+        "frames, significance, agreement between annotators) and "
         "write one report: a self-contained HTML file, a PDF, one CSV per table "
         "and a JSON file. Every parameter and default is listed in the report.",
     )

@@ -22,6 +22,7 @@ import numpy as np
 
 from referee.core.errors import InputFileError
 from referee.core.formats.text_files import read_text
+from referee.core.limits import MAX_JSON_DEPTH
 
 #: Most digits of a whole number (ids, sizes, RLE counts need far fewer).
 MAX_DIGITS = 30
@@ -42,11 +43,11 @@ def read_json(path: str | Path) -> Any:
         If the file cannot be read, is too large or not UTF-8, is not JSON (the
         message gives the line and column), or holds a key twice in one object,
         ``NaN``, ``Infinity``, a whole number of more than :data:`MAX_DIGITS` digits
-        or nesting too deep to read.
+        or lists and objects nested deeper than ``MAX_JSON_DEPTH``.
     """
     text = read_text(path)
     try:
-        return json.loads(
+        document = json.loads(
             text,
             object_pairs_hook=_unique_keys,
             parse_int=_whole_number,
@@ -59,7 +60,30 @@ def read_json(path: str | Path) -> Any:
     except _Refused as refused:
         raise InputFileError(path, str(refused)) from None
     except RecursionError:
-        raise InputFileError(path, "lists and objects are nested too deeply to read") from None
+        document, deep = None, True
+    else:
+        deep = _depth(document) > MAX_JSON_DEPTH
+    if deep:
+        raise InputFileError(
+            path,
+            f"lists and objects are nested deeper than {MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)",
+        )
+    return document
+
+
+def _depth(document: Any) -> int:
+    """The nesting depth of lists and objects (1 for a flat one), without recursion."""
+    deepest = 0
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_JSON_DEPTH:
+                stack.extend((child, depth + 1) for child in value)
+    return deepest
 
 
 def format_json(document: Any, indent: int | None = None) -> bytes:

@@ -14,7 +14,8 @@
         {"name": "mog2", "masks": "results/mog2", "scores": null, "actions": "actions/mog2.xml"}
       ],
       "annotated": {"baseline/highway": [[470, 520], [600, 600]]},
-      "origins": {"baseline/highway": [[600, 600, "consensus", "2026-11-26T23:43:25Z"]]}
+      "origins": {"baseline/highway": [[600, 600, "consensus", "2026-11-26T23:43:25Z"]]},
+      "annotators": [{"name": "ann", "root": "annotators/ann"}]
     }
 
 ``annotated`` records, per video label, the frames someone has annotated, as
@@ -23,15 +24,18 @@ a video it does not list has ground truth on every frame (or on those with a fil
 Runs are kept as runs (:class:`~referee.core.model.frame_set.FrameSet`), never
 expanded. ``origins`` (version 2) records, per video label, increasing
 ``[first, last, source, accepted]`` runs: where frames accepted in Referee came
-from and when (:mod:`referee.core.model.origins`). A file without ``origins`` is
-written as version 1, so that older Referees still read it.
+from and when (:mod:`referee.core.model.origins`). ``annotators`` (version 3) names
+several people's ground truth of the same frames, each a root laid out like the
+dataset (docs/measures.md §13). A file is written with the lowest version that holds
+its content (version 1 without ``origins`` and ``annotators``), so that older
+Referees still read it.
 
 Paths are stored relative to the file's folder, with ``/`` separators, so a
 project folder can be moved or copied to another machine; a path on another
 drive stays absolute. Optional entries may be ``null`` or left out. Unknown
 keys are refused, so that a misspelt key is not silently ignored; so are a key
 given twice in one object, ``NaN`` and ``Infinity``, numbers of more than
-:data:`MAX_DIGITS` digits, nesting deeper than
+:data:`~referee.core.formats.json_files.MAX_DIGITS` digits, nesting deeper than
 :data:`~referee.core.limits.MAX_JSON_DEPTH`, and names or paths holding a
 control character or a lone UTF-16 surrogate, or a path with a part longer
 than :data:`MAX_NAME_BYTES` bytes.
@@ -48,16 +52,17 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.errors import InputFileError
-from referee.core.formats.text_files import read_text, write_text
-from referee.core.limits import MAX_FRAME_NUMBER, MAX_JSON_DEPTH
+from referee.core.formats.json_files import read_json
+from referee.core.formats.text_files import write_text
+from referee.core.limits import MAX_FRAME_NUMBER
 from referee.core.model import project as model
 from referee.core.model.frame_set import FrameSet
 from referee.core.model.origins import AcceptedRun, Origin, check_accepted_time
 
 FORMAT_NAME = "referee-project"
-#: The version written when the project records origins; without them, version 1.
-FORMAT_VERSION = 2
-_VERSIONS = (1, 2)
+#: The version written when the project names annotators; with origins alone, 2; else 1.
+FORMAT_VERSION = 3
+_VERSIONS = (1, 2, 3)
 
 _PATH_KEYS: tuple[str, ...] = ("dataset", "actions_groundtruth", "boxes_groundtruth", "counts")
 _PROJECT_KEYS: frozenset[str] = frozenset(
@@ -69,21 +74,17 @@ _PROJECT_KEYS: frozenset[str] = frozenset(
         "detectors",
         "annotated",
         "origins",
+        "annotators",
         *_PATH_KEYS,
     )
 )
 _DETECTOR_PATH_KEYS: tuple[str, ...] = ("masks", "scores", "actions", "boxes")
 _DETECTOR_KEYS: frozenset[str] = frozenset(("name", *_DETECTOR_PATH_KEYS))
-#: Most digits of a number in a project file (it holds only the version).
-MAX_DIGITS = 30
+_ANNOTATOR_KEYS: frozenset[str] = frozenset(("name", "root"))
 #: Longest part of a stored path (a folder or file name), in UTF-8 bytes, as most file
 #: systems allow; longer, the path cannot exist.
 MAX_NAME_BYTES = 255
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-class _Refused(Exception):
-    """Raised by the parser's hooks; becomes an :class:`InputFileError` naming the file."""
 
 
 # --------------------------------------------------------------------------- reading
@@ -100,63 +101,8 @@ def read_project(path: str | Path) -> model.Project:
         unknown or ill-typed key, an empty name, or a detector name given twice.
     """
     file = Path(os.path.abspath(path))
-    text = read_text(file)
-    try:
-        document = json.loads(
-            text,
-            object_pairs_hook=_unique_keys,
-            parse_int=_whole_number,
-            parse_constant=_no_constant,
-        )
-    except json.JSONDecodeError as error:
-        raise InputFileError(
-            file, f"not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from None
-    except _Refused as refused:
-        raise InputFileError(file, str(refused)) from None
-    except RecursionError:
-        document = None
-    if document is None or _depth(document) > MAX_JSON_DEPTH:
-        raise InputFileError(
-            file,
-            f"lists and objects are nested deeper than {MAX_JSON_DEPTH} levels "
-            "(MAX_JSON_DEPTH); a project file needs 3",
-        )
+    document = read_json(file)
     return _Reader(file).project(document)
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    document: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in document:
-            raise _Refused(f"the key {key!r} is given twice in one object; keep one")
-        document[key] = value
-    return document
-
-
-def _whole_number(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise _Refused(f"a number has {len(text.lstrip('-')):,} digits, more than {MAX_DIGITS}")
-    return int(text)
-
-
-def _no_constant(name: str) -> Any:
-    raise _Refused(f"{name} is not a JSON value; a project file holds no such number")
-
-
-def _depth(document: Any) -> int:
-    """The nesting depth of lists and objects (1 for a flat one), without recursion."""
-    deepest = 0
-    stack = [(document, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            value = list(value.values())
-        if isinstance(value, list):
-            deepest = max(deepest, depth)
-            if depth <= MAX_JSON_DEPTH:
-                stack.extend((child, depth + 1) for child in value)
-    return deepest
 
 
 class _Reader:
@@ -192,10 +138,31 @@ class _Reader:
             boxes_groundtruth=self.path(document, "boxes_groundtruth"),
             counts=self.path(document, "counts"),
             detectors=detectors,
+            annotators=self.annotators(self.list_of(document, "annotators")),
             annotated=self.annotated(document.get("annotated")),
             origins=self.origins(document.get("origins")),
             file=self.file,
         )
+
+    def annotators(self, items: list[Any]) -> tuple[model.AnnotatorSource, ...]:
+        found: list[model.AnnotatorSource] = []
+        for index, item in enumerate(items):
+            where = f"annotators[{index}]"
+            if not isinstance(item, dict):
+                raise self.fail(
+                    f'{where} must be an object like {{"name": "ann", "root": "annotators/ann"}}'
+                )
+            self.check_keys(item, _ANNOTATOR_KEYS, where)
+            name = self.name(item, "name", where)
+            if any(known.name == name for known in found):
+                raise self.fail(
+                    f"annotator name {name!r} is given twice; each annotator needs its own name"
+                )
+            if item.get("root") is None:
+                raise self.fail(f"the key '{where}.root' is missing; give the annotator's folder")
+            root = self.stored_path(item["root"], f"{where}.root")
+            found.append(model.AnnotatorSource(name, root))
+        return tuple(found)
 
     def annotated(self, value: Any) -> tuple[tuple[str, FrameSet], ...]:
         return tuple(
@@ -274,7 +241,7 @@ class _Reader:
             )
         version = document.get("version")
         if type(version) is not int:
-            raise self.fail(f"'version' must be a whole number, 1 or 2, not {version!r}")
+            raise self.fail(f"'version' must be a whole number, 1 to 3, not {version!r}")
         if version not in _VERSIONS:
             raise self.fail(
                 f"project format version {version} is not supported; this "
@@ -283,6 +250,8 @@ class _Reader:
             )
         if version < 2 and "origins" in document:
             raise self.fail("'origins' needs version 2; set \"version\": 2")
+        if version < 3 and "annotators" in document:
+            raise self.fail("'annotators' needs version 3; set \"version\": 3")
 
     def check_keys(self, mapping: dict[str, Any], allowed: frozenset[str], where: str) -> None:
         unknown = sorted(set(mapping) - allowed)
@@ -413,7 +382,7 @@ def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
 
     document: dict[str, Any] = {
         "format": FORMAT_NAME,
-        "version": FORMAT_VERSION if project.origins else 1,
+        "version": FORMAT_VERSION if project.annotators else 2 if project.origins else 1,
         "name": project.name,
         "dataset": stored(project.dataset),
         "video_files": [stored(path) for path in project.video_files],
@@ -434,6 +403,10 @@ def project_document(project: model.Project, folder: Path) -> dict[str, Any]:
             label: [[r.first, r.last, str(r.origin), r.accepted] for r in runs]
             for label, runs in project.origins
         }
+    if project.annotators:
+        document["annotators"] = [
+            {"name": a.name, "root": stored(a.root)} for a in project.annotators
+        ]
     return document
 
 

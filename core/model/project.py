@@ -1,10 +1,10 @@
 """The project model: which videos, ground truth and detector outputs Referee works on.
 
 A :class:`Project` names a CDnet dataset (docs/measures.md §10), plain video
-files, the ground-truth actions and boxes (§4, §5), a counts root (§6) and named
-:class:`DetectorSource` s. It is saved as a ``*.referee.json`` file (see
-:mod:`referee.core.formats.project_json`) whose paths are relative to the file's
-folder; in memory every path is absolute. Projects are immutable:
+files, the ground-truth actions and boxes (§4, §5), a counts root (§6), named
+:class:`DetectorSource` s and named :class:`AnnotatorSource` s (§13). It is saved as a
+``*.referee.json`` file (see :mod:`referee.core.formats.project_json`) whose paths are
+relative to the file's folder; in memory every path is absolute. Projects are immutable:
 :func:`with_detector` and :func:`without_detector` return a new project.
 """
 
@@ -52,6 +52,18 @@ class DetectorSource:
 
 
 @dataclass(frozen=True)
+class AnnotatorSource:
+    """One annotator's ground truth of the dataset's frames (docs/measures.md §13).
+
+    ``root`` is laid out like the dataset: ``<category>/<video>/groundtruth/gt%06d.png``
+    holding CDnet's levels (a copy of the dataset annotated in Referee is one).
+    """
+
+    name: str
+    root: Path
+
+
+@dataclass(frozen=True)
 class Project:
     """Videos, their ground truth and the detectors' outputs, with absolute paths.
 
@@ -61,9 +73,11 @@ class Project:
     per-frame boxes (LIRIS XML or MOTChallenge CSV; without it, the boxes of the
     ground-truth actions are used); ``counts`` is a counts root
     holding ``<category>_<video>/<name>.csv`` with ``name`` "groundtruth" or a
-    detector's name (docs/measures.md §6). ``annotated`` records, per video label,
-    the frames someone has annotated (increasing frame numbers, docs/measures.md §8): a
-    video listed there is compared with its ground truth on those frames only;
+    detector's name (docs/measures.md §6). ``annotators`` hold several people's ground
+    truth of the same frames, compared with each other (§13). ``annotated`` records, per
+    video label, the frames someone has annotated (increasing frame numbers,
+    docs/measures.md §8): a video listed there is compared with its ground truth on those
+    frames only;
     a video not listed has ground truth on every frame of its temporal ROI (or on the
     frames with a ground-truth file). ``origins`` records, per video label, where the
     frames accepted in Referee came from and when (:mod:`referee.core.model.origins`).
@@ -80,6 +94,7 @@ class Project:
     boxes_groundtruth: Path | None = None
     counts: Path | None = None
     detectors: tuple[DetectorSource, ...] = ()
+    annotators: tuple[AnnotatorSource, ...] = ()
     annotated: tuple[tuple[str, FrameSet], ...] = ()
     origins: tuple[tuple[str, tuple[AcceptedRun, ...]], ...] = ()
     file: Path | None = None

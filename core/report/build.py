@@ -2,7 +2,7 @@
 
 :func:`build_report` computes everything (:func:`~.compute.compute_results`)
 and :func:`assemble_report` lays the results out: what was evaluated and with
-which parameters, per-video tables, summaries against the CDnet procedure,
+which parameters, the agreement between annotators, per-video tables, summaries against the CDnet procedure,
 ROC and PR, LIRIS actions, counting, pseudo ground truth, frames to annotate
 next, estimates from labelled frames, significance, and the definitions of every
 indicator used.
@@ -20,10 +20,11 @@ from referee.core.model.frame_set import as_frame_set
 from referee.core.model.origins import frames_by_source
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
-from referee.core.report.compute import INTERVALS, ReportResults, compute_results
+from referee.core.report.compute import AGREEMENT, INTERVALS, ReportResults, compute_results
 from referee.core.report.definitions import definitions_section
 from referee.core.report.document import SHOWN_DIGITS, Block, Paragraph, Report, Section, Table
 from referee.core.report.options import ReportOptions
+from referee.core.report.sections_agreement import agreement_section
 from referee.core.report.sections_detections import (
     actions_section,
     boxes_section,
@@ -59,6 +60,7 @@ PART_NAMES: dict[str, str] = {
     "significance": "significance",
     "estimate": "estimates from labelled frames",
     INTERVALS: "intervals of the tracking measures",
+    AGREEMENT: "agreement between annotators",
 }
 
 
@@ -100,6 +102,7 @@ def assemble_report(
     created_text = (created or datetime.now().astimezone()).isoformat(timespec="seconds")
     sections = [
         evaluated_section(project, results),
+        agreement_section(results),
         per_video_section(results),
         summary_section(results),
         roc_pr_section(results),
@@ -264,6 +267,10 @@ def _groundtruth_sources(project: Project, results: ReportResults) -> str:
         parts.append(f"boxes: {project.boxes_groundtruth}")
     if project.counts:
         parts.append(f"counts: {project.counts}/<video>/groundtruth.csv")
+    if project.annotators:
+        parts.append(
+            "annotators (§13): " + ", ".join(f"{a.name} ({a.root})" for a in project.annotators)
+        )
     return "; ".join(parts) or "none"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from referee.core.errors import InvalidOptionError
@@ -417,6 +418,25 @@ class EstimateOptions:
             )
         check_uniform_share(self.uniform_share)
         check_workers(self.workers)
+
+
+@dataclass(frozen=True)
+class AgreementOptions:
+    """Agreement between annotators (docs/measures.md §13).
+
+    ``annotators`` are the annotators compared (default: every annotator of the
+    project); ``consensus_folder``, when set, is where their STAPLE consensus is also
+    written as ground truth (``<category>/<video>/groundtruth/gt%06d.png``); an existing
+    file there is replaced only with ``force``.
+    """
+
+    annotators: tuple[str, ...] | None = None
+    consensus_folder: Path | None = None
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        if self.annotators is not None and len(set(self.annotators)) < 2:
+            raise InvalidOptionError("compare at least two different annotators")
 
 
 @dataclass(frozen=True)

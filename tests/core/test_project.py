@@ -145,7 +145,7 @@ _VALID = {"format": "referee-project", "version": 1, "name": "p"}
         ("[1, 2]", "must hold a JSON object"),
         ('{"version": 1, "name": "p"}', "'format' is missing"),
         (json.dumps({**_VALID, "format": "labelme"}), "'format' is 'labelme'"),
-        (json.dumps({**_VALID, "version": 3}), "version 3 is not supported"),
+        (json.dumps({**_VALID, "version": 4}), "version 4 is not supported"),
         (json.dumps({**_VALID, "origins": {}}), "'origins' needs version 2"),
         (
             json.dumps({**_VALID, "version": 2, "origins": {"v": [[1, 2, "guessed", "x"]]}}),
@@ -157,7 +157,7 @@ _VALID = {"format": "referee-project", "version": 1, "name": "p"}
             ),
             "'yesterday' is not a UTC time",
         ),
-        (json.dumps({**_VALID, "version": "1"}), "'version' must be a whole number, 1 or 2"),
+        (json.dumps({**_VALID, "version": "1"}), "'version' must be a whole number, 1 to 3"),
         (json.dumps({"format": "referee-project", "version": 1}), "'name' is missing"),
         (json.dumps({**_VALID, "name": 7}), "'name' must be a string, not a number"),
         (json.dumps({**_VALID, "name": "  "}), "'name' is empty"),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -44,3 +46,25 @@ def demo_copy(demo, tmp_path: Path) -> Path:
     shutil.copytree(demo.root, root)
     ensure_demo_project(root)
     return root
+
+
+def demo_window(qtbot, demo, ready: Callable[[Any], bool]) -> Iterator[Any]:
+    """A shown main window on the demo project, once its jobs are done, its first frame is
+    shown and ``ready(window)`` holds; closed and disposed after the test."""
+    from PySide6.QtWidgets import QApplication
+
+    from referee.core.demo.project import demo_project
+    from referee.gui.app import dispose
+    from referee.gui.main_window import MainWindow
+
+    QApplication.instance().setOrganizationName("Referee-tests")
+    window = MainWindow(remember_layout=False)
+    window.show()
+    window.open_project(demo_project(demo))
+    qtbot.waitUntil(
+        lambda: not window.runner.jobs and window.viewer.layers is not None and ready(window),
+        timeout=120000,
+    )
+    yield window
+    window.close()
+    dispose(window)

@@ -7,37 +7,21 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication
 
-from referee.core.demo.project import demo_project
 from referee.core.formats.liris_xml import read_liris
 from referee.core.measures.boxes import boxes_from_annotations
 from referee.core.measures.clear_matching import clear_matching
 from referee.core.measures.tracked import tracked_sequence
 from referee.core.model.project import Project
-from referee.gui.app import dispose
 from referee.gui.docks.tracking import ALL_SEQUENCES, NO_BOX_TRUTH, TrackingDock
 from referee.gui.main_window import MainWindow
 from referee.gui.viewer.tracking_boxes import NEXT_SWITCH_KEY, PREVIOUS_SWITCH_KEY
+from tests.gui.conftest import demo_window
 
 
 @pytest.fixture
 def window(qtbot, demo):
-    QApplication.instance().setOrganizationName("Referee-tests")
-    window = MainWindow(remember_layout=False)
-    window.show()
-    window.open_project(demo_project(demo))
-    qtbot.waitUntil(
-        lambda: (
-            not window.runner.jobs
-            and window.viewer.layers is not None
-            and window.session.results.boxes is not None
-        ),
-        timeout=120000,
-    )
-    yield window
-    window.close()
-    dispose(window)
+    yield from demo_window(qtbot, demo, lambda window: window.session.results.boxes is not None)
 
 
 def _shown(window: MainWindow) -> int | None:

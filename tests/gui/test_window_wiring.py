@@ -12,10 +12,10 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QMenu
 
 from referee.core.colours import DETECTOR_PALETTE
-from referee.core.demo.project import demo_project
 from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
 from referee.gui.viewer.layers_panel import LayersPanel, LegendWidget
+from tests.gui.conftest import demo_window
 
 #: The demo's detectors, in its project's order (``referee demo-data``).
 DEMO_ORDER = ("mog2", "knn", "mog", "cnt", "running-average")
@@ -23,21 +23,7 @@ DEMO_ORDER = ("mog2", "knn", "mog", "cnt", "running-average")
 
 @pytest.fixture
 def window(qtbot, demo):
-    QApplication.instance().setOrganizationName("Referee-tests")
-    window = MainWindow(remember_layout=False)
-    window.show()
-    window.open_project(demo_project(demo))
-    qtbot.waitUntil(
-        lambda: (
-            not window.runner.jobs
-            and window.viewer.layers is not None
-            and bool(window.session.evaluations)
-        ),
-        timeout=120000,
-    )
-    yield window
-    window.close()
-    dispose(window)
+    yield from demo_window(qtbot, demo, lambda window: bool(window.session.evaluations))
 
 
 def test_the_demo_lists_its_detectors_in_the_order_the_colours_assume(window) -> None:
