@@ -14,9 +14,10 @@ import math
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QInputDialog,
     QMainWindow,
@@ -26,10 +27,12 @@ from PySide6.QtWidgets import (
 
 from referee.core.annotation.count_changes import with_count_change
 from referee.core.annotation.document import GroundTruthDocument
+from referee.core.annotation.grabcut import grabcut_draft
 from referee.core.annotation.label_maps import draft_from_mask, draft_from_share
 from referee.core.annotation.review import FrameStatus
 from referee.core.annotation.saving import SaveOutcome
 from referee.core.errors import ChangedOnDiskError, RefereeError
+from referee.core.measures.pixel import GT_LEVEL_NAMES
 from referee.core.model.frame_set import FrameSet
 from referee.core.model.origins import CONSENSUS, Origin, Source, now_utc
 from referee.core.model.videos import VideoSpec
@@ -45,6 +48,7 @@ from referee.gui.annotation.keys import (
     NEXT_KEY,
     TOOL_KEYS,
 )
+from referee.gui.annotation.mask_keys import MaskKeys
 from referee.gui.annotation.mask_painter import MaskPainter, Tool
 from referee.gui.box_controller import BoxController
 from referee.gui.docks.annotation import AnnotationDock
@@ -75,6 +79,8 @@ class AnnotationController(QObject):
         self.painter = MaskPainter(self.editor, viewer.grid.views[0])
         self.boxes = BoxController(window, session, viewer, errors, self.editor)
         self.dock = AnnotationDock(window)
+        self.mask_keys = MaskKeys(window, self.painter, self.choose_level, self.choose_radius)
+        self.mask_keys.describe(self.dock.level_box, self.dock.radius_box)
         self.history = QDockWidget("History", window)
         self.history.setObjectName("HistoryDock")
         self.history_view = QUndoView(self.editor.stack)
@@ -90,6 +96,7 @@ class AnnotationController(QObject):
         dock.level_chosen.connect(self.painter.set_level)
         dock.radius_chosen.connect(self.painter.set_radius)
         dock.draft_requested.connect(self.draft)
+        self.painter.box_drawn.connect(self.grabcut)
         dock.mark_requested.connect(self.mark_annotated)
         dock.accept_requested.connect(self.accept_frame)
         dock.count_requested.connect(self.change_count)
@@ -117,6 +124,8 @@ class AnnotationController(QObject):
         menu.addSeparator()
         for tool, text, key in TOOL_KEYS:
             add_key_action(self.window, menu, f"{text} tool", key, partial(self.set_tool, tool))
+        menu.addSeparator()
+        self.mask_keys.add_to_menu(menu)
         menu.addSeparator()
         self.boxes.add_menu_actions(menu)
         menu.addSeparator()
@@ -260,6 +269,18 @@ class AnnotationController(QObject):
         self.boxes.set_tool_active(tool is Tool.BOX)
         self.viewer.show_evaluation_boxes(tool is not Tool.BOX)
         self.dock.show_tool(tool)
+        self.mask_keys.show_tool(tool)
+
+    def choose_level(self, level: int) -> None:
+        """Paint ``level`` from now on (a level key; the dock's list shows it)."""
+        self.painter.set_level(level)
+        self.dock.level_box.setCurrentIndex(self.dock.level_box.findData(level))
+        self._say(f"Painting {GT_LEVEL_NAMES[level]}.")
+
+    def choose_radius(self, radius: float) -> None:
+        """Brush and eraser radius in image pixels (a brush-size key; the dock's box shows it)."""
+        self.painter.set_radius(radius)
+        self.dock.radius_box.setValue(self.painter.radius)
 
     def current_video(self) -> VideoSpec | None:
         """The CDnet video shown (``None`` for a plain video file)."""
@@ -291,6 +312,35 @@ class AnnotationController(QObject):
             origin, text = Origin(Source.DETECTOR, shown[0]), f"Draft from {shown[0]}"
         self.editor.push(LabelMapCommand(self.editor, *self._frame, after, origin, text))
         self._say(f"{text} on frame {self._frame[1]}: correct it, then accept it (Enter).")
+
+    def grabcut(self, box: tuple[float, float, float, float]) -> None:
+        """Paint the object in ``box`` on the frame shown by GrabCut, started from the
+        consensus where there is one (one undoable edit)."""
+        layers, video = self.viewer.layers, self.current_video()
+        if layers is None or video is None or self._frame is None or layers.frame != self._frame[1]:
+            self._say("GrabCut needs a frame of a CDnet video on screen.")
+            return
+        document = self.editor.document_or_raise()
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            patch = grabcut_draft(
+                document.label_map(*self._frame),
+                layers.image,
+                box,
+                layers.consensus,
+                document.roi(video.label),
+            )
+        except RefereeError as error:
+            self._say(f"GrabCut: {error}")
+            return
+        finally:
+            QApplication.restoreOverrideCursor()
+        if patch is None:
+            self._say("GrabCut left that box as it was.")
+            return
+        self.painter.apply_patch(patch, "GrabCut from a box")
+        seeded = " from the consensus" if layers.consensus is not None else ""
+        self._say(f"GrabCut painted the box{seeded}: correct it, or undo (Ctrl+Z).")
 
     def mark_annotated(self, annotated: bool) -> None:
         """Mark the frame shown annotated (a blank draft, to accept) or take it out of the

@@ -14,10 +14,14 @@ from PySide6.QtWidgets import (
 )
 
 from referee.core import __version__
+from referee.core.measures.pixel import GT_LEVEL_NAMES
 from referee.gui.annotation.keys import (
     BOX_KEYS,
+    BRUSH_LARGER_KEY,
+    BRUSH_SMALLER_KEY,
     COUNT_DOWN_KEY,
     COUNT_UP_KEY,
+    LEVEL_KEYS,
     MARK_KEY,
     NEXT_KEY,
     TOOL_KEYS,
@@ -80,6 +84,11 @@ def shortcut_rows() -> list[tuple[str, str]]:
         ("Save the annotation and the project", "Ctrl+S"),
         ("Undo / redo", "Ctrl+Z / Ctrl+Shift+Z"),
         *((f"{text} tool", key) for _, text, key in TOOL_KEYS),
+        *((f"Paint {GT_LEVEL_NAMES[level]}", key) for level, key in LEVEL_KEYS),
+        (
+            "Smaller / larger brush (with the brush or eraser; else flagged frames)",
+            f"{BRUSH_SMALLER_KEY} / {BRUSH_LARGER_KEY}",
+        ),
         ("Action class 1–10 (new and selected actions)", "1 … 9, 0"),
         *((f"Boxes: {text.lower()}", key) for _, text, key in BOX_KEYS),
         ("Next suggested frame", NEXT_KEY),

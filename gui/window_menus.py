@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
+from referee.gui.annotation.keys import BRUSH_LARGER_KEY, BRUSH_SMALLER_KEY
 from referee.gui.annotation_files import export_annotations, import_annotations
 from referee.gui.help import (
     LAYER_KEYS,
@@ -165,8 +166,11 @@ def _add_go_menu(window: MainWindow) -> None:
         lambda: window.viewer.step_video(-1),
         lambda: window.viewer.step_video(1),
     )
-    for (text, key), slot in zip(NAVIGATION_KEYS, slots):
-        add_action(window, go, text, slot, key)
+    by_key = {
+        key: add_action(window, go, text, slot, key)
+        for (text, key), slot in zip(NAVIGATION_KEYS, slots)
+    }
+    window.annotation.mask_keys.share_keys(by_key[BRUSH_SMALLER_KEY], by_key[BRUSH_LARGER_KEY])
     go.addSeparator()
     add_action(window, go, "Cancel all jobs", window.runner.cancel_all, "Esc")
     add_action(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from referee.core.measures.pixel import GT_MOTION, GT_OUTSIDE, GT_SHADOW, GT_STATIC, GT_UNKNOWN
 from referee.gui.annotation.mask_painter import Tool
 
 #: (tool, button text, key) in the order of the tool row.
@@ -11,8 +12,21 @@ TOOL_KEYS: tuple[tuple[Tool, str, str], ...] = (
     (Tool.ERASER, "Eraser", "E"),
     (Tool.POLYGON, "Polygon", "P"),
     (Tool.FILL, "Fill", "F"),
+    (Tool.GRABCUT, "GrabCut", "C"),
     (Tool.BOX, "Box", "R"),
 )
+#: (level, key) choosing the level the brush, polygon and fill paint: Shift and the
+#: level's initial (the digits are the action classes, Alt+digits the layers).
+LEVEL_KEYS: tuple[tuple[int, str], ...] = (
+    (GT_STATIC, "Shift+S"),
+    (GT_SHADOW, "Shift+H"),
+    (GT_OUTSIDE, "Shift+O"),
+    (GT_UNKNOWN, "Shift+U"),
+    (GT_MOTION, "Shift+M"),
+)
+#: Brush and eraser smaller / larger while one of them is the tool; with any other tool
+#: these keys are the Go menu's previous / next flagged frame.
+BRUSH_SMALLER_KEY, BRUSH_LARGER_KEY = "[", "]"
 #: Keys of the annotate-next loop and of counts.
 NEXT_KEY, MARK_KEY, COUNT_UP_KEY, COUNT_DOWN_KEY = "N", "M", "+", "-"
 #: The keys that accept the frame shown as ground truth (a draft, a marked frame).
