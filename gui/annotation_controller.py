@@ -52,11 +52,13 @@ from referee.gui.annotation.mask_keys import MaskKeys
 from referee.gui.annotation.mask_painter import MaskPainter, Tool
 from referee.gui.box_controller import BoxController
 from referee.gui.docks.annotation import AnnotationDock
+from referee.gui.mask_drafts import MaskDrafts
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.panel import ViewerPanel
 from referee.gui.widgets.error_dialogs import ErrorDialogs
 from referee.gui.widgets.menus import add_key_action
 from referee.gui.widgets.unattended import unanswerable
+from referee.gui.worker import Job
 
 #: Share of detectors that makes a pixel motion in a consensus draft: a strict majority
 #: of votes, as the committee's mean vote reads it (docs/measures.md §7).
@@ -88,6 +90,7 @@ class AnnotationController(QObject):
         self.history.setWidget(self.history_view)
         self._frame: tuple[str, int] | None = None
         self._draft_pending: tuple[str, int] | None = None
+        self.mask_drafts = MaskDrafts(self.editor, viewer, session.runner, self._say)
         self._connect()
 
     def _connect(self) -> None:
@@ -96,6 +99,7 @@ class AnnotationController(QObject):
         dock.level_chosen.connect(self.painter.set_level)
         dock.radius_chosen.connect(self.painter.set_radius)
         dock.draft_requested.connect(self.draft)
+        dock.propagate_requested.connect(self.propagate)
         self.painter.box_drawn.connect(self.grabcut)
         dock.mark_requested.connect(self.mark_annotated)
         dock.accept_requested.connect(self.accept_frame)
@@ -312,6 +316,10 @@ class AnnotationController(QObject):
             origin, text = Origin(Source.DETECTOR, shown[0]), f"Draft from {shown[0]}"
         self.editor.push(LabelMapCommand(self.editor, *self._frame, after, origin, text))
         self._say(f"{text} on frame {self._frame[1]}: correct it, then accept it (Enter).")
+
+    def propagate(self, direction: str, count: int) -> Job | None:
+        """Carry the frame shown's mask ``count`` frames ``direction`` as drafts, in a job."""
+        return self.mask_drafts.propagate(self._frame, self.current_video(), direction, count)
 
     def grabcut(self, box: tuple[float, float, float, float]) -> None:
         """Paint the object in ``box`` on the frame shown by GrabCut, started from the

@@ -25,6 +25,7 @@ class Source(enum.Enum):
     BLANK = "blank"  # accepted with nothing painted: static, outside-ROI where the ROI is 0
     CONSENSUS = "consensus"  # the detectors' consensus, then corrected or not
     DETECTOR = "detector"  # one detector's mask, then corrected or not
+    PROPAGATED = "propagated"  # another frame's label map carried by optical flow
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class Origin:
 PAINTED = Origin(Source.PAINTED)
 BLANK = Origin(Source.BLANK)
 CONSENSUS = Origin(Source.CONSENSUS)
+PROPAGATED = Origin(Source.PROPAGATED)
 
 
 @dataclass(frozen=True)

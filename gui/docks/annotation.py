@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -71,6 +72,10 @@ def _legend() -> QGridLayout:
     return grid
 
 
+#: Frames a mask propagation drafts by default, and at most.
+DEFAULT_PROPAGATED_FRAMES, MAX_PROPAGATED_FRAMES = 10, 200
+
+
 class AnnotationDock(QDockWidget):
     """Choose a tool and a level, start a frame from a draft, count, go to the next frame.
 
@@ -90,6 +95,8 @@ class AnnotationDock(QDockWidget):
     level_chosen = Signal(int)
     radius_chosen = Signal(float)
     draft_requested = Signal(str)
+    #: Propagate the frame's mask: direction (``forward``/``backward``), frames.
+    propagate_requested = Signal(str, int)
     mark_requested = Signal(bool)
     count_requested = Signal(int)
     next_requested = Signal()
@@ -139,6 +146,11 @@ class AnnotationDock(QDockWidget):
         self.radius_box.setRange(MIN_RADIUS, MAX_RADIUS)
         self.radius_box.setSingleStep(1.0)
         self.radius_box.setSuffix(" px")
+        self.propagate_frames = QSpinBox()
+        self.propagate_frames.setRange(1, MAX_PROPAGATED_FRAMES)
+        self.propagate_frames.setValue(DEFAULT_PROPAGATED_FRAMES)
+        self.propagate_frames.setSuffix(" frames")
+        self.propagate_frames.setToolTip("How many frames a propagation drafts")
         self.count_label = QLabel("—")
         self.changes = read_only_table(["detector", "F1", "change", "rank"])
         self.changes_note = QLabel("Save an annotated frame to see what it changes.")
@@ -174,6 +186,21 @@ class AnnotationDock(QDockWidget):
             button.clicked.connect(lambda _=False, s=source: self.draft_requested.emit(s))
             drafts.addWidget(button)
         form.addRow("Draft", drafts)
+        propagate = QHBoxLayout()
+        propagate.addWidget(self.propagate_frames)
+        for text, direction in (("◂ Back", "backward"), ("Forward ▸", "forward")):
+            button = QPushButton(text)
+            button.setToolTip(
+                f"Carry this frame's mask {direction} by optical flow as drafts of the next "
+                "frames without ground truth (undoable)"
+            )
+            button.clicked.connect(
+                lambda _=False, d=direction: self.propagate_requested.emit(
+                    d, self.propagate_frames.value()
+                )
+            )
+            propagate.addWidget(button)
+        form.addRow("Propagate", propagate)
         masks = QGroupBox("Masks (CDnet levels)")
         masks_layout = QVBoxLayout(masks)
         masks_layout.addLayout(form)
