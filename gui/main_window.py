@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -36,6 +36,7 @@ from referee.core.workflow.projects import open_path
 from referee.core.workflow.sources import source_status
 from referee.gui.annotation_controller import AnnotationController
 from referee.gui.docks.actions import ActionsDock
+from referee.gui.docks.counts import CountsDock
 from referee.gui.docks.data import DataDock
 from referee.gui.docks.indicators import IndicatorsDock
 from referee.gui.docks.jobs import JobsDock, JobsStatusWidget
@@ -54,7 +55,7 @@ from referee.gui.widgets.dock_tabs import hide_stray_tab_bars
 from referee.gui.widgets.error_dialogs import ErrorDialogs
 from referee.gui.widgets.focus import FieldFocus
 from referee.gui.widgets.layout_keeper import LayoutKeeper
-from referee.gui.widgets.screen_fit import fit_to_screen
+from referee.gui.widgets.screen_fit import opening_size
 from referee.gui.widgets.theme import apply_theme
 from referee.gui.window_docks import LAYOUT_VERSION, arrange_docks, size_docks
 from referee.gui.window_menus import build_menus
@@ -63,7 +64,8 @@ from referee.gui.worker import Job, JobRunner
 #: How long quitting waits for cancelled jobs to stop (ms); a job stuck in a blocking
 #: call is then left behind, and the application quits anyway.
 QUIT_WAIT_MS = 3000
-#: Size of a new window: most of a 1920×1080 screen; less on a smaller one.
+#: Size of a new window: most of a 1920×1080 screen; on a smaller one, all of it but the
+#: window's frame (gui/widgets/screen_fit.py).
 WINDOW_SIZE = QSize(1760, 990)
 OPEN_FILTER = (
     "Referee projects (*.referee.json);;Videos (*.mp4 *.avi *.mkv *.mov *.webm);;All files (*)"
@@ -83,7 +85,6 @@ class MainWindow(QMainWindow):
         self.errors = ErrorDialogs(self)
         self.setWindowTitle("Referee")
         self.setAcceptDrops(True)
-        fit_to_screen(self, WINDOW_SIZE)
         self.runner = JobRunner(parent=self)
         self.session = ProjectSession(self.runner, self, FrameCache(user_cache_folder()))
         self.report_dialog: ReportDialog | None = None
@@ -99,6 +100,10 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_label, 1)
         self.statusBar().addPermanentWidget(JobsStatusWidget(self.runner))
         self._connect()
+        layout = self.layout()
+        if layout is not None:  # the docks' minimum sizes now: their contents scroll
+            layout.activate()
+        self.resize(opening_size(WINDOW_SIZE, self.screen().availableGeometry().size()))
         for name in LAYERS:
             self.layers_panel.set_checked(name, self.viewer.layer_visible[name])
         self._restore_settings()
@@ -120,21 +125,28 @@ class MainWindow(QMainWindow):
         self.inspector_dock = self._wrap("Inspector", "InspectorDock", self.inspector)
         self.indicators_dock = IndicatorsDock()
         self.plots_dock = PlotsDock()
+        self.counts_dock = CountsDock()
         self.pseudo_dock = PseudoDock()
         self.next_frames_dock = NextFramesDock()
         self.significance_dock = SignificanceDock()
         self.actions_dock = ActionsDock()
         self.tracking = TrackingController(self.session, self.viewer)
         self.jobs_dock = JobsDock(self.runner)
-        # Two groups of tabs on each side, so that every tab keeps a legible title.
+        # Two groups of tabs on each side, few enough that every tab keeps its whole title.
         arrange_docks(
             self,
             left=[
-                [self.data_dock],
-                [self.layers_dock, self.inspector_dock, self.jobs_dock, self.annotation.history],
+                [self.data_dock, self.jobs_dock],
+                [self.layers_dock, self.inspector_dock, self.annotation.history],
             ],
             right=[
-                [self.indicators_dock, self.plots_dock, self.pseudo_dock, self.significance_dock],
+                [
+                    self.indicators_dock,
+                    self.plots_dock,
+                    self.counts_dock,
+                    self.pseudo_dock,
+                    self.significance_dock,
+                ],
                 [
                     self.next_frames_dock,
                     self.annotation.dock,
@@ -185,6 +197,17 @@ class MainWindow(QMainWindow):
         self.plots_dock.frame_requested.connect(
             lambda frame: viewer.go_to(viewer.current_video_label() or "", frame)
         )
+        self.counts_dock.frame_requested.connect(
+            lambda frame: viewer.go_to(viewer.current_video_label() or "", frame)
+        )
+        session.counts_changed.connect(
+            lambda: self.counts_dock.show_result(
+                session.results.counts, session.results.skipped.get("counts")
+            )
+        )
+        editor = self.annotation.editor
+        editor.counts_edited.connect(lambda folder: self._show_count_edits([folder]))
+        editor.modified_changed.connect(lambda _: self._show_count_edits())
         self.next_frames_dock.frame_requested.connect(viewer.go_to)
         self.indicators_dock.scheme_changed.connect(
             lambda scheme: self._guard(session.set_pixel_weights, scheme)
@@ -382,6 +405,9 @@ class MainWindow(QMainWindow):
         order = [d.name for d in project.detectors]
         self.plots_dock.clear()  # the previous project's plots: drawn anew with its results
         self.plots_dock.set_detector_order(order)
+        self.counts_dock.clear(has_counts=project.counts is not None)
+        self.counts_dock.set_detector_order(order)
+        self._show_count_edits()  # recovered from an autosave as the annotation opened
         self.next_frames_dock.plot.set_detector_order(order)
         self.indicators_dock.set_detector_order(order)
         detectors = list(session.mask_detectors())
@@ -433,6 +459,14 @@ class MainWindow(QMainWindow):
         }
         self.plots_dock.show_frame_f(self.viewer.current_video_label() or "", series)
 
+    def _show_count_edits(self, folders: Iterable[str] = ()) -> None:
+        """Show the ground-truth counts the annotation holds (unsaved changes included) for
+        ``folders`` and every video with unsaved count changes, in place of the stage's."""
+        document = self.annotation.editor.document
+        if document is not None:
+            for folder in {*folders, *document.modified_counts()}:
+                self.counts_dock.show_groundtruth(folder, document.counts_of(folder))
+
     def _on_significance_changed(self) -> None:
         result = self.session.significance
         if result is not None:
@@ -445,6 +479,11 @@ class MainWindow(QMainWindow):
 
     def _on_frame_shown(self, frame: int) -> None:
         self.plots_dock.set_current_frame(frame)
+        viewer = self.viewer
+        self.counts_dock.show_video(
+            viewer.current_video_name() or "", viewer.current_video_label() or ""
+        )
+        self.counts_dock.set_current_frame(frame)
         layers = self.viewer.layers
         if layers is not None and layers.consensus is not None:
             self.pseudo_dock.show_heatmap(layers.consensus, frame)

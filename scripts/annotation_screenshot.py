@@ -101,6 +101,7 @@ def _label_proposals(app: QApplication, window: MainWindow, count: int) -> None:
             break
         controller.next_suggested()
         _wait(app, lambda p=proposal: controller._frame == p and bool(controller.editor.modified))
+        controller.accept_frame()  # a draft is saved once accepted
         controller.save()
         _wait(app, lambda: not window.runner.jobs and window.session.estimate is not None)
     window.indicators_dock.raise_()

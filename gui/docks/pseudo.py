@@ -101,14 +101,19 @@ def true_header(key: str) -> str:
     return f"{INDICATORS[key].symbol} (true)"
 
 
+#: The dock's title (its tab's): short, so that its group's tabs keep whole titles on a laptop.
+TITLE, FULL_TITLE = "Pseudo GT", "Pseudo ground truth"
+
+
 class PseudoDock(QDockWidget):
     """Pseudo indicators of each detector under its committee's consensus (docs/measures.md §7)."""
 
     run_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Pseudo ground truth", parent)
+        super().__init__(TITLE, parent)
         self.setObjectName("PseudoDock")
+        self.toggleViewAction().setText(FULL_TITLE)  # View › Docks names it in full
         self.setToolTip(
             "Evaluate detectors without ground truth: their consensus is the reference (docs/measures.md §7)"
         )

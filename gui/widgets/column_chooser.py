@@ -7,6 +7,8 @@ from functools import partial
 from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtWidgets import QHeaderView, QMenu, QTableView, QToolButton
 
+from referee.gui.widgets.popup_button import MenuToolButton
+
 SHOW_ALL = "Show all columns"
 
 
@@ -32,12 +34,8 @@ class ColumnChooser(QObject):
 
     def button(self, text: str = "Columns") -> QToolButton:
         """A button that opens the menu."""
-        button = QToolButton()
-        button.setText(text)
-        button.setToolTip("Show or hide columns (also a right click on the table's header)")
-        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        button.setMenu(self.menu)
-        return button
+        tip = "Show or hide columns (also a right click on the table's header)"
+        return MenuToolButton(text, tip, self.menu)
 
     def set_column_shown(self, column: int, shown: bool) -> None:
         """Show or hide ``column`` (the fixed columns always show)."""

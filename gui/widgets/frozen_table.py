@@ -23,8 +23,9 @@ _Index = QModelIndex | QPersistentModelIndex
 EDGE_WIDTH = 2
 #: Share of a narrow table's width the frozen columns take at most (their text is elided).
 MAX_FROZEN_SHARE = 0.45
-#: Narrowest a frozen column gets when the table is narrow, in pixels.
-MIN_FROZEN_COLUMN = 48
+#: Narrowest a frozen column gets when the table is narrow, in pixels: room for a colour
+#: swatch and a few letters.
+MIN_FROZEN_COLUMN = 64
 
 
 class FrozenColumnsTable(QTableView):
@@ -32,6 +33,7 @@ class FrozenColumnsTable(QTableView):
     its left edge: both views share the model and the selection and scroll together
     vertically; only the other columns scroll sideways, beneath the frozen ones.
 
+    Text too long for a frozen column is cut in the middle, keeping both ends of a name.
     Rows are selected whole, one at a time, and sorted by clicking a header (clicking
     the sorted header a third time returns to the model's order).
 
@@ -78,6 +80,8 @@ class FrozenColumnsTable(QTableView):
         frozen.setObjectName("frozenColumns")
         frozen.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         frozen.setFrameShape(QFrame.Shape.NoFrame)
+        # Names cut in the middle keep their ends: "MOG" and "MOG2" never both read "M…".
+        frozen.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         frozen.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         frozen.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         frozen.horizontalHeader().setSectionsClickable(True)

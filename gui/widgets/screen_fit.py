@@ -5,9 +5,12 @@ from __future__ import annotations
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QWidget
 
-#: Largest share of the screen's available area (each side) a new window or dialog takes,
-#: leaving room for its frame and title bar.
+#: Largest share of the screen's available area (each side) a new dialog takes, leaving room
+#: for its frame and title bar.
 SCREEN_SHARE = 0.9
+#: Room left around the main window on a screen smaller than its preferred size: its frame and
+#: title bar (the window itself takes the rest, which its docks need on a laptop).
+FRAME_ROOM = QSize(12, 44)
 
 
 def fitted_size(preferred: QSize, available: QSize) -> QSize:
@@ -20,3 +23,10 @@ def fitted_size(preferred: QSize, available: QSize) -> QSize:
 def fit_to_screen(widget: QWidget, preferred: QSize) -> None:
     """Resize ``widget`` to :func:`fitted_size` on the screen it opens on."""
     widget.resize(fitted_size(preferred, widget.screen().availableGeometry().size()))
+
+
+def opening_size(preferred: QSize, available: QSize) -> QSize:
+    """The main window's opening size: ``preferred``, made smaller where it exceeds the
+    screen's ``available`` area less :data:`FRAME_ROOM` (1354×696 on a 1366×768 laptop
+    whose panel leaves 1366×740)."""
+    return preferred.boundedTo(available - FRAME_ROOM)

@@ -38,6 +38,7 @@ LEFT = Qt.MouseButton.LeftButton
 def window(qtbot, demo_copy: Path, monkeypatch) -> MainWindow:
     QApplication.instance().setOrganizationName("Referee-tests")
     window = MainWindow()
+    window.resize(1366, 768)  # a laptop's screen (the offscreen one is 800×800)
     window.show()
     window.activateWindow()
     window.open_project(read_project(demo_copy / "demo.referee.json"))

@@ -142,7 +142,7 @@ def test_every_dock_tab_shows_its_whole_title(laptop_window) -> None:
         for bar in laptop_window.findChildren(QTabBar)
         if bar.parent() is laptop_window and bar.isVisible()
     ]
-    assert len(bars) == 3  # the left area's lower group and both groups on the right
+    assert len(bars) == 4  # two groups of tabs on each side
     cut = [
         bar.tabText(i)
         for bar in bars
