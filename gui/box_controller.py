@@ -59,12 +59,22 @@ Item = Action | Track
 
 @dataclass(frozen=True)
 class Drafts:
-    """A tracker's boxes for the item numbered ``number``, followed from frame ``start``."""
+    """A tracker's boxes for the item numbered ``number``, followed from frame ``start``;
+    ``source`` says by what (the tracker, its speed, where it lost the object)."""
 
     number: int
     start: int
     boxes: dict[int, PixelBox]
-    text: str
+    source: str
+
+    @property
+    def text(self) -> str:
+        """The drafts line, as the drafts are now (after a partial accept too)."""
+        frames = sorted(self.boxes)
+        return (
+            f"{len(frames)} drafts, frames {frames[0]}–{frames[-1]}, from {self.source}. "
+            "Accept (A) takes them up to the frame shown; correct a drifting box by moving it."
+        )
 
 
 class BoxController(QObject):
@@ -235,10 +245,11 @@ class BoxController(QObject):
         items = self.items()
         if len(rows) != 1 or rows[0] >= len(items):
             return
-        self.selected = items[rows[0]]
+        self.selected = item = items[rows[0]]
         label = self.viewer.current_video_label()
-        if label is not None:
-            self.viewer.go_to(label, self.selected.first)
+        shown = self._frame[1] if self._frame is not None else None
+        if label is not None and not (shown is not None and item.first <= shown <= item.last):
+            self.viewer.go_to(label, item.first)  # the frame shown stays when the item spans it
         self.refresh()
 
     def set_class(self, action_class: int) -> None:
@@ -414,14 +425,9 @@ class BoxController(QObject):
             self._say(f"{result.tracker.upper()} proposed no box{lost}.")
             self.refresh()
             return
-        frames = sorted(result.boxes)
-        speed = len(frames) / result.seconds if result.seconds > 0 else float("inf")
-        text = (
-            f"{len(frames)} drafts, frames {frames[0]}–{frames[-1]}, from "
-            f"{result.tracker.upper()} ({speed:.0f} frames/s){lost}. Accept (A) takes them up "
-            "to the frame shown; correct a drifting box by moving it."
-        )
-        self.drafts = Drafts(number, start, dict(result.boxes), text)
+        speed = len(result.boxes) / result.seconds if result.seconds > 0 else float("inf")
+        source = f"{result.tracker.upper()} ({speed:.0f} frames/s){lost}"
+        self.drafts = Drafts(number, start, dict(result.boxes), source)
         self.refresh()
 
     def accept_drafts(self) -> None:

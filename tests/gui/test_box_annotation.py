@@ -232,6 +232,11 @@ def test_tracks_propagate_accept_and_save_as_mot(qtbot, window, demo_copy) -> No
     (track,) = boxes.items()
     assert (track.first, track.last) == (20, 25)
     assert sorted(boxes.drafts.boxes) == list(range(26, 31))
+    # The drafts line says what is left, not what the tracker first proposed.
+    assert boxes.dock.drafts_note.text().startswith("5 drafts, frames 26–30, from CSRT")
+    # Choosing the track in the list keeps frame 25, which the track spans.
+    boxes.dock.items.selectRow(0)
+    assert window.viewer.timeline.frame() == 25
     _go(qtbot, window, 20)
     boxes.run("accept")  # outside the drafts' span: all the rest
     (track,) = boxes.items()
