@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from PySide6.QtCore import QObject
+from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QMainWindow, QMenu, QMessageBox
 
 from referee.core.annotation.box_items import (
@@ -42,7 +43,7 @@ from referee.core.errors import RefereeError
 from referee.core.model.annotations import ACTION_CLASSES, Action, VideoAnnotation
 from referee.core.model.tracks import Track
 from referee.core.progress import CancelToken, ProgressCallback
-from referee.gui.annotation.box_tool import DRAFT_RGB, BoxTool, ShownBox, Style
+from referee.gui.annotation.box_tool import DRAFT_KEY, DRAFT_RGB, BoxTool, ShownBox, Style
 from referee.gui.annotation.commands import TracksCommand, VideoActionsCommand
 from referee.gui.annotation.editor import AnnotationEditor
 from referee.gui.annotation.keys import BOX_KEYS, CLASS_KEYS
@@ -97,6 +98,7 @@ class BoxController(QObject):
         self.action_class = min(ACTION_CLASSES)
         self.selected: Item | None = None
         self.drafts: Drafts | None = None
+        self._draft_selected = False  # the draft on the frame shown is the one selected
         self._frame: tuple[str, int] | None = None
         self._unreadable: str | None = None
         self._drawing = DeferredDraw(self.dock, self._draw)
@@ -194,8 +196,10 @@ class BoxController(QObject):
             if self.drafts is not None and frame in self.drafts.boxes:
                 x, y, w, h = (float(v) for v in self.drafts.boxes[frame])
                 label = f"{self.drafts.number} draft"
-                shown.append(ShownBox(None, (x, y, w, h), Style.DRAFT, label, DRAFT_RGB))
-        self.tool.show(shown, index)
+                shown.append(ShownBox(DRAFT_KEY, (x, y, w, h), Style.DRAFT, label, DRAFT_RGB))
+            else:
+                self._draft_selected = False
+        self.tool.show(shown, DRAFT_KEY if self._draft_selected else index)
         self.dock.show_items([self._row(item) for item in items], index)
         self.dock.show_empty(self._empty_text(items))
         self.dock.show_drafts(
@@ -238,7 +242,9 @@ class BoxController(QObject):
 
     def _on_pressed(self, key: int | None) -> None:
         items = self.items()
-        self.selected = items[key] if key is not None and key < len(items) else None
+        self._draft_selected = key == DRAFT_KEY
+        if not self._draft_selected:
+            self.selected = items[key] if key is not None and 0 <= key < len(items) else None
         self.refresh()
 
     def _on_rows_selected(self, rows: list[int]) -> None:
@@ -300,7 +306,12 @@ class BoxController(QObject):
         self._commit((*items, item), f"New {what} at frame {frame}", item)
 
     def move(self, key: int, box: Box) -> None:
-        """The box of item ``key`` moved or resized on the frame shown: a keyframe there."""
+        """The box of item ``key`` moved or resized on the frame shown: a keyframe there;
+        a draft moved or resized stays a draft (undoably)."""
+        if key == DRAFT_KEY:
+            if self.drafts is not None and self._frame is not None:
+                self.editor.push(_DraftMoved(self, self._frame[1], box))
+            return
         items = self.items()
         if self._frame is None or key >= len(items):
             return
@@ -457,6 +468,31 @@ class BoxController(QObject):
 
     def _say(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 8000)
+
+
+class _DraftMoved(QUndoCommand):
+    """A tracker's draft moved or resized on one frame, before it is accepted."""
+
+    def __init__(self, controller: BoxController, frame: int, box: Box) -> None:
+        super().__init__(f"Draft box at frame {frame}")
+        self.controller, self.frame = controller, frame
+        drafts = controller.drafts
+        assert drafts is not None  # checked by the caller
+        self.before = drafts.boxes[frame]
+        x, y, w, h = (round(v) for v in box)  # whole pixels, as the tracker's drafts
+        self.after: PixelBox = (x, y, w, h)
+
+    def _set(self, box: PixelBox) -> None:
+        drafts = self.controller.drafts
+        if drafts is not None and self.frame in drafts.boxes:
+            drafts.boxes[self.frame] = box
+            self.controller.refresh()
+
+    def redo(self) -> None:  # Qt override
+        self._set(self.after)
+
+    def undo(self) -> None:  # Qt override
+        self._set(self.before)
 
 
 def _replaced(items: Sequence[Item], old: Item, *new: Item) -> tuple[Item, ...]:

@@ -64,9 +64,14 @@ PEN_STYLES: dict[Style, Qt.PenStyle] = {
 }
 
 
+#: The key of a tracker's draft: it can be moved and resized like any box.
+DRAFT_KEY = -1
+
+
 @dataclass(frozen=True)
 class ShownBox:
-    """A box to draw: ``key`` is what the tool reports when it is grabbed (``None``: a draft)."""
+    """A box to draw: ``key`` is what the tool reports when it is grabbed (:data:`DRAFT_KEY`
+    for a tracker's draft, ``None`` for a box that cannot be grabbed)."""
 
     key: int | None
     box: Box

@@ -237,6 +237,16 @@ def test_tracks_propagate_accept_and_save_as_mot(qtbot, window, demo_copy) -> No
     # Choosing the track in the list keeps frame 25, which the track spans.
     boxes.dock.items.selectRow(0)
     assert window.viewer.timeline.frame() == 25
+    # A draft can be moved (undoably) before it is accepted: frame 27's, by (3, 2).
+    _go(qtbot, window, 27)
+    dx, dy, dw, dh = boxes.drafts.boxes[27]
+    _drag(boxes.tool, (dx + dw / 2, dy + dh / 2), (dx + dw / 2 + 3, dy + dh / 2 + 2))
+    assert boxes.drafts.boxes[27] == (dx + 3, dy + 2, dw, dh)
+    assert boxes.items()[0].last == 25  # still a draft, not a keyframe
+    window.annotation.editor.stack.undo()
+    assert boxes.drafts.boxes[27] == (dx, dy, dw, dh)
+    window.annotation.editor.stack.redo()
+    drafts[27] = (dx + 3, dy + 2, dw, dh)
     _go(qtbot, window, 20)
     boxes.run("accept")  # outside the drafts' span: all the rest
     (track,) = boxes.items()
