@@ -183,7 +183,7 @@ def paint_segment(
         If ``label``, ``level``, ``radius`` or a coordinate is invalid.
     """
     level = check_level(level)
-    _check_label(label)
+    check_label(label)
     radius = _check_radius(radius)
     (sx, sy), (ex, ey) = _finite_point(start), _finite_point(end)
     rect = centres_rect(
@@ -228,7 +228,7 @@ def fill_polygon(label: np.ndarray, points: Sequence[Point], level: int) -> Mask
         a coordinate is not finite.
     """
     level = check_level(level)
-    _check_label(label)
+    check_label(label)
     found = polygon_region(polygon_vertices(points), _image_rect(label))
     if found is None:
         return None
@@ -261,7 +261,7 @@ def flood_fill(label: np.ndarray, seed: tuple[int, int], level: int) -> MaskPatc
         If ``label`` or ``level`` is invalid or ``seed`` is not a pixel of the image.
     """
     level = check_level(level)
-    _check_label(label)
+    check_label(label)
     x, y = _pixel(seed, label.shape)
     if label[y, x] == level:
         return None
@@ -340,7 +340,7 @@ def level_counts(label: np.ndarray) -> dict[int, int]:
     InvalidOptionError
         If ``label`` is not a 2-D ``uint8`` array.
     """
-    _check_label(label)
+    check_label(label)
     counts = np.bincount(label.ravel(), minlength=256)
     return {level: int(counts[level]) for level in LEVELS}
 
@@ -349,7 +349,8 @@ def level_counts(label: np.ndarray) -> dict[int, int]:
 # Helpers
 
 
-def _check_label(label: np.ndarray) -> None:
+def check_label(label: np.ndarray) -> None:
+    """Refuse what is not a 2-D ``uint8`` label map, in one sentence."""
     if not isinstance(label, np.ndarray) or label.ndim != 2 or label.dtype != np.uint8:
         found = (
             f"shape {label.shape}, {label.dtype}"

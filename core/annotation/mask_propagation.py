@@ -44,7 +44,7 @@ from typing import cast
 import cv2
 import numpy as np
 
-from referee.core.annotation.label_maps import LEVELS
+from referee.core.annotation.label_maps import LEVELS, check_label
 from referee.core.errors import InvalidOptionError
 from referee.core.measures.pixel import (
     GT_LEVEL_NAMES,
@@ -365,13 +365,7 @@ def _snap(draft: np.ndarray, share: np.ndarray, options: MaskPropagationOptions)
 
 
 def _check_label_map(label: np.ndarray) -> None:
-    if not isinstance(label, np.ndarray) or label.ndim != 2 or label.dtype != np.uint8:
-        found = (
-            f"shape {label.shape}, {label.dtype}"
-            if isinstance(label, np.ndarray)
-            else type(label).__name__
-        )
-        raise InvalidOptionError(f"a label map is a 2-D uint8 array, not {found}")
+    check_label(label)
     stray = np.unique(label[~_VALID_LEVELS[label]])
     if stray.size:
         names = ", ".join(f"{value} ({name})" for value, name in GT_LEVEL_NAMES.items())

@@ -156,7 +156,7 @@ class Node:
 
     def _object(self) -> dict[str, Any]:
         if not isinstance(self.value, dict):
-            raise self.fail(f"must be an object {{…}}, not {_type_name(self.value)}")
+            raise self.fail(f"must be an object {{…}}, not {json_type(self.value)}")
         return self.value
 
     def has(self, key: str) -> bool:
@@ -191,13 +191,13 @@ class Node:
             If this is not a list.
         """
         if not isinstance(self.value, list):
-            raise self.fail(f"must be a list […], not {_type_name(self.value)}")
+            raise self.fail(f"must be a list […], not {json_type(self.value)}")
         return [self._child(value, k) for k, value in enumerate(self.value)]
 
     def text(self) -> str:
         """This string."""
         if not isinstance(self.value, str):
-            raise self.fail(f"must be a string, not {_type_name(self.value)}")
+            raise self.fail(f"must be a string, not {json_type(self.value)}")
         return self.value
 
     def whole(self, low: int, high: int) -> int:
@@ -223,7 +223,7 @@ class Node:
         most ``limit`` in absolute value."""
         values = self.value
         if not isinstance(values, list):
-            raise self.fail(f"must be a list of numbers, not {_type_name(values)}")
+            raise self.fail(f"must be a list of numbers, not {json_type(values)}")
         if count is not None and len(values) != count:
             raise self.fail(f"holds {len(values)} values; it must hold {count}")
         for k, value in enumerate(values):
@@ -239,13 +239,14 @@ class Node:
         return array
 
 
-def _type_name(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """How a JSON value's type is named in messages ("a list", "true/false", …)."""
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 def _shown(value: Any) -> str:
     """A value as quoted in messages: numbers and short strings whole, others by type."""
     if isinstance(value, bool) or value is None or isinstance(value, list | dict):
-        return _type_name(value)
+        return json_type(value)
     text = repr(value)
     return text if len(text) <= 30 else text[:30] + "…"

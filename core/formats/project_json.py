@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.errors import InputFileError
-from referee.core.formats.json_files import read_json
+from referee.core.formats.json_files import json_type, read_json
 from referee.core.formats.text_files import write_text
 from referee.core.limits import MAX_FRAME_NUMBER
 from referee.core.model import project as model
@@ -187,7 +187,7 @@ class _Reader:
         if not isinstance(value, dict):
             raise self.fail(
                 f'{key!r} must be an object like {{"baseline/highway": {example}}}, '
-                f"not {_json_type(value)}"
+                f"not {json_type(value)}"
             )
         return [(self.text(label, key), runs) for label, runs in value.items()]
 
@@ -195,7 +195,7 @@ class _Reader:
         """Increasing, disjoint ``[first, last, …]`` runs of ``size`` items (not expanded)."""
         shape = "[first, last]" if size == 2 else "[first, last, source, accepted]"
         if not isinstance(value, list):
-            raise self.fail(f"{label} must be a list of {shape} runs, not {_json_type(value)}")
+            raise self.fail(f"{label} must be a list of {shape} runs, not {json_type(value)}")
         previous = 0
         for run in value:
             if not (
@@ -303,12 +303,12 @@ class _Reader:
         if value is None:
             return []
         if not isinstance(value, list):
-            raise self.fail(f"{key!r} must be a list, not {_json_type(value)}")
+            raise self.fail(f"{key!r} must be a list, not {json_type(value)}")
         return value
 
     def text(self, value: Any, label: str) -> str:
         if not isinstance(value, str):
-            raise self.fail(f"{label!r} must be a string, not {_json_type(value)}")
+            raise self.fail(f"{label!r} must be a string, not {json_type(value)}")
         control = _CONTROL.search(value)
         if control:
             raise self.fail(
@@ -335,19 +335,6 @@ class _Reader:
                 f"allow at most {MAX_NAME_BYTES}"
             )
         return Path(os.path.normpath(os.path.join(self.file.parent, value)))
-
-
-def _json_type(value: Any) -> str:
-    names = {
-        bool: "true/false",
-        int: "a number",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "an object",
-        type(None): "null",
-    }
-    return names.get(type(value), type(value).__name__)
 
 
 # --------------------------------------------------------------------------- writing
