@@ -16,9 +16,7 @@ handled, nor between a stage and the job its handler starts.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -26,6 +24,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, QThreadPool, Signal, Slot
 
+from referee.core import thread_priority
 from referee.core.errors import CancelledError, RefereeError
 from referee.core.progress import CancelToken
 
@@ -34,22 +33,13 @@ JobFunction = Callable[..., Any]
 
 #: Progress signals are sent at most this often (seconds), plus the final one.
 PROGRESS_INTERVAL = 0.05
-#: How much nicer than the process (Linux niceness, 19 at most) a job's thread runs.
-JOB_NICENESS = 10
 
 
 def lower_thread_priority() -> None:
-    """Run the calling thread (a job's) below the GUI thread, which then gets a core first.
-
-    Linux: the thread's niceness becomes the process's plus :data:`JOB_NICENESS` (Qt's
-    thread priorities do nothing under Linux's default scheduler); elsewhere Qt's
-    ``LowPriority``. Idempotent; a thread already nicer is left alone.
-    """
-    if sys.platform.startswith("linux"):
-        target = min(os.getpriority(os.PRIO_PROCESS, os.getpid()) + JOB_NICENESS, 19)
-        with contextlib.suppress(OSError):  # nicer already: lowering it needs privileges
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), target)
-    else:
+    """Run the calling thread (a job's) below the GUI thread, which then gets a core first:
+    Linux niceness (Qt's thread priorities do nothing under Linux's default scheduler),
+    elsewhere Qt's ``LowPriority``."""
+    if not thread_priority.lower_thread_priority():
         QThread.currentThread().setPriority(QThread.Priority.LowPriority)
 
 

@@ -36,6 +36,7 @@ import numpy as np
 from referee.core.errors import InputFileError, MissingFrameError
 from referee.core.formats.text_files import check_regular_file
 from referee.core.frames.sources import FrameReader, _check_increasing
+from referee.core.thread_priority import lower_thread_priority
 
 DEFAULT_CACHE_BYTES = 256 * 2**20
 _LOG = logging.getLogger(__name__)
@@ -523,6 +524,7 @@ class FramePrefetcher(Generic[Item]):
             return self._pending is not None or self._closed
 
     def _run(self) -> None:
+        lower_thread_priority()  # reading ahead gives way to the thread that shows frames
         while (i := self._next_request()) is not None:
             image = self._load(i)
             if image is None:

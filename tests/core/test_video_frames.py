@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import pickle
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +24,7 @@ from referee.core.frames.video_files import (
     VideoFileSource,
     build_frame_index,
 )
+from referee.core.thread_priority import BACKGROUND_NICENESS
 
 HEIGHT, WIDTH = 48, 64
 GREY_STEP = 4  # frame n is grey level 4 n everywhere
@@ -255,6 +258,27 @@ class BlockingSource:
 
     def path_of(self, i: int) -> str:
         return f"f{i}.png"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness is Linux's")
+def test_the_prefetcher_reads_below_the_calling_thread() -> None:
+    # Linux gives each thread its own niceness: the reading thread's is the process's
+    # plus BACKGROUND_NICENESS, the thread that asks (the GUI's) keeps its own.
+    asking = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen: list[int] = []
+
+    class Source(BlockingSource):
+        def read(self, i: int) -> np.ndarray:
+            seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+            return super().read(i)
+
+    prefetcher = FramePrefetcher(Source(block_on=-1), FrameCache(1000), lambda i, _: None, ahead=0)
+    prefetcher.request(1)
+    assert wait_for(lambda: len(seen) == 1)
+    prefetcher.close()
+    process = os.getpriority(os.PRIO_PROCESS, os.getpid())
+    assert seen == [min(process + BACKGROUND_NICENESS, 19)]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == asking
 
 
 def test_prefetcher_drops_stale_requests_unread() -> None:

@@ -13,7 +13,8 @@ from referee.core.errors import InputFileError
 from referee.core.evaluation.batch import evaluate_method
 from referee.core.formats.cdnet import discover_videos
 from referee.core.progress import check
-from referee.gui.worker import JOB_NICENESS, JobRunner
+from referee.core.thread_priority import BACKGROUND_NICENESS
+from referee.gui.worker import JobRunner
 
 
 def _slow_count(n: int, progress, cancel) -> int:
@@ -148,7 +149,7 @@ def _niceness(thread_id: int) -> int:
 
 
 def test_jobs_run_below_the_gui_thread(qtbot) -> None:
-    # Linux: each thread has its own niceness; a job's is the process's plus JOB_NICENESS.
+    # Linux: each thread has its own niceness; a job's is the process's plus BACKGROUND_NICENESS.
     gui = _niceness(threading.get_native_id())
     runner = JobRunner(QThreadPool())
     seen: list[tuple[int, int]] = []
@@ -161,5 +162,5 @@ def test_jobs_run_below_the_gui_thread(qtbot) -> None:
         runner.run(kind, kind, report, on_done=seen.append)  # the first's pool thread
         qtbot.waitUntil(lambda count=count: len(seen) == count)
     assert all(thread != threading.get_native_id() for thread, _ in seen)
-    assert [niceness for _, niceness in seen] == [min(gui + JOB_NICENESS, 19)] * 2
+    assert [niceness for _, niceness in seen] == [min(gui + BACKGROUND_NICENESS, 19)] * 2
     assert _niceness(threading.get_native_id()) == gui  # the GUI thread's is untouched
