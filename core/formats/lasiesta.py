@@ -141,9 +141,22 @@ def sequence_folders(root: Path) -> list[tuple[Path, str]]:
     found = [(folder, folder.name) for folder in _paired(children)]
     taken = {folder for folder, _ in found} | {_truth_folder(folder) for folder, _ in found}
     for child in children:
-        if child not in taken:
+        if child not in taken and _named_pairs(child):
             found += [(folder, child.name) for folder in _paired(subfolders(child))]
     return found
+
+
+def _named_pairs(folder: Path) -> set[str]:
+    """The names ``X`` in ``folder`` with an ``X-GT`` beside them, of any kind: a cheap first
+    look, so that a folder of thousands of frames is not searched for subfolders.
+
+    Raises
+    ------
+    InputFileError
+        Naming ``folder``, if it cannot be listed.
+    """
+    names = set(list_folder(folder))
+    return {name[: -len(TRUTH_SUFFIX)] for name in names if name.endswith(TRUTH_SUFFIX)} & names
 
 
 def load_sequence(folder: Path, category: str) -> VideoSpec:

@@ -48,7 +48,12 @@ class FrameSet(Sequence[int]):
     @classmethod
     def of(cls, frames: Iterable[int]) -> FrameSet:
         """The set of ``frames`` (any order, duplicates ignored)."""
-        return cls((frame, frame) for frame in frames)
+        ordered = sorted({int(frame) for frame in frames})
+        # The runs start where a frame does not follow the one before it (thousands of
+        # listed files a video: no merging pass, one run per gap).
+        starts = [k for k in range(len(ordered)) if k == 0 or ordered[k] != ordered[k - 1] + 1]
+        ends = [k - 1 for k in starts[1:]] + [len(ordered) - 1] if starts else []
+        return cls((ordered[a], ordered[b]) for a, b in zip(starts, ends))
 
     @classmethod
     def span(cls, first: int, last: int) -> FrameSet:

@@ -232,4 +232,11 @@ class VideoSpec:
         """Input image of frame ``i`` (1-based)."""
         if self.layout is not None:
             return Path(self.layout.inputs.name(i))
-        return self.folder / INPUT_DIR / f"in{i:06d}.jpg"
+        return self.folder / INPUT_DIR / self.input_file_name(i)
+
+    def input_file_name(self, i: int) -> str:
+        """The file name (no folder) of :meth:`input_path`, built without
+        :class:`~pathlib.Path` (a video's frames are counted by it)."""
+        if self.layout is not None:
+            return os.path.basename(self.layout.inputs.name(i))
+        return f"in{i:06d}.jpg"
