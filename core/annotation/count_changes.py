@@ -35,7 +35,7 @@ def with_count_change(series: CountSeries, frame: int, delta: int) -> CountSerie
         )
     counts = np.array(series.counts, dtype=np.int64)
     counts[frame - series.first_frame :] += delta
-    if counts.size and counts.min() < 0:
+    if counts.size and np.min(counts) < 0:
         below = series.first_frame + int(np.argmax(counts < 0))
         raise InvalidOptionError(
             f"a change of {delta:+d} at frame {frame} would make the count of frame {below} "

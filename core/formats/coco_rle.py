@@ -81,12 +81,12 @@ def text_counts(text: str) -> np.ndarray:
     ends = np.flatnonzero(~more)
     starts = np.concatenate(([0], ends[:-1] + 1))
     lengths = ends - starts + 1
-    if lengths.max() > MAX_GROUPS:
+    if np.max(lengths) > MAX_GROUPS:
         raise InvalidOptionError(f"a count takes more than {MAX_GROUPS} characters")
     position = np.arange(len(data)) - np.repeat(starts, lengths)
     values = np.add.reduceat((data & 0x1F) << (5 * position), starts)
     values = np.where((data[ends] & 0x10) != 0, values - (1 << (5 * lengths)), values)
-    counts = values.copy()
+    counts: np.ndarray = values.copy()
     counts[2::2] = np.cumsum(values[2::2])
     counts[1::2] = np.cumsum(values[1::2])
     return counts

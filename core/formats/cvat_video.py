@@ -96,13 +96,13 @@ def appearances(document: CvatDocument) -> list[Appearance]:
         found.extend(_track_appearances(track, document, MAX_TRACK_BOXES - held))
     frames = np.concatenate([a.frames for a in found] or [np.zeros(0, np.int64)])
     numbers, counts = np.unique(frames, return_counts=True)
-    if len(counts) and counts.max() > MAX_BOXES_PER_FRAME:
+    if len(counts) and np.max(counts) > MAX_BOXES_PER_FRAME:
         frame = int(numbers[np.argmax(counts)])
         over = [a for a in found if a.first <= frame < a.first + len(a.boxes)][MAX_BOXES_PER_FRAME]
         raise _track_error(
             document,
             over.track,
-            f"frame {frame} has {counts.max():,} tracks on it, more than the "
+            f"frame {frame} has {np.max(counts):,} tracks on it, more than the "
             f"{MAX_BOXES_PER_FRAME:,} boxes Referee reads on one frame (MAX_BOXES_PER_FRAME)",
         )
     return found

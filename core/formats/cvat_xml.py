@@ -585,9 +585,9 @@ def _mask(
     first, last = ends[set_runs] - runs[set_runs], ends[set_runs] - 1  # flat indices
     rows_first, rows_last = first // width, last // width
     one_row = rows_first == rows_last
-    x_low = int(np.where(one_row, first % width, 0).min())
-    x_high = int(np.where(one_row, last % width, width - 1).max())
-    y_low, y_high = int(rows_first.min()), int(rows_last.max())
+    x_low = int(np.min(np.where(one_row, first % width, 0)))
+    x_high = int(np.max(np.where(one_row, last % width, width - 1)))
+    y_low, y_high = int(np.min(rows_first)), int(np.max(rows_last))
     box = (
         float(left + x_low),
         float(top + y_low),

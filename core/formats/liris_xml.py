@@ -439,13 +439,13 @@ def _check_boxes_per_frame(
     if len(actions) <= MAX_BOXES_PER_FRAME:  # one box per action and frame: none can have more
         return
     frames, counts = np.unique(np.concatenate([a.frames for a in actions]), return_counts=True)
-    if counts.max() <= MAX_BOXES_PER_FRAME:
+    if np.max(counts) <= MAX_BOXES_PER_FRAME:
         return
     frame = int(frames[np.argmax(counts)])
     over = [a for a in actions if a.first <= frame <= a.last][MAX_BOXES_PER_FRAME]
     raise XmlFormatError(
         path,
-        f"frame {frame} has {counts.max():,} boxes (one per action on it), more than the "
+        f"frame {frame} has {np.max(counts):,} boxes (one per action on it), more than the "
         f"{MAX_BOXES_PER_FRAME:,} Referee reads on one frame of a video (MAX_BOXES_PER_FRAME)",
         lines[over.number],
         video,

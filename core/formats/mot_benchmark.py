@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.cdnet import list_folder
 from referee.core.formats.mot_csv import mot_boxes, read_mot_csv
@@ -312,7 +314,7 @@ def read_sequence(
     rows = read_mot_csv(path, min_conf, classes)
     length = benchmark.lengths.get(sequence)
     if length is not None and len(rows) and int(rows.frames.max()) > length:
-        k = int((rows.frames > length).argmax())
+        k = int(np.argmax(rows.frames > length))
         raise InputFileError(
             path,
             f"line {rows.lines[k]}: frame {rows.frames[k]} is beyond the {length} frames of "

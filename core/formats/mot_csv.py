@@ -161,12 +161,12 @@ def _clean_rows(text: str, min_conf: float | None, classes: bool) -> MotRows | N
         np.isfinite(table[:, : len(COLUMNS)]).all()
         and np.array_equal(frames, np.floor(frames))
         and np.array_equal(ids, np.floor(ids))
-        and frames.min() >= 1
-        and frames.max() <= MAX_FRAME_NUMBER
+        and np.min(frames) >= 1
+        and np.max(frames) <= MAX_FRAME_NUMBER
         and np.abs(ids).max() <= MAX_ID
-        and boxes[:, 2:].min() >= 0
+        and np.min(boxes[:, 2:]) >= 0
         and np.abs(boxes).max() <= MAX_COORDINATE
-        and np.unique(frames, return_counts=True)[1].max() <= MAX_BOXES_PER_FRAME
+        and np.max(np.unique(frames, return_counts=True)[1]) <= MAX_BOXES_PER_FRAME
     ):
         return None
     class_ids = table[:, len(COLUMNS)] if classes else None

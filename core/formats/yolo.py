@@ -141,8 +141,8 @@ def write_yolo_boxes(
         )
     for frame, boxes in sorted(videos[0].frames.items()):
         labels = np.zeros(len(boxes), np.int64) if boxes.labels is None else boxes.labels
-        if len(labels) and labels.min() < 0:
-            raise InvalidOptionError(f"frame {frame}: class {labels.min()} is negative")
+        if len(labels) and np.min(labels) < 0:
+            raise InvalidOptionError(f"frame {frame}: class {np.min(labels)} is negative")
         largest = max([largest, *labels.tolist()])
         x, y, w, h = boxes.boxes.T
         columns = [(x + w / 2) / width, (y + h / 2) / height, w / width, h / height]

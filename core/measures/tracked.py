@@ -59,7 +59,7 @@ class TrackedSequence:
         wrong |= _wrong_ids(self.gt_ids, self.num_gt_ids)
         wrong |= _wrong_ids(self.tracker_ids, self.num_tracker_ids)
         if wrong.any():
-            self._refuse_frame(int(wrong.argmax()))
+            self._refuse_frame(int(np.argmax(wrong)))
 
     def _refuse_frame(self, t: int) -> None:
         """Raise what is wrong with frame ``t``, which the checks found wrong."""

@@ -140,7 +140,7 @@ def _plan(
     frames = np.fromiter(video.frames, dtype=np.int64)
     found = [file_stamps(mask_paths(sources[name][v], frames)) for name in names]
     stamps = np.hstack([s for s, _ in found]) if found else np.zeros((frames.size, 0), np.int64)
-    usable = np.logical_and.reduce([u for _, u in found]) if found else np.ones(frames.size, bool)
+    usable = np.all([u for _, u in found], axis=0) if found else np.ones(frames.size, bool)
     key = {
         "kind": SCORES_KIND,
         "video": str(video.folder.resolve()),

@@ -356,7 +356,7 @@ def class_frame_scores(
         present = np.zeros(len(numbers), dtype=np.int64)  # bit c set iff class c is present
         for action in () if video is None else video.actions:
             lo, hi = np.searchsorted(numbers, [action.first, action.last + 1])
-            present[lo:hi] |= np.int64(1) << action.action_class
+            present[lo:hi] |= np.left_shift(np.int64(1), action.action_class)
         union |= present
         common &= present
     n_union = _popcount(union)
