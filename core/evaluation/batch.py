@@ -26,6 +26,7 @@ from referee.core.evaluation.masks import (
     count_video,
     histograms_video,
 )
+from referee.core.formats.images import decoded_in_python
 from referee.core.frames.results import result_sources
 from referee.core.frames.sources import FrameSource
 from referee.core.measures.choices import check_threshold
@@ -120,6 +121,26 @@ def _plan(
     return chunks
 
 
+def _decoded_by_python(
+    videos: Sequence[VideoSpec], sources: Sequence[tuple[FrameSource, ...]]
+) -> bool:
+    """Whether the first video's first frame, its ground truth and every source's, are
+    PNG files that :func:`~referee.core.formats.png_decode.decode_grey_png` decodes
+    (:func:`~referee.core.formats.images.decoded_in_python`).
+
+    Such frames cost mostly Python, run between short calls that release the
+    interpreter's lock: threads then take turns at the lock and together take longer
+    than one thread (1.2 to 1.9 times on two cores, ``benchmarks/evaluate_highway.py``),
+    so their chunks run in this thread. Frames that OpenCV or PyAV decode (JPEG, colour
+    images, mask videos), which release the lock for long, keep their threads.
+    """
+    if not videos or videos[0].layout is not None or not len(videos[0].truth_frames):
+        return False
+    first = videos[0].truth_frames[0]
+    files = [videos[0].gt_path(first), *(source.path_of(first) for source in sources[0])]
+    return all(decoded_in_python(file) for file in files)
+
+
 def _run_jobs(
     kind: _Kind,
     videos: Sequence[VideoSpec],
@@ -138,7 +159,8 @@ def _run_jobs(
     spread = resolve_workers(workers)
     chunks = _plan(kind, videos, by_video, threshold, spread, on_cluster)
     per_video: list[list[VideoPieces]] = [[] for _ in videos]
-    if on_cluster or (spread > 1 and len(chunks) > 1):
+    threads = spread > 1 and len(chunks) > 1 and not _decoded_by_python(videos, by_video)
+    if on_cluster or threads:
         sizes = [len(c.frames) for c in chunks]
         pieces = map_chunks(
             _run_chunk,

@@ -260,6 +260,21 @@ def test_a_png_cut_short_is_refused(street: Street, which: str) -> None:
     assert_refused(street.evaluate(), target, "PNG file is incomplete")
 
 
+@pytest.mark.parametrize("which", ["result", "ground truth"])
+def test_a_png_whose_compressed_rows_are_damaged_is_refused(street: Street, which: str) -> None:
+    """Complete, every CRC right, but its deflate data cannot be inflated: the fast decoder
+    leaves it to OpenCV, which refuses it."""
+    target = street.mask(75) if which == "result" else street.gt(75)
+    data = target.read_bytes()
+    start = data.index(b"IDAT") - 4
+    (length,) = struct.unpack_from(">I", data, start)
+    rows = data[start + 8 : start + 8 + length]
+    rows = rows[:2] + bytes([rows[2] | 0b110]) + rows[3:]  # a block of the reserved type 3
+    after = data[start + 12 + length :]
+    target.write_bytes(data[:start] + _png_chunk(b"IDAT", rows) + after)
+    assert_refused(street.evaluate(), target, "(frame 75)", "the file is corrupt")
+
+
 def test_a_jpeg_mask_cut_short_is_refused(street: Street) -> None:
     """A cut JPEG used to decode partly (grey below the cut) without a word."""
     png = street.mask(80)
@@ -370,11 +385,18 @@ _NEEDS_FIFO = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pip
 
 
 @_NEEDS_FIFO
-@pytest.mark.parametrize("which", ["result", "ground truth", "temporal ROI", "ROI"])
+@pytest.mark.parametrize(
+    "which",
+    ["result", "ground truth", "first result", "first ground truth", "temporal ROI", "ROI"],
+)
 def test_a_named_pipe_in_place_of_a_file_is_refused_at_once(street: Street, which: str) -> None:
+    """The first frames too: they are read once before the others, to choose how the
+    frames are spread over the workers."""
     target = {
         "result": street.mask(45),
         "ground truth": street.gt(45),
+        "first result": street.mask(37),
+        "first ground truth": street.gt(37),
         "temporal ROI": street.temporal_roi,
         "ROI": street.video / "ROI.bmp",
     }[which]
