@@ -55,7 +55,7 @@ NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
     ("Previous video", "PgUp"),
     ("Next video", "PgDown"),
 )
-LAYER_KEYS = ("Alt+1", "Alt+2", "Alt+3", "Alt+4", "Alt+5")
+LAYER_KEYS = ("Alt+1", "Alt+2", "Alt+3", "Alt+4", "Alt+5", "Alt+6")
 VIEW_KEYS = (
     ("One view", "Ctrl+1", 1),
     ("Two views side by side", "Ctrl+2", 2),

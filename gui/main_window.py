@@ -34,6 +34,7 @@ from referee.core.report.build import build_report
 from referee.core.significance.choices import CASE_KINDS
 from referee.core.workflow.projects import open_path
 from referee.core.workflow.sources import source_status
+from referee.gui.agreement_controller import AgreementController
 from referee.gui.annotation_controller import AnnotationController
 from referee.gui.docks.actions import ActionsDock
 from referee.gui.docks.counts import CountsDock
@@ -131,13 +132,14 @@ class MainWindow(QMainWindow):
         self.significance_dock = SignificanceDock()
         self.actions_dock = ActionsDock()
         self.tracking = TrackingController(self.session, self.viewer)
+        self.agreement = AgreementController(self, self.session, self.viewer)
         self.jobs_dock = JobsDock(self.runner)
         # Two groups of tabs on each side, few enough that every tab keeps its whole title.
         arrange_docks(
             self,
             left=[
-                [self.data_dock, self.jobs_dock],
-                [self.layers_dock, self.inspector_dock, self.annotation.history],
+                [self.data_dock, self.jobs_dock, self.inspector_dock],
+                [self.layers_dock, self.annotation.history, self.agreement.dock],
             ],
             right=[
                 [

@@ -75,6 +75,7 @@ class ProjectSession(QObject):
     ranking_changed = Signal()
     significance_changed = Signal()
     estimate_changed = Signal()
+    agreement_changed = Signal()
     error = Signal(str)
 
     def __init__(
@@ -264,6 +265,7 @@ class ProjectSession(QObject):
             "ranking": self.ranking_changed,
             "significance": self.significance_changed,
             "estimate": self.estimate_changed,
+            "agreement": self.agreement_changed,
         }
 
     def _on_failed(self, message: str) -> None:

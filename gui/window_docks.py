@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 #: Version of the default dock layout: a layout saved with another version is not restored
 #: (a window then starts with this one).
-LAYOUT_VERSION = 4
+LAYOUT_VERSION = 5
 #: Share of the window's width the viewer keeps by default; the docks share the rest.
 VIEWER_SHARE = 0.47
 #: Share of the window's width given to the left dock area by default, and its most pixels

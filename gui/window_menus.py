@@ -200,7 +200,9 @@ def _add_view_menu(window: MainWindow) -> tuple[dict[str, QAction], QAction]:
         )
         action.setCheckable(True)
         action.setChecked(panel.is_checked(name))
+        action.setEnabled(panel.is_available(name))
         layer_actions[name] = action
+    panel.availability_changed.connect(lambda name, can: layer_actions[name].setEnabled(can))
     view.addSeparator()
     for text, key, count in VIEW_KEYS:
         add_action(

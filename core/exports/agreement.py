@@ -1,7 +1,10 @@
-"""Agreement between annotators (docs/measures.md §13) as text tables and JSON.
+"""Agreement between annotators (docs/measures.md §13) as text tables and JSON, and the
+columns, rows and sentences that the command, the report and the window's Agreement dock
+share (:data:`PAIR_COLUMNS`, :func:`pair_cells`, :func:`frame_rows`...).
 
 Input is an :class:`~referee.core.pseudo.agreement.AgreementResult`; nothing is
-computed here beyond reading the values it gives.
+computed here beyond reading the values it gives (and choosing each frame's pair of
+lowest κ).
 
 JSON (``referee-agreement`` version 1): ``annotators``; ``identifiable`` (three
 annotators or more); ``pairs`` (pooled over every frame) each ``{"first", "second",
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,21 +59,88 @@ def _count(value: float) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
-def _pair_rows(pairs: Sequence[PairAgreement], first: Sequence[str] = ()) -> list[list[str]]:
+#: A pair's columns: the two annotators, their counts (``second`` against ``first``), κ, Dice.
+PAIR_COLUMNS = ("first", "second", "both", "first only", "second only", "neither", "κ", "Dice")
+#: An annotator's columns against the STAPLE consensus.
+QUALITY_COLUMNS = ("annotator", "sensitivity", "specificity")
+#: A frame's columns in the list of frames, most disagreement first (:func:`frame_rows`).
+FRAME_COLUMNS = ("video", "frame", "disagreement", "lowest κ", "pair")
+#: What the ``disagreement`` of a frame is.
+FRAME_DISAGREEMENT = "the share of counted pixels a pair labels differently, averaged over pairs"
+
+#: A pair's row: names, counts, κ and Dice.
+PairCells = tuple[str, str, float, float, float, float, IndicatorValue, IndicatorValue]
+
+
+def pair_cells(pair: PairAgreement) -> PairCells:
+    """The row of ``pair`` under :data:`PAIR_COLUMNS`."""
+    cm = pair.cm
+    return (pair.first, pair.second, cm.tp, cm.fn, cm.fp, cm.tn, pair.kappa, pair.dice)
+
+
+@dataclass(frozen=True)
+class FrameRow:
+    """One compared frame: the mean share of pixels a pair labels differently, and the
+    pair of lowest κ there."""
+
+    video: VideoAgreement
+    frame: int
+    disagreement: float
+    worst: PairAgreement
+
+
+def frame_rows(videos: Sequence[VideoAgreement], limit: int | None = None) -> list[FrameRow]:
+    """The frames of ``videos`` with a counted pixel, most disagreement first (at most
+    ``limit``), each with its pair of lowest κ (an undefined κ counts as the highest)."""
+    rows = [
+        (v, int(frame), float(share))
+        for v in videos
+        for frame, share in zip(v.frames, v.disagreement)
+        if not math.isnan(share)
+    ]
+    rows.sort(key=lambda row: -row[2])
     return [
-        [
-            *first,
-            p.first,
-            p.second,
-            *(_count(c) for c in (p.cm.tp, p.cm.fn, p.cm.fp, p.cm.tn)),
-            _value(p.kappa),
-            _value(p.dice),
-        ]
-        for p in pairs
+        FrameRow(v, frame, share, _lowest_kappa(v.pairs(frame))) for v, frame, share in rows[:limit]
     ]
 
 
-_PAIR_HEADER = ["first", "second", "both", "first only", "second only", "neither", "kappa", "Dice"]
+def _lowest_kappa(pairs: Sequence[PairAgreement]) -> PairAgreement:
+    """The pair of lowest κ (an undefined κ counts as the highest)."""
+    kappas = [pair.kappa for pair in pairs]
+    values = [k.value if k.defined else math.inf for k in kappas]
+    return pairs[values.index(min(values))]
+
+
+def compared_sentence(result: AgreementResult) -> str:
+    """What ``result`` compared, in one sentence."""
+    return (
+        f"{len(result.annotators)} annotators ({', '.join(result.annotators)}) "
+        f"compared on the {result.frames} frames of {len(result.videos)} videos "
+        "that every one of them labelled, over the pixels inside the ROI that every one "
+        "labelled 0, 50 or 255; motion is 255 (docs/measures.md §13)."
+    )
+
+
+def consensus_written(result: AgreementResult) -> str | None:
+    """Where the consensus of ``result`` was written, in words (``None``: it was not)."""
+    if result.consensus_folder is None:
+        return None
+    return (
+        f"Consensus written as ground truth to {result.consensus_folder} "
+        f"({result.frames} frame(s), motion where W >= 0.5)"
+    )
+
+
+def _pair_rows(pairs: Sequence[PairAgreement], first: Sequence[str] = ()) -> list[list[str]]:
+    rows = []
+    for pair in pairs:
+        cells = pair_cells(pair)
+        rows.append([*first, *cells[:2], *map(_count, cells[2:6]), *map(_value, cells[6:])])
+    return rows
+
+
+#: The pairs' header in a terminal, where κ may not print.
+_PAIR_HEADER = [*PAIR_COLUMNS[:6], "kappa", "Dice"]
 
 
 def format_agreement(result: AgreementResult) -> str:
@@ -89,7 +160,7 @@ def format_agreement(result: AgreementResult) -> str:
     blocks.append(
         "Each annotator against the STAPLE consensus (EM per video, expected counts pooled)\n"
         + grid(
-            ["annotator", "sensitivity", "specificity"],
+            list(QUALITY_COLUMNS),
             [[q.name, _value(q.sensitivity), _value(q.specificity)] for q in result.qualities()],
         )
     )
@@ -100,39 +171,25 @@ def format_agreement(result: AgreementResult) -> str:
         blocks.append(
             "Videos left out:\n" + "\n".join(f"  {label}: {why}" for label, why in result.left_out)
         )
-    if result.consensus_folder is not None:
-        blocks.append(
-            f"Consensus written as ground truth to {result.consensus_folder} "
-            f"({result.frames} frame(s), motion where W >= 0.5)"
-        )
+    written = consensus_written(result)
+    if written is not None:
+        blocks.append(written)
     return "\n\n".join(blocks)
 
 
 def _frames_table(videos: Sequence[VideoAgreement]) -> str:
-    rows = [
-        (v, int(frame), float(share))
-        for v in videos
-        for frame, share in zip(v.frames, v.disagreement)
-        if not math.isnan(share)
+    shown = [
+        [
+            row.video.label,
+            str(row.frame),
+            f"{row.disagreement:.4f}",
+            _value(row.worst.kappa),
+            f"{row.worst.first}–{row.worst.second}",
+        ]
+        for row in frame_rows(videos, SHOWN_FRAMES)
     ]
-    rows.sort(key=lambda row: -row[2])
-    shown = []
-    for v, frame, share in rows[:SHOWN_FRAMES]:
-        worst = min(v.pairs(frame), key=lambda p: p.kappa.value if p.kappa.defined else math.inf)
-        shown.append(
-            [
-                v.label,
-                str(frame),
-                f"{share:.4f}",
-                _value(worst.kappa),
-                f"{worst.first}–{worst.second}",
-            ]
-        )
-    title = (
-        f"Frames, most disagreement first (at most {SHOWN_FRAMES}): the share of counted "
-        "pixels a pair labels differently, averaged over pairs"
-    )
-    header = ["video", "frame", "disagreement", "lowest kappa", "pair"]
+    title = f"Frames, most disagreement first (at most {SHOWN_FRAMES}): {FRAME_DISAGREEMENT}"
+    header = [*FRAME_COLUMNS[:3], "lowest kappa", "pair"]
     return title + "\n" + grid(header, shown)
 
 

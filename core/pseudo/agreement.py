@@ -70,6 +70,12 @@ def _pairs(names: Sequence[str], counts: np.ndarray) -> tuple[PairAgreement, ...
     )
 
 
+def _pooled(counts: Sequence[np.ndarray]) -> np.ndarray:
+    """The sum over videos of each video's ``counts`` added up over its frames."""
+    pooled: np.ndarray = np.sum([c.sum(axis=0) for c in counts], axis=0)
+    return pooled
+
+
 def _qualities(names: Sequence[str], counts: np.ndarray) -> tuple[AnnotatorQuality, ...]:
     """``counts``: ``(annotators, 4)`` rows ``tp, fp, fn, tn``."""
     return tuple(
@@ -168,11 +174,11 @@ class AgreementResult:
 
     def pairs(self) -> tuple[PairAgreement, ...]:
         """Every pair, counts pooled over every frame of every video."""
-        return _pairs(self.annotators, sum(v.pair_counts.sum(axis=0) for v in self.videos))
+        return _pairs(self.annotators, _pooled([v.pair_counts for v in self.videos]))
 
     def qualities(self) -> tuple[AnnotatorQuality, ...]:
         """Every annotator against its video's consensus, expected counts pooled over videos."""
-        return _qualities(self.annotators, sum(v.quality_counts.sum(axis=0) for v in self.videos))
+        return _qualities(self.annotators, _pooled([v.quality_counts for v in self.videos]))
 
     def video(self, label: str) -> VideoAgreement:
         """The video called ``label``."""

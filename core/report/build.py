@@ -20,7 +20,7 @@ from referee.core.model.frame_set import as_frame_set
 from referee.core.model.origins import frames_by_source
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback
-from referee.core.report.compute import AGREEMENT, INTERVALS, ReportResults, compute_results
+from referee.core.report.compute import INTERVALS, ReportResults, compute_results
 from referee.core.report.definitions import definitions_section
 from referee.core.report.document import SHOWN_DIGITS, Block, Paragraph, Report, Section, Table
 from referee.core.report.options import ReportOptions
@@ -59,8 +59,8 @@ PART_NAMES: dict[str, str] = {
     "ranking": "frames to annotate next",
     "significance": "significance",
     "estimate": "estimates from labelled frames",
+    "agreement": "agreement between annotators",
     INTERVALS: "intervals of the tracking measures",
-    AGREEMENT: "agreement between annotators",
 }
 
 

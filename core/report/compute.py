@@ -2,8 +2,7 @@
 
 :func:`compute_results` runs :func:`~referee.core.workflow.graph.run_stages`
 (the same stages as the command line and the desktop application) and adds
-what only a report shows: consensus thumbnails, the trackers' intervals and the
-agreement between the project's annotators. Whatever
+what only a report shows: consensus thumbnails and the trackers' intervals. Whatever
 the project cannot provide is skipped, and the reason is kept for the report.
 """
 
@@ -18,10 +17,8 @@ from referee.core.errors import UnavailableError
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
 from referee.core.progress import CancelToken, ProgressCallback, report, scaled
-from referee.core.pseudo.agreement import AgreementResult
 from referee.core.report.options import ReportOptions
 from referee.core.significance.tracker_bootstrap import TrackingIntervals
-from referee.core.workflow.agreement import run_agreement
 from referee.core.workflow.graph import PROGRESS_TOTAL, STAGES, run_stages
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.pseudo import consensus_maps, spread
@@ -30,8 +27,6 @@ from referee.core.workflow.tracking_intervals import run_tracking_intervals
 
 #: The key of the trackers' intervals in ``ReportResults.skipped``.
 INTERVALS = "tracking_intervals"
-#: The key of the agreement between annotators in ``ReportResults.skipped``.
-AGREEMENT = "agreement"
 #: Share of the progress bar taken by the consensus thumbnails.
 _HEATMAP_SHARE = 0.05
 
@@ -48,14 +43,13 @@ class Heatmap:
 @dataclass
 class ReportResults(ProjectResults):
     """A project's results and what a report adds: its videos, its detector names in the
-    project's order (which give each detector its colour), consensus thumbnails, the
-    trackers' intervals (docs/measures.md §5) and the agreement between annotators (§13)."""
+    project's order (which give each detector its colour), consensus thumbnails and the
+    trackers' intervals (docs/measures.md §5)."""
 
     videos: tuple[VideoSpec, ...] = ()
     detectors: tuple[str, ...] = ()
     heatmaps: list[Heatmap] = field(default_factory=list)
     tracking_intervals: TrackingIntervals | None = None
-    agreement: AgreementResult | None = None
 
 
 def compute_results(
@@ -100,10 +94,5 @@ def compute_results(
         count = options.heatmap_frames
         maps = consensus_maps(project, results.pseudo, lambda v: spread(v.frames, count), cancel)
         results.heatmaps = [Heatmap(video.label, frame, p) for video, frame, p in maps]
-    if project.annotators:
-        try:
-            results.agreement = run_agreement(project, cancel=cancel)
-        except UnavailableError as error:
-            results.skipped[AGREEMENT] = str(error)
     report(progress, PROGRESS_TOTAL, PROGRESS_TOTAL)
     return results

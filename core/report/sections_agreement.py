@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from referee.core.exports.agreement import TWO_ANNOTATORS
-from referee.core.pseudo.agreement import PairAgreement
+from referee.core.exports.agreement import (
+    PAIR_COLUMNS,
+    QUALITY_COLUMNS,
+    TWO_ANNOTATORS,
+    compared_sentence,
+    pair_cells,
+)
 from referee.core.report.compute import ReportResults
-from referee.core.report.document import Block, Cell, Paragraph, Section, Table
-
-_PAIR_COLUMNS = ("first", "second", "both", "first only", "second only", "neither", "κ", "Dice")
-
-
-def _pair_row(pair: PairAgreement) -> tuple[Cell, ...]:
-    cm = pair.cm
-    return (pair.first, pair.second, cm.tp, cm.fn, cm.fp, cm.tn, pair.kappa, pair.dice)
+from referee.core.report.document import Block, Paragraph, Section, Table
 
 
 def agreement_section(results: ReportResults) -> Section | None:
@@ -22,17 +20,12 @@ def agreement_section(results: ReportResults) -> Section | None:
     if agreement is None:
         return None
     blocks: list[Block] = [
-        Paragraph(
-            f"{len(agreement.annotators)} annotators ({', '.join(agreement.annotators)}) "
-            f"compared on the {agreement.frames} frames of {len(agreement.videos)} videos "
-            "that every one of them labelled, over the pixels inside the ROI that every one "
-            "labelled 0, 50 or 255; motion is 255 (docs/measures.md §13)."
-        ),
+        Paragraph(compared_sentence(agreement)),
         Table(
             "agreement-pairs",
             "Pairs of annotators, counts pooled over every frame",
-            _PAIR_COLUMNS,
-            tuple(_pair_row(p) for p in agreement.pairs()),
+            PAIR_COLUMNS,
+            tuple(pair_cells(p) for p in agreement.pairs()),
         ),
     ]
     if len(agreement.videos) > 1:
@@ -40,8 +33,8 @@ def agreement_section(results: ReportResults) -> Section | None:
             Table(
                 "agreement-videos",
                 "Pairs of annotators per video",
-                ("video", *_PAIR_COLUMNS),
-                tuple((v.label, *_pair_row(p)) for v in agreement.videos for p in v.pairs()),
+                ("video", *PAIR_COLUMNS),
+                tuple((v.label, *pair_cells(p)) for v in agreement.videos for p in v.pairs()),
             )
         )
     blocks.append(
@@ -49,7 +42,7 @@ def agreement_section(results: ReportResults) -> Section | None:
             "agreement-consensus",
             "Each annotator against the STAPLE consensus of all (EM per video, expected "
             "counts pooled over videos)",
-            ("annotator", "sensitivity", "specificity"),
+            QUALITY_COLUMNS,
             tuple((q.name, q.sensitivity, q.specificity) for q in agreement.qualities()),
         )
     )

@@ -86,7 +86,9 @@ def run_agreement(
         rows, pixels = [], np.zeros(len(plan.frames))
         for row, frame in enumerate(plan.frames):
             check(cancel)
-            codes, counted = vote_codes(_labels(plan, frame, roi), roi)
+            codes, counted = vote_codes(
+                annotator_labels(plan.video, plan.labelled, frame, roi), roi
+            )
             counts = frame_patterns(codes, counted, len(names))
             present = np.flatnonzero(counts)
             rows.append(np.column_stack([np.full(present.size, row), present, counts[present]]))
@@ -175,22 +177,34 @@ def _roi(video: VideoSpec) -> np.ndarray | None:
     return read_video_roi(video)
 
 
-def _labels(plan: _Plan, frame: int, roi: np.ndarray | None) -> list[np.ndarray]:
-    """Every annotator's label map of ``frame``, checked to be of one size (and the ROI's).
+def annotator_labels(
+    video: VideoSpec, labelled: Sequence[VideoSpec], frame: int, roi: np.ndarray | None
+) -> list[np.ndarray]:
+    """The label map of ``frame`` of each of ``labelled`` (``video`` as each annotator
+    labelled it), checked to be of one size and of the size of ``roi``, ``video``'s.
 
     Raises
     ------
-    SizeMismatchError
-        Naming both files.
+    RefereeError
+        A label map missing or unreadable; of another size (a ``SizeMismatchError``
+        naming both files).
     """
-    labels = [read_gt(v.gt_name(frame), frame) for v in plan.labelled]
-    first = plan.labelled[0].gt_path(frame)
+    labels = [read_gt(v.gt_name(frame), frame) for v in labelled]
+    first = labelled[0].gt_path(frame)
     if roi is not None and roi.shape != labels[0].shape:
-        raise SizeMismatchError(first, labels[0].shape, roi_file(plan.video), roi.shape)
-    for video, label in zip(plan.labelled[1:], labels[1:]):
+        raise SizeMismatchError(first, labels[0].shape, roi_file(video), roi.shape)
+    for other, label in zip(labelled[1:], labels[1:]):
         if label.shape != labels[0].shape:
-            raise SizeMismatchError(video.gt_path(frame), label.shape, first, labels[0].shape)
+            raise SizeMismatchError(other.gt_path(frame), label.shape, first, labels[0].shape)
     return labels
+
+
+def labelled_videos(project: Project, video: VideoSpec, single_video: bool) -> dict[str, VideoSpec]:
+    """The project's annotators who have a ground-truth folder of ``video``, by name, each
+    with ``video`` as they labelled it (``single_video``: the dataset has no other video,
+    so an annotator's root may be that video's folder)."""
+    found = {a.name: annotator_video(a.root, video, single_video) for a in project.annotators}
+    return {name: labelled for name, labelled in found.items() if labelled is not None}
 
 
 def _check_consensus_folder(folder: Path, annotators: Sequence[AnnotatorSource]) -> None:
@@ -232,7 +246,7 @@ def _write_consensus(
         files = {}
         for frame in plan.frames:
             check(cancel)
-            labels = _labels(plan, frame, roi)
+            labels = annotator_labels(plan.video, plan.labelled, frame, roi)
             codes, _ = vote_codes(labels, roi)
             files.update(
                 consensus_files(
@@ -276,7 +290,7 @@ def frame_maps(project: Project, result: AgreementResult, label: str, frame: int
     )
     plan = _Plan(video, tuple(v for v in labelled if v is not None), (frame,))
     roi = _roi(video)
-    labels = _labels(plan, frame, roi)
+    labels = annotator_labels(plan.video, plan.labelled, frame, roi)
     codes, counted = vote_codes(labels, roi)
     k = len(labels)
     posterior = agreement.model.posterior(code_bits(np.arange(1 << k), k))[codes]

@@ -3,9 +3,10 @@
 A :class:`FrameLayerReader` reads the input image, the ground truth and each
 detector's mask of frame ``i`` and derives the per-pixel comparison of every
 detector (docs/measures.md §1), the consensus ``P`` (docs/measures.md §7) and the detectors'
-disagreement ``H(P)``. It is a plain frame source (``read(i)``), so the
-prefetcher and cache of :mod:`referee.core.frames.video_files` serve it off the GUI
-thread like any other.
+disagreement ``H(P)``; with two or more annotators' ground truth of the frame, the share
+of pairs of annotators that disagree on each pixel (docs/measures.md §13). It is a plain
+frame source (``read(i)``), so the prefetcher and cache of
+:mod:`referee.core.frames.video_files` serve it off the GUI thread like any other.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from referee.core.errors import InputFileError, MissingFrameError, RefereeError
 from referee.core.formats.datasets import read_truth, read_video_roi
 from referee.core.formats.text_files import check_regular_file
 from referee.core.frames.sources import FrameReader, FrameSource
+from referee.core.measures.agreement import disagreement_map
 from referee.core.measures.pixel import LABEL_NOT_EVALUATED, comparison_labels, detection_mask
 from referee.core.model.videos import VideoSpec
 from referee.core.pseudo.consensus import binary_entropy, consensus
+from referee.core.workflow.agreement import annotator_labels
 
 
 class CdnetInputSource:
@@ -57,7 +60,7 @@ def _count_inputs(video: VideoSpec) -> int:
     folder = video.input_path(1).parent
     names = set(os.listdir(folder)) if folder.is_dir() else set()
     n = 0
-    while video.input_path(n + 1).name in names:
+    while video.input_file_name(n + 1) in names:
         n += 1
     return n
 
@@ -70,6 +73,9 @@ class FrameLayers:
     (all "not evaluated" outside the temporal ROI); ``consensus`` is ``P`` in
     [0, 1] and ``disagreement`` is ``H(P)`` in bits of the detectors alone
     (no trivial voters); both are ``None`` with fewer than two detectors.
+    ``annotator_disagreement`` is the share of pairs of the annotators who labelled the
+    frame that disagree on each pixel, NaN where a pixel is not counted (docs/measures.md
+    §13); ``None`` when fewer than two annotators labelled it.
     ``problems`` lists what could not be read (a missing mask, say).
     """
 
@@ -82,6 +88,7 @@ class FrameLayers:
     disagreement: np.ndarray | None = None
     evaluated: bool = False
     problems: tuple[str, ...] = ()
+    annotator_disagreement: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
@@ -91,6 +98,7 @@ class FrameLayers:
             self.groundtruth,
             self.consensus,
             self.disagreement,
+            self.annotator_disagreement,
             *self.masks.values(),
             *self.comparisons.values(),
         ]
@@ -114,6 +122,9 @@ class FrameLayerReader:
     threshold, include_trivial
         Detection rule (docs/measures.md §1) and whether the consensus counts the trivial
         voters (docs/measures.md §7 default).
+    annotators
+        The video as each annotator labelled it, by name
+        (:func:`~referee.core.workflow.agreement.labelled_videos`); needs ``video``.
     """
 
     def __init__(
@@ -124,6 +135,7 @@ class FrameLayerReader:
         detectors: Mapping[str, FrameSource] | None = None,
         threshold: int | None = None,
         include_trivial: bool = True,
+        annotators: Mapping[str, VideoSpec] | None = None,
     ) -> None:
         self.frames = frames
         self.frame_count = frame_count
@@ -131,6 +143,7 @@ class FrameLayerReader:
         self.detectors = dict(detectors or {})
         self.threshold = threshold
         self.include_trivial = include_trivial
+        self.annotators = dict(annotators or {})
         self.roi = read_video_roi(video) if video is not None else None
 
     def read(self, i: int) -> FrameLayers:
@@ -159,7 +172,10 @@ class FrameLayerReader:
         if len(binary) >= 2:
             p = consensus(binary, include_trivial=self.include_trivial).astype(np.float32)
             h = binary_entropy(consensus(binary, include_trivial=False)).astype(np.float32)
-        return FrameLayers(i, image, gt, masks, comparisons, p, h, evaluated, tuple(problems))
+        shares = self._annotators(i, problems)
+        return FrameLayers(
+            i, image, gt, masks, comparisons, p, h, evaluated, tuple(problems), shares
+        )
 
     def _groundtruth(self, i: int, problems: list[str]) -> np.ndarray | None:
         if self.video is None:
@@ -172,6 +188,20 @@ class FrameLayerReader:
         except RefereeError as error:
             problems.append(str(error))
             return None
+
+    def _annotators(self, i: int, problems: list[str]) -> np.ndarray | None:
+        """The share of pairs of annotators that disagree on each pixel of frame ``i``, over
+        the annotators who labelled it; ``None`` when fewer than two did (or a label map
+        cannot be read: a problem)."""
+        present = [v for v in self.annotators.values() if os.path.lexists(v.gt_name(i))]
+        if self.video is None or len(present) < 2:
+            return None
+        try:
+            labels = annotator_labels(self.video, present, i, self.roi)
+        except RefereeError as error:
+            problems.append(str(error))
+            return None
+        return disagreement_map(labels, self.roi).astype(np.float32)
 
     def _compare(self, gt: np.ndarray, mask: np.ndarray, evaluated: bool) -> np.ndarray:
         # ``evaluated`` implies a dataset's video, hence its ROI.

@@ -29,6 +29,7 @@ from referee.core.cache.store import FrameCache
 from referee.core.errors import UnavailableError
 from referee.core.model.project import Project
 from referee.core.progress import CancelToken, ProgressCallback, check, report, scaled
+from referee.core.workflow.agreement import run_agreement
 from referee.core.workflow.detections import run_actions, run_boxes, run_counts
 from referee.core.workflow.estimate import run_estimate
 from referee.core.workflow.options import AnalysisOptions, PixelOptions, RankingOptions
@@ -189,6 +190,15 @@ STAGES: tuple[Stage, ...] = (
         frozenset({MASK_TRUTH, RECORD}),
         ("pseudo", "pixels"),
         _estimate,
+    ),
+    # The annotators' label maps are mask ground truth: a saved mask may be one of them.
+    Stage(
+        "agreement",
+        "comparing annotators",
+        3,
+        frozenset({MASK_TRUTH}),
+        (),
+        lambda p, g, pr, c: run_agreement(p, g.options, pr, c),
     ),
 )
 #: Stages by key.

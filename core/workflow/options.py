@@ -478,3 +478,4 @@ class AnalysisOptions:
     ranking: RankingOptions = field(default_factory=RankingOptions)
     significance: SignificanceOptions = field(default_factory=SignificanceOptions)
     estimate: EstimateOptions = field(default_factory=EstimateOptions)
+    agreement: AgreementOptions = field(default_factory=AgreementOptions)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from referee.core.measures.summarize import MethodResult, RankComparison
     from referee.core.measures.tracking import TrackingEvaluation
     from referee.core.model.videos import AnnotatedFrames
+    from referee.core.pseudo.agreement import AgreementResult
     from referee.core.pseudo.dataset import PseudoResult
     from referee.core.pseudo.truth import TruthComparison
     from referee.core.ranking.criteria import FrameScores
@@ -220,5 +221,6 @@ class ProjectResults:
     ranking: RankingResult | None = None
     significance: DiscriminativeResult | None = None
     estimate: EstimateResult | None = None
+    agreement: AgreementResult | None = None
     skipped: dict[str, str] = field(default_factory=dict)
     stale: dict[str, object] = field(default_factory=dict)

@@ -33,12 +33,20 @@ GROUND_TRUTH = "ground truth"
 DETECTOR = "detector"
 CONSENSUS = "consensus"
 DISAGREEMENT = "disagreement"
+ANNOTATORS = "annotators' disagreement"
 
 #: Overlay layers, in the order they are listed to the user.
-LAYERS: tuple[str, ...] = (COMPARISON, GROUND_TRUTH, DETECTOR, CONSENSUS, DISAGREEMENT)
+LAYERS: tuple[str, ...] = (
+    COMPARISON,
+    GROUND_TRUTH,
+    DETECTOR,
+    CONSENSUS,
+    DISAGREEMENT,
+    ANNOTATORS,
+)
 
 # Stacking order, bottom to top: heat maps under the crisp per-pixel layers.
-_STACKING = (CONSENSUS, DISAGREEMENT, COMPARISON, GROUND_TRUTH, DETECTOR)
+_STACKING = (CONSENSUS, DISAGREEMENT, ANNOTATORS, COMPARISON, GROUND_TRUTH, DETECTOR)
 
 #: Display title of each layer.
 LAYER_TITLES: dict[str, str] = {
@@ -47,6 +55,7 @@ LAYER_TITLES: dict[str, str] = {
     DETECTOR: "Detector mask",
     CONSENSUS: "Consensus (share of detectors)",
     DISAGREEMENT: "Disagreement (vote entropy)",
+    ANNOTATORS: "Annotators' disagreement",
 }
 
 #: Opacity a layer starts with, 0..1.
@@ -56,6 +65,7 @@ DEFAULT_OPACITY: dict[str, float] = {
     DETECTOR: 1.0,
     CONSENSUS: 0.6,
     DISAGREEMENT: 0.6,
+    ANNOTATORS: 0.6,
 }
 
 #: Short name of each layer, for colour-bar titles.
@@ -65,10 +75,15 @@ LAYER_SHORT_TITLES: dict[str, str] = {
     DETECTOR: "detector",
     CONSENSUS: "consensus",
     DISAGREEMENT: "disagreement",
+    ANNOTATORS: "annotators' disagreement",
 }
 
 #: Name of the pyqtgraph colour map of each continuous layer (perceptually uniform).
-COLORMAP_NAMES: dict[str, str] = {CONSENSUS: "viridis", DISAGREEMENT: "inferno"}
+COLORMAP_NAMES: dict[str, str] = {
+    CONSENSUS: "viridis",
+    DISAGREEMENT: "inferno",
+    ANNOTATORS: "plasma",
+}
 #: Entries in the lookup table of a continuous layer; its first, for 0, is transparent.
 COLORMAP_ENTRIES = 256
 
@@ -92,8 +107,9 @@ def layer_legend(name: str) -> tuple[tuple[tuple[int, int, int, int], str], ...]
 
 
 def colormap(name: str) -> pg.ColorMap:
-    """The colour map of the continuous layer ``name`` (CONSENSUS or DISAGREEMENT), with 0
-    transparent: where no detector sees motion (or all agree) the frame is left untouched."""
+    """The colour map of the continuous layer ``name`` (a key of :data:`COLORMAP_NAMES`),
+    with 0 transparent: where no detector sees motion (or all agree) the frame is left
+    untouched."""
     table = pg.colormap.get(COLORMAP_NAMES[name]).getLookupTable(nPts=COLORMAP_ENTRIES, alpha=True)
     table[0, 3] = 0
     return pg.ColorMap(np.linspace(0.0, 1.0, COLORMAP_ENTRIES), table)
@@ -241,8 +257,8 @@ class FrameView(QWidget):
 
         COMPARISON takes the code image of
         :func:`~referee.core.measures.pixel.comparison_labels`;
-        GROUND_TRUTH and DETECTOR a boolean or 0..255 mask; CONSENSUS and
-        DISAGREEMENT a float image in [0, 1].
+        GROUND_TRUTH and DETECTOR a boolean or 0..255 mask; CONSENSUS, DISAGREEMENT
+        and ANNOTATORS a float image in [0, 1] (NaN is transparent).
         """
         item = self._layer_items[name]
         self._has_data[name] = data is not None

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from referee.gui.viewer.frame_view import (
+    ANNOTATORS,
     COMPARISON,
     CONSENSUS,
     DEFAULT_OPACITY,
@@ -31,7 +32,14 @@ from referee.gui.viewer.frame_view import (
 )
 
 # Position in the layer title of the letter that Alt+letter toggles (all distinct).
-_MNEMONIC_INDEX = {COMPARISON: 0, GROUND_TRUTH: 0, DETECTOR: 0, CONSENSUS: 2, DISAGREEMENT: 1}
+_MNEMONIC_INDEX = {
+    COMPARISON: 0,
+    GROUND_TRUTH: 0,
+    DETECTOR: 0,
+    CONSENSUS: 2,
+    DISAGREEMENT: 1,
+    ANNOTATORS: 0,
+}
 
 #: Checkbox text of each layer: its title with "&" before its mnemonic letter.
 MNEMONIC_TITLES: dict[str, str] = {
@@ -147,10 +155,13 @@ class LayersPanel(QWidget):
         A layer was switched on or off (by the user or :meth:`set_checked`).
     opacity_changed(str, float)
         A layer's opacity changed, 0..1.
+    availability_changed(str, bool)
+        A layer can be switched on, or no longer (:meth:`set_available`).
     """
 
     visibility_changed = Signal(str, bool)
     opacity_changed = Signal(str, float)
+    availability_changed = Signal(str, bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -207,6 +218,18 @@ class LayersPanel(QWidget):
     def detector_legend(self) -> list[str]:
         """The names in the detector mask layer's legend."""
         return self._detector_legend.names()
+
+    def set_available(self, name: str, why_not: str | None) -> None:
+        """Let layer ``name`` be switched on (``why_not`` is ``None``), or grey its switch and
+        slider out, their tooltip saying ``why_not``."""
+        for widget in (self._checkboxes[name], self._sliders[name]):
+            widget.setEnabled(why_not is None)
+        self._checkboxes[name].setToolTip(why_not or "")
+        self.availability_changed.emit(name, why_not is None)
+
+    def is_available(self, name: str) -> bool:
+        """Whether layer ``name`` can be switched on."""
+        return self._checkboxes[name].isEnabled()
 
     def set_checked(self, name: str, checked: bool) -> None:
         """Switch layer ``name`` on or off; emits :attr:`visibility_changed` if it changed."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,12 +25,14 @@ from referee.core.frames.video_files import VideoFileSource
 from referee.core.measures.action_scores import PairRow
 from referee.core.measures.pixel import COMPARISON_LABELS, GT_LEVEL_NAMES
 from referee.core.measures.tracking_frames import TrackedFrames
+from referee.core.workflow.agreement import labelled_videos
 from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayerReader, FrameLayers
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.action_boxes import box_legend, boxes_for_frame
 from referee.gui.viewer.frame_grid import FrameGrid
 from referee.gui.viewer.frame_loader import FrameLoader
 from referee.gui.viewer.frame_view import (
+    ANNOTATORS,
     COMPARISON,
     CONSENSUS,
     DETECTOR,
@@ -134,6 +137,8 @@ class ViewerPanel(QWidget):
         self.evaluation_boxes = True  # off while boxes are edited: they would cover them
         #: Draw each shown tracker's matches, switches and misses, and mark its events.
         self.tracking_shown = False
+        #: Whether a new project's chosen video waits to be shown (on the next turn).
+        self._video_pending = False
         self._cache_timer = QTimer(self)
         self._cache_timer.timeout.connect(self._on_cache_tick)
         self._cache_timer.start(250)
@@ -217,6 +222,8 @@ class ViewerPanel(QWidget):
             return
         if index != self.video_box.currentIndex():
             self.video_box.setCurrentIndex(index)
+        else:
+            self._show_pending_video()
         self.timeline.set_frame(frame)
         self.request_frame(self.timeline.frame())
 
@@ -328,9 +335,19 @@ class ViewerPanel(QWidget):
         self.detector_box.clear()
         self.detector_box.addItems(list(session.mask_detectors()))
         self.detector_box.blockSignals(False)
-        self._on_video_chosen(self.video_box.currentIndex())
+        self.layers = None
+        # The first video's frames are counted and its reader built on the next turn of the
+        # event loop: the rest of the window answers the new project first, in its own turn.
+        self._video_pending = True
+        QTimer.singleShot(0, self, self._show_pending_video)
+
+    def _show_pending_video(self) -> None:
+        """Show the chosen video if no other choice or move has shown one since."""
+        if self._video_pending:
+            self._on_video_chosen(self.video_box.currentIndex())
 
     def _on_video_chosen(self, index: int) -> None:
+        self._video_pending = False
         self.layers = None
         self.grid.fit_to_window()
         if not 0 <= index < self.video_box.count():
@@ -369,10 +386,17 @@ class ViewerPanel(QWidget):
                 detectors[name] = CdnetResultSource.for_video(root, video, len(session.videos) == 1)
             except RefereeError as error:
                 self.problem.emit(str(error))
+        project, single = session.project, len(session.videos) == 1
+        annotators = {} if project is None else labelled_videos(project, video, single)
         # The consensus layer is the share of detectors that see motion, without the trivial
         # voters of docs/measures.md §7: 0 where none does, drawn transparent.
         reader = FrameLayerReader(
-            inputs, inputs.frame_count, video, detectors, include_trivial=False
+            inputs,
+            inputs.frame_count,
+            video,
+            detectors,
+            include_trivial=False,
+            annotators=annotators,
         )
         return reader, inputs.frame_count, 25.0, video.first
 
@@ -479,6 +503,7 @@ class ViewerPanel(QWidget):
             view.set_layer(DETECTOR, None if name is None else layers.masks.get(name))
             view.set_layer(CONSENSUS, layers.consensus)
             view.set_layer(DISAGREEMENT, layers.disagreement)
+            view.set_layer(ANNOTATORS, layers.annotator_disagreement)
             evaluation = self.session.actions.get(name) if name else None
             rgb = colours.get(name) if name else None
             boxes = []
@@ -542,4 +567,8 @@ def describe_pixel(layers: FrameLayers | None, x: int, y: int) -> str:
         lines.append(f"consensus (share of detectors): {float(layers.consensus[y, x]):.3f}")
     if layers.disagreement is not None:
         lines.append(f"disagreement H(P): {float(layers.disagreement[y, x]):.3f} bit")
+    if layers.annotator_disagreement is not None:
+        share = float(layers.annotator_disagreement[y, x])
+        said = "not counted" if math.isnan(share) else f"{share:.3f}"
+        lines.append(f"annotators' disagreement: {said}")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ shows, and the project file's annotators."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,7 @@ from referee.core.model.confusion import ConfusionMatrix
 from referee.core.model.project import AnnotatorSource, Project
 from referee.core.pseudo.agreement import video_agreement
 from referee.core.workflow.agreement import frame_maps, run_agreement
+from referee.core.workflow.graph import BY_KEY, changed_parts, invalidate, run_stages
 from referee.core.workflow.options import AgreementOptions
 from tests.core.agreement_data import simulated_labels, write_label, write_video
 
@@ -262,3 +264,25 @@ def test_project_files_keep_annotators_and_old_files_still_read(tmp_path: Path) 
         )
         with pytest.raises(InputFileError, match=problem.replace("[", r"\[").replace("]", r"\]")):
             read_project(file)
+
+
+def test_the_agreement_is_a_stage_that_a_saved_mask_makes_wrong(tmp_path: Path) -> None:
+    """The report and the window ask the graph for it (core/workflow/graph.py)."""
+    write_video(tmp_path / "data", "baseline", "a", 1, 2)
+    for name, label in (("x", A), ("y", B)):
+        write_label(tmp_path / name, "baseline", "a", 1, np.pad(label, ((0, 20), (0, 28))))
+    project = Project(
+        "p",
+        dataset=tmp_path / "data",
+        annotators=(AnnotatorSource("x", tmp_path / "x"), AnnotatorSource("y", tmp_path / "y")),
+    )
+    stage = [BY_KEY["agreement"]]
+    results = run_stages(project, stages=stage)
+    assert results.agreement is not None
+    (pair,) = results.agreement.pairs()
+    assert pair.cm == run_agreement(project).pairs()[0].cm
+    saved = tmp_path / "y" / "baseline" / "a" / "groundtruth" / "gt000001.png"
+    assert "agreement" in invalidate(results, parts=changed_parts(project, [saved]))
+    assert results.agreement is None
+    alone = run_stages(replace(project, annotators=project.annotators[:1]), stages=stage)
+    assert "at least two annotators" in alone.skipped["agreement"]

@@ -37,19 +37,20 @@ def _full() -> ProjectResults:
 @pytest.mark.parametrize(
     ("parts", "options", "lost", "stale"),
     [
-        # A saved annotation: what reads ground truth or the record is computed again;
-        # the ranking leaves out the new frame from its kept scores; pseudo ground truth
-        # and significance follow the new true values.
+        # A saved annotation: what reads ground truth or the record is computed again
+        # (the annotators' agreement too: a saved mask may be an annotator's); the ranking
+        # leaves out the new frame from its kept scores; pseudo ground truth and
+        # significance follow the new true values.
         (
             {MASK_TRUTH, RECORD},
             set(),
-            {"pixels", "curves", "boxes", "estimate"},
+            {"pixels", "curves", "boxes", "estimate", "agreement"},
             {"ranking", "pseudo", "significance"},
         ),
         (
             {DETECTIONS},
             set(),
-            {s.key for s in STAGES} - {"significance", "estimate"},
+            {s.key for s in STAGES} - {"significance", "estimate", "agreement"},
             {"significance", "estimate"},
         ),
         (set(), {"pixels"}, set(), {"pixels", "pseudo", "significance", "estimate"}),

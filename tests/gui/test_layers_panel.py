@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QSlider
 
 from referee.gui.viewer.frame_view import (
+    ANNOTATORS,
     COMPARISON,
     CONSENSUS,
     DETECTOR,
@@ -28,10 +29,10 @@ def test_sliders_start_at_the_layer_opacities(panel) -> None:
     assert panel.opacity(COMPARISON) == pytest.approx(0.7)
     assert panel.opacity(GROUND_TRUTH) == pytest.approx(1.0)
     assert panel.opacity(CONSENSUS) == pytest.approx(0.6)
-    assert len(panel.findChildren(QSlider)) == 5
+    assert len(panel.findChildren(QSlider)) == 6
 
 
-@pytest.mark.parametrize("layer", [CONSENSUS, DISAGREEMENT])
+@pytest.mark.parametrize("layer", [CONSENSUS, DISAGREEMENT, ANNOTATORS])
 def test_colour_map_legends_show_zero_as_transparent(qtbot, layer) -> None:
     legend = ColorMapLegendWidget(layer)
     qtbot.addWidget(legend)

@@ -49,8 +49,9 @@ def test_a_saved_frame_runs_again_only_what_depends_on_it(
     session.annotations_saved(outcome.project, outcome.files)
     _settle(qtbot, session)
 
+    # The annotators' agreement reads mask ground truth too (the demo names none: skipped).
     assert sorted(started) == sorted(
-        ["pixels", "curves", "boxes", "pseudo", "ranking", "significance", "estimate"]
+        ["pixels", "curves", "boxes", "pseudo", "ranking", "significance", "estimate", "agreement"]
     )
     for what in ("counts", "histograms"):  # masks and score maps: that frame only
         assert session.cache.computed_of(what) == {label: [frame]}, what
