@@ -60,6 +60,7 @@ from referee.core.annotation.document import GroundTruthDocument
 from referee.core.annotation.saving import save
 from referee.core.demo.project import ensure_demo_project
 from referee.core.model.project import DetectorSource, Project, with_detector
+from referee.core.model.videos import VideoSpec
 from referee.core.workflow.graph import STAGES, settled
 from referee.core.workflow.projects import open_path
 from referee.core.workflow.results import ProjectResults
@@ -202,21 +203,33 @@ def measure_saves(
 
 
 def measure_drafts(window: MainWindow, meter: StallMeter, results: list[PhaseResult]) -> None:
-    """From the first annotated frame of the demo's first video with room after it,
-    propagate its mask :data:`DRAFTS` frames forward (a job, until its drafts are pushed),
-    then step through the drafts every :data:`STEP_INTERVAL_MS` ms."""
+    """From the first annotated frame (in the temporal ROI) of the demo followed by one
+    without ground truth, propagate its mask :data:`DRAFTS` frames forward (a job, until its drafts are pushed),
+    then step through those frames every :data:`STEP_INTERVAL_MS` ms (frames that hold
+    ground truth are not drafted)."""
     session, timeline = window.session, window.viewer.timeline
-    video = next(
-        v for v in session.videos if any(f + DRAFTS <= v.last for f in session.annotated()[v.label])
-    )
-    start = next(f for f in session.annotated()[video.label] if f + DRAFTS <= video.last)
+
+    def starts(video: VideoSpec) -> list[int]:
+        annotated = session.annotated()[video.label]
+        return [
+            f
+            for f in annotated
+            if video.first <= f <= video.last - DRAFTS and f + 1 not in annotated
+        ]
+
+    video = next(v for v in session.videos if starts(v))
+    start = starts(video)[0]
     window.viewer.go_to(video.label, start)
     run_until(lambda: window.annotation._frame == (video.label, start), 30)
+    stack = window.annotation.editor.stack
+    before = stack.index()
     with meter.phase(f"demo: propagate a mask {DRAFTS} frames, until drafted", results):
         job = window.annotation.propagate("forward", DRAFTS)
         if job is None:
             raise RuntimeError("the propagation did not start")
         run_until(lambda: not window.runner.jobs, 120)
+    if stack.index() != before + 1:
+        raise RuntimeError(f"the propagation pushed no drafts: {stack.undoText()!r}")
     stepper = QTimer()
     stepper.setInterval(STEP_INTERVAL_MS)
     stepper.timeout.connect(lambda: timeline.step(1))
@@ -224,7 +237,7 @@ def measure_drafts(window: MainWindow, meter: StallMeter, results: list[PhaseRes
         stepper.start()
         run_until(lambda: window.annotation._frame == (video.label, start + DRAFTS), 30)
         stepper.stop()
-    window.annotation.editor.stack.undo()  # the drafts, as one edit
+    stack.undo()  # the drafts, as one edit
     idle(0.5)
 
 
