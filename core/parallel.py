@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from referee.core import cluster
 from referee.core.errors import InvalidOptionError
@@ -30,6 +30,7 @@ from referee.core.progress import CancelToken, ProgressCallback, check, report
 
 if TYPE_CHECKING:
     import multiprocessing.context
+    import multiprocessing.synchronize
 
 #: Chunks per worker: a worker that draws a slow chunk does not keep the others idle
 #: for long at the end, and each chunk still amortizes its start-up.
@@ -285,3 +286,93 @@ def _collect(
                 failed[k] = error
         raise failed[min(failed)]
     return pieces
+
+
+# --- one long function in a process of its own -----------------------------------------------
+
+#: In a process of :func:`run_in_process`: where its function's progress goes, a shared
+#: ``[done, total]`` array of integers.
+_process_progress: Any = None
+#: ... and the event that asks it to stop.
+_process_stop: multiprocessing.synchronize.Event | None = None
+
+
+def run_in_process(
+    function: Callable[..., Piece],
+    *args: object,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> Piece:
+    """``function(*args, progress=..., cancel=...)``, run in a new process of its own.
+
+    For long work that runs Python while this process has other work to do (the desktop
+    application loading its libraries): a thread would share the interpreter lock with
+    that work, and each would wait for the other thousands of times. The process is
+    started afresh (``spawn``), so this process's threads and the fork server's preloaded
+    modules are left alone. The function's progress is passed on as it changes (the
+    latest ``done`` of ``total`` every few hundredths of a second); ``cancel`` is seen at
+    the function's next check, and its :class:`~referee.core.errors.CancelledError`, as
+    any error it raises, reaches the caller. Ctrl+C or SIGTERM kills the process.
+
+    ``function``, ``args`` and what it returns must pickle.
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    shared = context.Array("q", 2, lock=False)
+    stop = context.Event()
+    executor = cf.ProcessPoolExecutor(
+        1,
+        mp_context=context,
+        initializer=_init_process,
+        initargs=(os.getpid(), shared, stop),
+    )
+    try:
+        future = executor.submit(_run_function, function, args)
+        passed_on: tuple[int, int] | None = None
+        while True:
+            if cancel is not None and cancel.cancelled:
+                stop.set()
+            try:
+                result = future.result(timeout=_POLL_SECONDS / 2)
+            except cf.TimeoutError:
+                pass
+            else:
+                break
+            finally:
+                done, total = shared[0], shared[1]
+                if total and (done, total) != passed_on:
+                    passed_on = (done, total)
+                    report(progress, done, total)
+    except BaseException:
+        _stop_workers(executor)
+        raise
+    executor.shutdown(wait=True)
+    return result
+
+
+def _init_process(owner: int, shared: Any, stop: multiprocessing.synchronize.Event) -> None:
+    global _process_progress, _process_stop
+    _init_worker(owner)
+    _process_progress, _process_stop = shared, stop
+
+
+def _run_function(function: Callable[..., Piece], args: Sequence[object]) -> Piece:
+    """In the process of :func:`run_in_process`: ``function`` with progress and cancellation
+    that reach the caller."""
+    token = CancelToken()
+    stop = _process_stop
+    if stop is not None:
+
+        def watch() -> None:
+            stop.wait()
+            token.cancel()
+
+        threading.Thread(target=watch, name="referee-stop-watch", daemon=True).start()
+    return function(*args, progress=_report_to_caller, cancel=token)
+
+
+def _report_to_caller(done: int, total: int) -> None:
+    shared = _process_progress
+    if shared is not None:
+        shared[0], shared[1] = done, total

@@ -6,7 +6,6 @@ import argparse
 import os
 from pathlib import Path
 
-from referee.core.cli.common import refuse_overwrite
 from referee.core.errors import InvalidOptionError, RefereeError
 
 #: Window size of ``--screenshot`` unless ``--size`` says otherwise (a common laptop).
@@ -60,11 +59,19 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_gui(args: argparse.Namespace) -> int:
-    from referee.core.demo.project import default_demo_dir
-    from referee.gui.platform_check import display_problem, library_problem
+    from referee.core.cli.common import refuse_overwrite
+    from referee.core.cli.input_checks import absent
+    from referee.core.workflow.opening import missing_error
 
     size = window_size(args.size)  # a bad one is said in one line, before Qt starts
     refuse_overwrite([args.screenshot], args.force)
+    if args.screenshot is not None and args.path is not None and absent(args.path):
+        # Said before Qt and the libraries load, as the window would say it; without
+        # --screenshot the window opens and says it in a dialog.
+        raise missing_error(args.path)
+    from referee.core.demo.project import default_demo_dir, prepare_in_background
+    from referee.gui.platform_check import display_problem, library_problem
+
     no_display = display_problem(os.environ)
     if no_display is not None:
         if args.screenshot is None:
@@ -75,11 +82,14 @@ def run_gui(args: argparse.Namespace) -> int:
     if missing is not None:
         raise RefereeError(missing)
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", OPENCV_FFMPEG_QUIET)
+    demo_root = args.demo_dir or default_demo_dir()
+    if args.path is None:  # the demo: prepared (written the first time) while Qt loads
+        prepare_in_background(demo_root)
     from referee.gui.app import run
 
     return run(
         args.path,
-        args.demo_dir or default_demo_dir(),
+        demo_root,
         args.screenshot,
         size=size,
         dark=args.dark,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from referee.core.cli import input_checks
 from referee.core.cli.common import Commands, add_force, add_output, add_quiet, progress_bar
 from referee.core.measures.liris_parameters import DEFAULT_EPSILON, MATCHINGS, ONE_TO_ONE
 
@@ -27,6 +28,8 @@ def add_commands(commands: Commands) -> None:
     parser.add_argument(
         "det", type=Path, metavar="DET", help="detections: LIRIS XML file or folder"
     )
+    for dest in ("gt", "det"):
+        input_checks.require(parser, dest, input_checks.in_format("actions"))
     parser.add_argument(
         "--epsilon",
         type=float,

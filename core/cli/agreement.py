@@ -10,9 +10,11 @@ that consensus as ground truth.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.core.cli import input_checks
 from referee.core.cli.common import (
     Commands,
     add_frames,
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 
 #: The annotators' layout, for the help.
 _LAYOUT = "<category>/<video>/groundtruth/gt%%06d.png, like the dataset"
+#: What PROJECT is not when it is not a folder (nor a project file).
+_NOT_OPENED = "is neither a project file nor a dataset folder; give either"
 
 
 def add_commands(commands: Commands) -> None:
@@ -58,6 +62,8 @@ def add_commands(commands: Commands) -> None:
         help=f"after a dataset folder: two or more annotators' folders holding {_LAYOUT}; "
         "each annotator is named after its folder",
     )
+    input_checks.require(parser, "dataset", _missing_dataset)
+    input_checks.require(parser, "roots", _missing_annotator)
     parser.add_argument(
         "--annotators",
         type=_names,
@@ -109,6 +115,26 @@ def run_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _missing_dataset(paths: Sequence[Path], index: int) -> None:
+    """What :func:`_project` says of a PROJECT that does not exist."""
+    from referee.core.cli.inputs import is_project_input
+
+    if is_project_input(paths[index]):
+        input_checks.opened(paths, index)
+    raise InputFileError(paths[index], _NOT_OPENED)
+
+
+def _missing_annotator(paths: Sequence[Path], index: int) -> None:
+    """What the agreement says of an annotator's folder that does not exist."""
+    root = paths[index]
+    name = root.resolve().name or str(root)
+    raise InputFileError(
+        root,
+        f"the ground truth of annotator {name!r} does not exist; give a folder holding "
+        + _LAYOUT.replace("%%", "%"),
+    )
+
+
 def _project(args: argparse.Namespace) -> Project:
     """The project file given alone, or a project of the dataset and annotators' folders.
 
@@ -132,9 +158,7 @@ def _project(args: argparse.Namespace) -> Project:
             )
         return replace(open_path(args.dataset), frame_range=args.frames)
     if not args.dataset.is_dir():
-        raise InputFileError(
-            args.dataset, "is neither a project file nor a dataset folder; give either"
-        )
+        raise InputFileError(args.dataset, _NOT_OPENED)
     if len(args.roots) < 2:
         raise InvalidOptionError(
             "give two or more annotators' folders after the dataset, or a project file "

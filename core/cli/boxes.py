@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from referee.core.cli import input_checks
 from referee.core.cli.common import (
     Commands,
     add_block_length,
@@ -60,6 +61,16 @@ def _add_boxes(commands: Commands) -> None:
     )
     parser.add_argument(
         "det", type=Path, metavar="DET", help="detections (file or folder), or trackers folder"
+    )
+    # A benchmark folder (GT, or any folder with --seqmap) says itself what it lacks.
+    input_checks.require(
+        parser, "gt", input_checks.in_format("boxes"), lambda args: args.seqmap is None
+    )
+    input_checks.require(
+        parser,
+        "det",
+        input_checks.in_format("boxes"),
+        lambda args: args.seqmap is None and not args.gt.is_dir(),
     )
     parser.add_argument(
         "--iou",
@@ -185,6 +196,7 @@ def _add_boxes(commands: Commands) -> None:
         "video is evaluated on its annotated frames only (docs/measures.md §5); "
         "default: every frame",
     )
+    input_checks.require(parser, "project", input_checks.opened)
     add_output(parser, "--json", "write every result, per frame included, to FILE")
     add_output(
         parser,

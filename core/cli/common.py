@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from referee.core.cli.input_checks import check_inputs
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats.text_files import exists_error, keeping_existing, write_text
 from referee.core.model.videos import FrameRange
@@ -398,13 +399,15 @@ def fraction(value: str) -> float:
 def run_command(args: argparse.Namespace) -> int:
     """Run the command parsed into ``args``; return its exit status.
 
-    Its outputs are checked first (:func:`check_outputs`). A core command
+    Its outputs are checked first (:func:`check_outputs`), then that its inputs exist
+    (:func:`~referee.core.cli.input_checks.check_inputs`). A core command
     without ``--force`` replaces no existing file, not even one that appears
     while it runs; a plugin's command (the desktop application) writes as it chooses.
     """
     keep = is_core_command(args) and not getattr(args, "force", False)
     with keeping_existing(keep):
         check_outputs(args)
+        check_inputs(args)
         with on_cluster(args):
             return int(args.run(args))
 

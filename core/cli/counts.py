@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from referee.core.cli import input_checks
 from referee.core.cli.common import (
     Commands,
     add_force,
@@ -27,6 +28,8 @@ def add_commands(commands: Commands) -> None:
     )
     parser.add_argument("gt", type=Path, metavar="GT.csv", help="ground-truth counts")
     parser.add_argument("estimate", type=Path, metavar="EST.csv", help="estimated counts")
+    for dest in ("gt", "estimate"):
+        input_checks.require(parser, dest, input_checks.text_file)
     parser.add_argument(
         "-w",
         "--window",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.core.cli import input_checks
 from referee.core.cli.common import (
     Commands,
     add_cache,
@@ -51,6 +52,7 @@ def add_summary_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="custom weights: CSV 'category,video,weight' (overrides --weights)",
     )
+    input_checks.require(parser, "weights_csv", input_checks.text_file)
     parser.add_argument(
         "--rank-by",
         default=PixelOptions.rank_by,
@@ -152,6 +154,7 @@ def _add_summarize(commands: Commands) -> None:
     parser.add_argument(
         "inputs", type=Path, nargs="+", metavar="INPUT", help="CM.csv or stats.txt of one method"
     )
+    input_checks.require(parser, "inputs", input_checks.in_format("confusions"))
     add_summary_options(parser)
     parser.set_defaults(run=run_summarize)
 

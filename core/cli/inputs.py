@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.core.cli import input_checks
 from referee.core.errors import InputFileError, InvalidOptionError
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ def add_dataset_and_results(
         help=dataset_help + PROJECT_HELP.format(kind=kind),
     )
     parser.add_argument("results", type=Path, nargs="*", metavar="RESULTS", help=results_help)
+    input_checks.require(parser, "dataset", input_checks.dataset)
+    input_checks.require(parser, "results", input_checks.results)
 
 
 def is_project_input(path: Path) -> bool:

@@ -10,35 +10,22 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import os
 import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from referee.core import __version__
-from referee.core.cli import (
-    actions,
-    agreement,
-    boxes,
-    convert,
-    counts,
-    curves,
-    demo,
-    estimate,
-    evaluate,
-    project,
-    pseudo,
-    rank,
-    report,
-    significance,
-)
-from referee.core.cli.common import Commands, is_core_command, run_command
 from referee.core.errors import RefereeError, RefereeWarning
+
+if TYPE_CHECKING:
+    from referee.core.cli.common import Commands
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -50,23 +37,27 @@ EXIT_TERMINATED = 143
 COMMAND_PLUGINS = "referee.commands"
 #: The command run when none is given, if a plugin registered it.
 DEFAULT_COMMAND = "gui"
-#: The command modules, in the order of ``referee --help``.
-COMMANDS = (
-    project,
-    evaluate,
-    curves,
-    demo,
-    actions,
-    boxes,
-    counts,
-    convert,
-    pseudo,
-    rank,
-    significance,
-    estimate,
-    agreement,
-    report,
-)
+#: The command modules of ``referee.core.cli``, in the order of ``referee --help``, with the
+#: commands each adds. A command's module is imported only when that command is asked for
+#: (or every one, for ``referee --help``): start-up imports none of the others.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "project": ("project",),
+    "evaluate": ("evaluate", "summarize"),
+    "curves": ("curves",),
+    "demo": ("demo-data", "demo"),
+    "actions": ("actions",),
+    "boxes": ("boxes",),
+    "counts": ("counts",),
+    "convert": ("convert",),
+    "pseudo": ("pseudo",),
+    "rank": ("rank",),
+    "significance": ("significance",),
+    "estimate": ("estimate",),
+    "agreement": ("agreement",),
+    "report": ("report",),
+}
+#: The module of each core command.
+_MODULE_OF = {name: module for module, names in COMMANDS.items() for name in names}
 
 DESCRIPTION = """\
 Referee evaluates video-analysis algorithms against ground truth.
@@ -97,12 +88,10 @@ Typical use:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``referee`` command; returns the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    if _plugins_needed(parser, arguments):
-        add_command_plugins(subcommands(parser))
+    parser = _parser_for(arguments)
     args = parser.parse_args(arguments)
     if not hasattr(args, "run"):  # no command: the desktop application on the demo
-        if DEFAULT_COMMAND not in _command_names(parser):
+        if DEFAULT_COMMAND not in subcommands(parser).choices:
             parser.print_help()
             return EXIT_USER_ERROR
         args = parser.parse_args([DEFAULT_COMMAND])
@@ -110,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings(), _sigterm_interrupts(args):
             warnings.simplefilter("always", RefereeWarning)
             warnings.showwarning = functools.partial(_show_warning, warnings.showwarning)
+            from referee.core.cli.common import run_command
+
             status = run_command(args)
             sys.stdout.flush()  # a closed pipe shows here, not at exit
             return status
@@ -139,6 +130,8 @@ def _sigterm_interrupts(args: argparse.Namespace) -> Iterator[None]:
     Ctrl+C. A command added by a plugin (the desktop application) keeps its own
     signal handling.
     """
+    from referee.core.cli.common import is_core_command
+
     if not is_core_command(args) or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -170,9 +163,13 @@ def _show_warning(
         default(message, category, filename, lineno, file, line)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser with the core's commands (:func:`add_command_plugins` adds
-    the others')."""
+    the others'), or only those of ``modules`` (keys of :data:`COMMANDS`)."""
+    return _new_parser(COMMANDS if modules is None else modules)
+
+
+def _new_parser(modules: Iterable[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="referee",
         description=DESCRIPTION,
@@ -180,8 +177,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module in COMMANDS:
-        module.add_commands(commands)
+    for module in modules:
+        importlib.import_module(f"{__package__}.{module}").add_commands(commands)
+    return parser
+
+
+def _parser_for(arguments: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of ``arguments``, with as few commands as they need.
+
+    The first argument tells: ``--version`` needs no command, one of the core's
+    commands only its own module, a plugin's command (or none: the desktop
+    application's ``gui``) only the plugins, which cost a scan of every installed
+    package. Anything else (``--help`` or a mistake) gets every command. A plugin
+    cannot take a core command's name (argparse refuses a second parser of one name).
+    """
+    first = arguments[0] if arguments else DEFAULT_COMMAND
+    if first == "--version":
+        return _new_parser(())
+    if first in _MODULE_OF:
+        return _new_parser((_MODULE_OF[first],))
+    plugins = command_plugins()
+    if not first.startswith("-"):
+        parser = _new_parser(())
+        for add_commands in plugins:
+            add_commands(subcommands(parser))
+        if first in subcommands(parser).choices:
+            return parser
+    parser = build_parser()
+    for add_commands in plugins:
+        add_commands(subcommands(parser))
     return parser
 
 
@@ -190,32 +214,20 @@ def subcommands(parser: argparse.ArgumentParser) -> Commands:
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 
-def _command_names(parser: argparse.ArgumentParser) -> list[str]:
-    return list(subcommands(parser).choices)
-
-
-def _plugins_needed(parser: argparse.ArgumentParser, arguments: Sequence[str]) -> bool:
-    """Whether ``arguments`` may run a plugin's command or list every command.
-
-    Not when they run one of the core's commands or ask for the version: loading the
-    plugins costs a scan of every installed package. A plugin cannot take a core
-    command's name (argparse refuses a second parser of one name), so the first
-    argument tells.
-    """
-    return not arguments or (
-        arguments[0] != "--version" and arguments[0] not in _command_names(parser)
-    )
-
-
 def add_command_plugins(commands: Commands) -> None:
     """Commands other packages register under the ``referee.commands`` entry-point group.
 
     The desktop application registers ``gui`` this way, so the core never imports it.
     """
+    for add_commands in command_plugins():
+        add_commands(commands)
+
+
+def command_plugins() -> list[Callable[[Commands], None]]:
+    """The functions adding the commands of the ``referee.commands`` entry-point group."""
     from importlib.metadata import entry_points
 
-    for entry in entry_points(group=COMMAND_PLUGINS):
-        entry.load()(commands)
+    return [entry.load() for entry in entry_points(group=COMMAND_PLUGINS)]
 
 
 if __name__ == "__main__":  # pragma: no cover

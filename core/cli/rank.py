@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.core.cli import input_checks
 from referee.core.cli.common import (
     Commands,
     add_cache,
@@ -116,6 +117,7 @@ def add_commands(commands: Commands) -> None:
         help="DATASET RESULTS... (masks), PROJECT (a project file's masks) or DET DET... "
         "(detections)",
     )
+    input_checks.require(parser, "inputs", _missing_input)
     parser.add_argument(
         "--criterion",
         choices=CLI_CRITERIA,
@@ -146,6 +148,14 @@ def add_commands(commands: Commands) -> None:
 
 
 # --- input kinds -----------------------------------------------------------------------------
+
+
+def _missing_input(paths: Sequence[Path], index: int) -> None:
+    """What :func:`run_rank` says of an input that does not exist (a project file alone is
+    opened as one)."""
+    if len(paths) == 1 and is_project_input(paths[0]):
+        input_checks.opened(paths, index)
+    raise InputFileError(paths[index], "no such file or folder")
 
 
 def is_detection_input(path: Path) -> bool:

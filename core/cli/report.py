@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from referee.core.cli import input_checks
 from referee.core.cli.common import (
     Commands,
     add_cache,
@@ -53,6 +55,7 @@ def add_commands(commands: Commands) -> None:
         help="project file (*.referee.json), CDnet dataset or video folder; "
         "'demo' for the built-in demo project",
     )
+    input_checks.require(parser, "project", _missing_project)
     add_output(parser, "--html", "write the HTML report")
     add_output(parser, "--pdf", "write the PDF report")
     add_output(parser, "--csv", "write every table as DIR/<table>.csv", "DIR", kind="folder")
@@ -108,14 +111,13 @@ def add_commands(commands: Commands) -> None:
     parser.set_defaults(run=run_report)
 
 
-def run_report(args: argparse.Namespace) -> int:
-    from referee.core.demo.project import default_demo_dir, ensure_demo_project
-    from referee.core.report.build import build_report
-    from referee.core.report.options import ReportOptions
-    from referee.core.report.outputs import replaced_files, write_outputs
-    from referee.core.workflow.projects import open_path
-    from referee.core.workflow.sources import check_sources
+def _missing_project(paths: Sequence[Path], index: int) -> None:
+    """PROJECT does not exist: said unless it is ``demo``, the built-in demo project."""
+    if str(paths[index]) != "demo":
+        input_checks.opened(paths, index)
 
+
+def run_report(args: argparse.Namespace) -> int:
     targets = {
         name: path
         for name, path in (
@@ -130,6 +132,13 @@ def run_report(args: argparse.Namespace) -> int:
         raise InvalidOptionError(
             "say what to write: --html FILE, --pdf FILE, --csv DIR and/or --json FILE"
         )
+    from referee.core.demo.project import default_demo_dir, ensure_demo_project
+    from referee.core.report.build import build_report
+    from referee.core.report.options import ReportOptions
+    from referee.core.report.outputs import replaced_files, write_outputs
+    from referee.core.workflow.projects import open_path
+    from referee.core.workflow.sources import check_sources
+
     options = ReportOptions(_analysis(args), title=args.title)
     project = (
         ensure_demo_project(default_demo_dir())

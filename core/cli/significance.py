@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.core.cli import input_checks
 from referee.core.cli.common import (
     Commands,
     add_block_length,
@@ -114,6 +115,7 @@ def add_commands(commands: Commands) -> None:
         help="a CDnet dataset followed by two or more methods' result roots, or a project "
         "file (*.referee.json) alone",
     )
+    input_checks.require(parser, "inputs", input_checks.dataset_then_results)
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--boxes",
@@ -140,6 +142,9 @@ def add_commands(commands: Commands) -> None:
     source.add_argument(
         "--scores", type=Path, metavar="FILE.csv", help="per-case scores, header 'case,A,B[,C...]'"
     )
+    for dest, kind in (("boxes", "boxes"), ("actions", "actions"), ("tracking", "boxes")):
+        input_checks.require(parser, dest, input_checks.in_format(kind))
+    input_checks.require(parser, "scores", input_checks.in_format("scores"))
     add_pair(parser, "compared (among more)")
     parser.add_argument(
         "--cases",

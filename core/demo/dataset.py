@@ -206,6 +206,15 @@ def ensure_demo(
     demo is rewritten. Same errors as :func:`write_demo`.
     """
     root = Path(root)
+    seed = current_seed(root)
+    if seed is not None:
+        return _layout(root, [factory() for factory in _SCENES], seed)
+    return write_demo(root, progress, cancel)
+
+
+def current_seed(root: Path) -> int | None:
+    """The seed of the demo in ``root`` if it is complete and current (see
+    :func:`ensure_demo`), else ``None``: it would be written again."""
     marker = _read_marker(root)
     seed = None if marker is None else marker.get("seed")
     if (
@@ -215,8 +224,8 @@ def ensure_demo(
         and marker.get("opencv") == cv2.__version__
         and isinstance(seed, int)
     ):
-        return _layout(root, [factory() for factory in _SCENES], seed)
-    return write_demo(root, progress, cancel)
+        return seed
+    return None
 
 
 def _layout(root: Path, scenes: list[_Scene], seed: int) -> DemoLayout:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
-from referee.core.demo.dataset import BINARY_METHODS, DemoLayout, ensure_demo
+from referee.core.demo.dataset import BINARY_METHODS, DemoLayout, current_seed, ensure_demo
 from referee.core.formats import project_json
 from referee.core.formats.cdnet import discover_videos
 from referee.core.model.project import PROJECT_SUFFIX, DetectorSource, Project, with_annotated
-from referee.core.progress import CancelToken, ProgressCallback
+from referee.core.parallel import run_in_process
+from referee.core.progress import CancelToken, ProgressCallback, check, report
 
 #: File name of the demo's project, in the demo's root folder.
 DEMO_PROJECT_NAME = "demo" + PROJECT_SUFFIX
@@ -55,7 +57,9 @@ def ensure_demo_project(
     The demo is reused or written by :func:`~referee.core.demo.dataset.ensure_demo`
     (``progress`` and ``cancel`` go there). The project file is written only
     if it does not exist yet, so a project the user edited is kept; the
-    project is then read from it.
+    project is then read from it. If :func:`prepare_in_background` is preparing
+    ``root``, this waits for it instead (its progress goes to ``progress``, and
+    ``cancel`` stops it).
 
     Raises
     ------
@@ -63,7 +67,17 @@ def ensure_demo_project(
         See :func:`~referee.core.demo.dataset.ensure_demo` and
         :func:`~referee.core.formats.project_json.read_project`.
     """
-    layout = ensure_demo(Path(os.path.abspath(root)), progress, cancel)
+    root = Path(os.path.abspath(root))
+    preparation = _PREPARATIONS.pop(root, None)
+    if preparation is not None:
+        return preparation.wait(progress, cancel)
+    return _ensure_demo_project(root, progress, cancel)
+
+
+def _ensure_demo_project(
+    root: Path, progress: ProgressCallback | None, cancel: CancelToken | None
+) -> Project:
+    layout = ensure_demo(root, progress, cancel)
     file = layout.root / DEMO_PROJECT_NAME
     if not file.exists():
         project_json.write_project(partly_annotated(demo_project(layout)), file)
@@ -93,3 +107,77 @@ def default_demo_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("referee", appauthor=False)) / "demo"
+
+
+# --------------------------------------------------------------------------- in the background
+
+#: How often :meth:`_Preparation.wait` passes progress on and looks for cancellation (s).
+_POLL_SECONDS = 0.05
+
+
+class _Preparation:
+    """The demo project in ``root`` being prepared in the background: a thread waits for
+    the process that prepares it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cancel = CancelToken()
+        self.progress: tuple[int, int] | None = None
+        self.project: Project | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="referee-demo", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        # In a process of its own: a thread would share the interpreter lock with the
+        # application loading its libraries meanwhile, which slows both down many times.
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            try:
+                self.project = run_in_process(
+                    _ensure_demo_project, self.root, progress=self._progressed, cancel=self.cancel
+                )
+            except (OSError, ImportError, BrokenProcessPool):  # no process could do it
+                self.project = _ensure_demo_project(self.root, self._progressed, self.cancel)
+        except BaseException as error:  # raised again in the thread that waits for it
+            self.error = error
+
+    def _progressed(self, done: int, total: int) -> None:
+        self.progress = (done, total)
+
+    def wait(self, progress: ProgressCallback | None, cancel: CancelToken | None) -> Project:
+        """The project, once prepared; its progress meanwhile goes to ``progress``, and
+        ``cancel`` stops the preparation (whose partial files are removed)."""
+        passed_on = None
+        while self.thread.is_alive():
+            if cancel is not None and cancel.cancelled:
+                self.cancel.cancel()
+                self.thread.join()
+                check(cancel)
+            if self.progress is not None and self.progress != passed_on:
+                passed_on = self.progress
+                report(progress, *passed_on)
+            self.thread.join(_POLL_SECONDS)
+        if self.progress is not None and self.progress != passed_on:
+            report(progress, *self.progress)
+        if self.error is not None:
+            raise self.error
+        assert self.project is not None
+        return self.project
+
+
+#: The demo projects being prepared in the background, by root folder.
+_PREPARATIONS: dict[Path, _Preparation] = {}
+
+
+def prepare_in_background(root: str | Path) -> None:
+    """Start preparing the demo project in ``root`` in the background, unless it is ready;
+    the next :func:`ensure_demo_project` of ``root`` waits for it (with its progress)
+    instead of starting over. The desktop application starts it before loading its own
+    libraries, so that on a first start the demo is written meanwhile, in a process of
+    its own (:func:`~referee.core.parallel.run_in_process`)."""
+    root = Path(os.path.abspath(root))
+    ready = current_seed(root) is not None and (root / DEMO_PROJECT_NAME).exists()
+    if not ready and root not in _PREPARATIONS:  # a demo to write, not just to read
+        _PREPARATIONS[root] = _Preparation(root)

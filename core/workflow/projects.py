@@ -11,7 +11,7 @@ from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats import project_json
 from referee.core.formats.cdnet import find_result_folder, last_annotatable_frame, list_folder
 from referee.core.formats.datasets import discover_dataset, fixed_frames
-from referee.core.formats.registry import VIDEO_EXTENSIONS, is_project_file, is_video_file
+from referee.core.formats.registry import is_project_file, is_video_file
 from referee.core.frames.sources import first_frame_size
 from referee.core.model.project import (
     PROJECT_SUFFIX,
@@ -20,19 +20,11 @@ from referee.core.model.project import (
     detector_name_problem,
 )
 from referee.core.model.videos import TEMPORAL_ROI_FILE, FrameRange, VideoSpec
+from referee.core.workflow.opening import WHAT_OPENS, missing_error
 
 #: Folders next to (or inside) a dataset folder that :func:`open_path` takes as detectors'
 #: outputs: ``<folder>/<method>/<category>/<video>``, masks then soft scores.
 RESULTS_FOLDER, SOFT_RESULTS_FOLDER = "results", "results-soft"
-
-_WHAT_OPENS = (
-    f"Referee opens a project file (*{PROJECT_SUFFIX}), a CDnet dataset folder "
-    "(<category>/<video>/ folders holding groundtruth/, ROI.bmp and "
-    "temporalROI.txt), one CDnet video folder, a LASIESTA folder (<sequence>/ folders, "
-    "each with its <sequence>-GT/ folder beside it), or a video file ("
-    + ", ".join(VIDEO_EXTENSIONS)
-    + ")"
-)
 
 
 def project_videos(project: Project, require_groundtruth: bool = True) -> tuple[VideoSpec, ...]:
@@ -188,7 +180,7 @@ def open_path(path: str | Path) -> Project:
     """
     target = Path(os.path.abspath(path))
     if not target.exists():
-        raise InputFileError(target, "does not exist; " + _WHAT_OPENS)
+        raise missing_error(target)
     if target.is_file() and is_project_file(target):
         return project_json.read_project(target)
     if target.is_file() and is_video_file(target):
@@ -196,7 +188,7 @@ def open_path(path: str | Path) -> Project:
         return Project(name=target.stem, video_files=(target,))
     if target.is_dir():
         return _open_folder(target)
-    raise InputFileError(target, "Referee cannot open this kind of file; " + _WHAT_OPENS)
+    raise InputFileError(target, "Referee cannot open this kind of file; " + WHAT_OPENS)
 
 
 def _open_folder(folder: Path) -> Project:
@@ -213,7 +205,7 @@ def _open_folder(folder: Path) -> Project:
     except InputFileError as error:
         if error.path == folder:  # no video at all; a broken video keeps its own message
             raise InputFileError(
-                folder, "this folder holds no CDnet video or LASIESTA sequence; " + _WHAT_OPENS
+                folder, "this folder holds no CDnet video or LASIESTA sequence; " + WHAT_OPENS
             ) from None
         raise
     return Project(name=folder.name, dataset=folder, detectors=_detectors_near(folder, videos))

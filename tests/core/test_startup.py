@@ -92,3 +92,40 @@ def test_a_command_that_needs_scipy_imports_it(tmp_path: Path) -> None:
     status, modules = imported_by(["significance", "--scores", str(scores)], tmp_path)
     assert status == 0
     assert {"scipy", "numpy"} <= modules
+
+
+def test_the_command_table_names_what_each_module_adds() -> None:
+    """``referee COMMAND`` imports only the module :data:`~cli.COMMANDS` names for it."""
+    for module, names in cli.COMMANDS.items():
+        assert list(cli.subcommands(cli.build_parser([module])).choices) == list(names)
+    assert [n for names in cli.COMMANDS.values() for n in names] == CORE_COMMANDS
+
+
+@pytest.mark.parametrize("command", ["evaluate", "report", "gui"])
+def test_a_commands_help_imports_no_other_command(command: str, tmp_path: Path) -> None:
+    status, modules = imported_by([command, "--help"], tmp_path)
+    assert status == 0
+    others = {f"referee.core.cli.{module}" for module in cli.COMMANDS} - {
+        f"referee.core.cli.{command}"
+    }
+    assert others & modules == set()
+
+
+def test_the_version_through_the_installed_command_imports_no_heavy_library() -> None:
+    """The console script as installed (or ``python -m``), its imports listed by Python."""
+    script = Path(sys.executable).with_name("referee")
+    program = [str(script)] if script.exists() else ["-m", "referee.core.cli"]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *program, "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == f"referee {cli.__version__}"
+    imported = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines()}
+    assert "referee.core.cli.main" in imported
+    assert heavy_in(imported) == []
+    assert not {m for m in imported if m.startswith("referee.core.cli.")} - {
+        "referee.core.cli.main"
+    }
