@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from startup import referee_command
 
 #: Runs ``referee gui`` (its entry function), prints ``shown <time>`` once the window shows
 #: the demo's first frame, saves the window (of size argv[2]) to argv[1] and quits.
@@ -88,14 +89,6 @@ sys.exit(main(["gui"]))
 """
 
 
-def _referee() -> str:
-    beside = Path(sys.executable).with_name("referee")
-    found = str(beside) if beside.exists() else shutil.which("referee")
-    if found is None:
-        raise SystemExit("the 'referee' command is not installed (pip install -e .)")
-    return found
-
-
 def _home(folder: Path) -> dict[str, str]:
     """The environment of a user whose home is ``folder`` (empty at first)."""
     return {
@@ -146,7 +139,7 @@ def main() -> None:
     )
     parser.add_argument("--size", default="1366x768", help="window size (default 1366x768)")
     options = parser.parse_args()
-    referee = _referee()
+    referee = referee_command()
     times: dict[str, list[float]] = {
         name: []
         for name in ("first: shown", "first: ready", "later: shown", "later: ready", "demo-data")

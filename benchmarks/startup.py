@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 
-def _referee() -> str:
+def referee_command() -> str:
+    """The installed ``referee`` command: beside this Python, else on the PATH."""
     beside = Path(sys.executable).with_name("referee")
     found = str(beside) if beside.exists() else shutil.which("referee")
     if found is None:
@@ -36,7 +37,7 @@ def _referee() -> str:
 
 def commands(folder: Path) -> dict[str, tuple[list[str], int]]:
     """Each timed command line by its label, with the exit status it must end with."""
-    referee, missing = _referee(), str(folder / "MISSING")
+    referee, missing = referee_command(), str(folder / "MISSING")
     return {
         "python -c pass": ([sys.executable, "-c", "pass"], 0),
         "referee --version": ([referee, "--version"], 0),

@@ -8,9 +8,6 @@ found the path missing only while computing.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,22 +18,10 @@ from referee.core.demo.dataset import DemoLayout
 from referee.core.errors import InputFileError
 from referee.core.formats.annotators import check_annotator_root
 from referee.core.formats.cdnet import discover_videos, find_result_folder
+from tests.core.cli_probe import run_probe
 
 #: Libraries a refused input must not wait for (see tests/core/test_startup.py).
 HEAVY = ("numpy", "scipy", "matplotlib", "PySide6", "pyqtgraph", "cv2", "lxml", "av")
-
-#: Run ``referee`` (its entry function) on the arguments after the output file in a fresh
-#: interpreter; write the exit status and every module imported to that file.
-_PROBE = """
-import json, sys
-from referee.core.cli.main import main
-try:
-    status = main(sys.argv[2:])
-except SystemExit as exit:
-    status = exit.code
-with open(sys.argv[1], "w", encoding="utf-8") as out:
-    json.dump({"status": status, "modules": sorted(sys.modules)}, out)
-"""
 
 #: Each command with one missing input ({missing}); the other inputs exist (the demo's).
 CASES = {
@@ -93,21 +78,6 @@ def arguments(case: str, demo: DemoLayout, folder: Path) -> list[str]:
         "counts": demo.counts[demo.videos[0].key]["mog2"],
     }
     return CASES[case].format(**paths).split()
-
-
-def run_probe(args: list[str], folder: Path) -> tuple[int, str, set[str]]:
-    """Exit status, standard error and imported modules of ``referee ARGS`` in a new process."""
-    record = folder / "probe.json"
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(record), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=folder,
-        timeout=300,
-    )
-    outcome = json.loads(record.read_text(encoding="utf-8"))
-    return outcome["status"], done.stderr, set(outcome["modules"])
 
 
 def test_every_command_is_checked_or_reads_nothing_that_must_exist() -> None:

@@ -3,7 +3,6 @@ none of the heavy libraries, which each command imports only when it runs."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,23 +10,11 @@ from pathlib import Path
 import pytest
 
 from referee.core.cli import main as cli
+from tests.core.cli_probe import run_probe
 
 #: Libraries that parsing the options must not import: each costs from 0.05 s (numpy)
 #: to 0.6 s (SciPy) before the command does any work.
 HEAVY = ("numpy", "scipy", "matplotlib", "PySide6", "pyqtgraph", "cv2", "lxml")
-
-#: Run ``referee`` with the arguments after the output file, in a fresh interpreter, and
-#: write its exit status and every module it imported to that file.
-_PROBE = """
-import json, sys
-from referee.core.cli.main import main
-try:
-    status = main(sys.argv[2:])
-except SystemExit as exit:
-    status = exit.code
-with open(sys.argv[1], "w", encoding="utf-8") as out:
-    json.dump({"status": status, "modules": sorted(sys.modules)}, out)
-"""
 
 
 def _core_commands() -> list[str]:
@@ -48,16 +35,8 @@ EVERY_COMMAND = _every_command()
 def imported_by(arguments: list[str], folder: Path) -> tuple[int, set[str]]:
     """The exit status of ``referee ARGUMENTS`` run in a new process, and the modules
     it imported."""
-    record = folder / "modules.json"
-    subprocess.run(
-        [sys.executable, "-c", _PROBE, str(record), *arguments],
-        capture_output=True,
-        check=False,
-        cwd=folder,
-        timeout=300,
-    )
-    outcome = json.loads(record.read_text(encoding="utf-8"))
-    return outcome["status"], set(outcome["modules"])
+    status, _, modules = run_probe(arguments, folder)
+    return status, modules
 
 
 def heavy_in(modules: set[str]) -> list[str]:
