@@ -6,10 +6,10 @@ measured side by side count):
 * 20 method x video pairs (the five cached highway detectors of
   ``highway_detectors.py`` on four copies of the highway video, linked under
   four category names in a cache folder): frames per second of
-  ``evaluate_methods`` in one thread, on every local core, and on a 2-worker
-  local Dask cluster, each next to decode-only throughput on the same cores
-  (the same PNG files decoded by as many threads and nothing else) and as a
-  ratio to it;
+  ``evaluate_methods`` in one thread, on every local core, and on a local Dask
+  cluster of as many workers as cores and of twice as many, each next to
+  decode-only throughput on the same cores (the same PNG files decoded by as
+  many threads and nothing else) and as a ratio to it;
 * a synthetic 100,000-frame sequence (64x48 ground truth and masks drawn on
   the fly into a temporary folder, removed afterwards): the peak resident
   memory of ``referee evaluate`` on it, as a whole process (target < 300 MB).
@@ -122,10 +122,11 @@ def throughput(cache: Path, rounds: int) -> None:
             best(rounds, lambda: decode_only(videos, roots, cores)),
         )
     )
-    with connected(local_workers=2):
-        on_cluster = best(rounds, lambda: evaluate_seconds(videos, roots, None))
-    rows.append(("local Dask cluster, 2 workers", on_cluster, rows[-1][2] if cores == 2 else
-                 best(rounds, lambda: decode_only(videos, roots, 2))))  # fmt: skip
+    # As many workers as cores, then twice as many (more workers than cores: what it costs).
+    for workers in (cores, 2 * cores):
+        with connected(local_workers=workers):
+            on_cluster = best(rounds, lambda: evaluate_seconds(videos, roots, None))
+        rows.append((f"local Dask cluster, {workers} workers", on_cluster, rows[1][2]))
     for name, seconds, decode in rows:
         print(
             f"{name:<34}{frames / seconds:>10.0f}{frames / decode:>13.0f}{decode / seconds:>8.2f}"

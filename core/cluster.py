@@ -50,6 +50,17 @@ def current_client() -> Client | None:
     return None if connection is None else connection.client
 
 
+def dashboard_link() -> str | None:
+    """The address of the dashboard of the cluster in use; ``None`` without a cluster or
+    when its scheduler runs none (the dashboard needs ``bokeh``, which
+    ``pip install 'referee[dask]'`` installs)."""
+    client = current_client()
+    if client is None or "dashboard" not in client.scheduler_info().get("services", {}):
+        return None
+    link: str = client.dashboard_link
+    return link
+
+
 def worker_threads() -> int | None:
     """Threads over the cluster's workers when one is in use, else ``None``."""
     connection = _CURRENT.get()

@@ -135,9 +135,17 @@ def on_cluster(args: argparse.Namespace) -> Iterator[None]:
             "--workers counts workers on this machine; with --scheduler or --dask-local "
             "the cluster's workers are used: drop --workers"
         )
-    from referee.core.cluster import connected
+    from referee.core.cluster import connected, dashboard_link
 
     with connected(scheduler, local):
+        if not getattr(args, "quiet", False):
+            link = dashboard_link()
+            print(
+                f"Dask dashboard: {link}"
+                if link
+                else "Dask dashboard: not running (it needs bokeh: pip install 'referee[dask]')",
+                file=sys.stderr,
+            )
         yield
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,10 +161,15 @@ def test_a_local_cluster_is_started_for_the_run(
     masks = [demo.results[m] for m in METHODS]
     local, dask = tmp_path / "local.csv", tmp_path / "dask.csv"
     assert referee("evaluate", demo.dataset, *masks, "--quiet", "--csv", local) == 0
-    assert (
-        referee("evaluate", demo.dataset, *masks, "--quiet", "--dask-local", 2, "--csv", dask) == 0
-    )
+    capsys.readouterr()
+    assert referee("evaluate", demo.dataset, *masks, "--dask-local", 2, "--csv", dask) == 0
     assert dask.read_text(encoding="utf-8") == local.read_text(encoding="utf-8")
+    # The dashboard of the local cluster (bokeh is installed with the dask extra) is on
+    # loopback, at a port of its own.
+    said = [line for line in capsys.readouterr().err.splitlines() if "dashboard" in line]
+    assert len(said) == 1 and re.fullmatch(
+        r"Dask dashboard: http://127\.0\.0\.1:\d+/status", said[0]
+    )
 
 
 def test_bad_cluster_options_are_one_line(
