@@ -104,6 +104,12 @@ def frame_rows(videos: Sequence[VideoAgreement], limit: int | None = None) -> li
     ]
 
 
+def counted_frames(videos: Sequence[VideoAgreement]) -> int:
+    """How many frames of ``videos`` have a counted pixel: the rows :func:`frame_rows` has
+    without a limit, counted without finding each frame's pair of lowest κ."""
+    return sum(not math.isnan(share) for v in videos for share in v.disagreement)
+
+
 def _lowest_kappa(pairs: Sequence[PairAgreement]) -> PairAgreement:
     """The pair of lowest κ (an undefined κ counts as the highest)."""
     kappas = [pair.kappa for pair in pairs]

@@ -39,6 +39,7 @@ from referee.core.exports.agreement import (
     FrameRow,
     compared_sentence,
     consensus_written,
+    counted_frames,
     frame_rows,
     pair_cells,
 )
@@ -238,17 +239,20 @@ class AgreementDock(QDockWidget):
             self._video.blockSignals(False)
         chosen = self._video.currentText()
         videos = [v for v in result.videos if chosen in (ALL_VIDEOS, v.label)]
-        rows = frame_rows(videos)
+        # Only the frames listed get their pair of lowest κ: a long video's thousands of
+        # frames would take the GUI thread long.
+        rows = frame_rows(videos, LISTED_FRAMES)
+        counted = counted_frames(videos)
         summary = compared_sentence(result)
-        if len(rows) > LISTED_FRAMES:
-            summary += f" Frames lists the {LISTED_FRAMES} of most disagreement of {len(rows):,}."
+        if counted > LISTED_FRAMES:
+            summary += f" Frames lists the {LISTED_FRAMES} of most disagreement of {counted:,}."
         self._summary.setText(summary)
         self._show_left_out(result.left_out)
         self._note.set_text("" if result.identifiable else f"Note: {TWO_ANNOTATORS}.")
         one = videos[0] if len(videos) == 1 else None
         self._fill_pairs(result.pairs() if one is None else one.pairs())
         self._fill_qualities(result.qualities() if one is None else one.qualities())
-        self._fill_frames(rows[:LISTED_FRAMES])
+        self._fill_frames(rows)
         self.write_button.setEnabled(True)
         self._state.show_content()
 
