@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -461,33 +461,48 @@ for _name, _kind, _description, _module, _function in (
         read=_later(_module, _function),
         first=True,
     )
-for _name, _kind, _description, _function, _cannot_hold, _drops in (
+
+
+#: A writer's row: name, kind, description, function, what it cannot hold, what it drops.
+_WriterRow = tuple[str, str, str, str, str, tuple[str, ...]]
+
+
+def _register_writers(module: str, rows: Iterable[_WriterRow]) -> None:
+    """Register each row's writer, ``(name, kind, description, function, cannot_hold,
+    drops)``, whose function is in ``module`` (imported when first used)."""
+    for name, kind, description, function, cannot_hold, drops in rows:
+        register_writer(
+            name=name,
+            kind=kind,
+            description=description,
+            write=_later(module, function),
+            cannot_hold=cannot_hold,
+            drops=drops,
+        )
+
+
+_register_writers(
+    "cvat_writer",
     (
-        "cvat-video",
-        TRACKS,
-        _CVAT_VIDEO,
-        "write_cvat_tracks",
-        "confidences (read back as 1)",
-        (CONFIDENCES,),
+        (
+            "cvat-video",
+            TRACKS,
+            _CVAT_VIDEO,
+            "write_cvat_tracks",
+            "confidences (read back as 1)",
+            (CONFIDENCES,),
+        ),
+        ("cvat-video", ACTIONS, _CVAT_VIDEO, "write_cvat_actions", "", ()),
+        (
+            "cvat-images",
+            BOXES,
+            _CVAT_IMAGES,
+            "write_cvat_images",
+            "identities and confidences; labels read back numbered 1, 2… in order",
+            (IDENTITIES, CONFIDENCES, LABELS),
+        ),
     ),
-    ("cvat-video", ACTIONS, _CVAT_VIDEO, "write_cvat_actions", "", ()),
-    (
-        "cvat-images",
-        BOXES,
-        _CVAT_IMAGES,
-        "write_cvat_images",
-        "identities and confidences; labels read back numbered 1, 2… in order",
-        (IDENTITIES, CONFIDENCES, LABELS),
-    ),
-):
-    register_writer(
-        name=_name,
-        kind=_kind,
-        description=_description,
-        write=_later("cvat_writer", _function),
-        cannot_hold=_cannot_hold,
-        drops=_drops,
-    )
+)
 
 
 #: Which of the common reading options (``labels``, ``image_size``, ``images``,
@@ -534,31 +549,26 @@ register_reader(
     claims=_suffix(".csv", ".txt"),
     read=_later("own_formats", "read_mot_tracks"),
 )
-for _name, _kind, _description, _function, _cannot_hold, _drops in (
+_register_writers(
+    "own_formats",
     (
-        MOT_CSV,
-        TRACKS,
-        "a MOTChallenge CSV (.txt)",
-        "write_mot_tracks",
-        "keyframe flags (every row reads back as a keyframe)",
-        (KEYFRAMES,),
+        (
+            MOT_CSV,
+            TRACKS,
+            "a MOTChallenge CSV (.txt)",
+            "write_mot_tracks",
+            "keyframe flags (every row reads back as a keyframe)",
+            (KEYFRAMES,),
+        ),
+        (MOT_CSV, BOXES, "a MOTChallenge CSV (.txt)", "write_mot_boxes", "labels", (LABELS,)),
+        ("liris-xml", ACTIONS, "a LIRIS XML file (.xml)", "write_liris_actions", "", ()),
+        (
+            "cdnet-png",
+            LABEL_MAPS,
+            "a CDnet ground-truth folder (gt%06d.png)",
+            "write_cdnet_label_maps",
+            "",
+            (),
+        ),
     ),
-    (MOT_CSV, BOXES, "a MOTChallenge CSV (.txt)", "write_mot_boxes", "labels", (LABELS,)),
-    ("liris-xml", ACTIONS, "a LIRIS XML file (.xml)", "write_liris_actions", "", ()),
-    (
-        "cdnet-png",
-        LABEL_MAPS,
-        "a CDnet ground-truth folder (gt%06d.png)",
-        "write_cdnet_label_maps",
-        "",
-        (),
-    ),
-):
-    register_writer(
-        name=_name,
-        kind=_kind,
-        description=_description,
-        write=_later("own_formats", _function),
-        cannot_hold=_cannot_hold,
-        drops=_drops,
-    )
+)
