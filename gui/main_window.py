@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import (
@@ -30,7 +30,6 @@ from referee.core.demo.project import ensure_demo_project
 from referee.core.errors import RefereeError
 from referee.core.model.project import Project
 from referee.core.model.videos import video_label
-from referee.core.report.build import build_report
 from referee.core.significance.choices import CASE_KINDS
 from referee.core.workflow.projects import open_path
 from referee.core.workflow.sources import source_status
@@ -46,7 +45,6 @@ from referee.gui.docks.plots import PlotsDock
 from referee.gui.docks.pseudo import PseudoDock
 from referee.gui.docks.significance import SignificanceDock
 from referee.gui.project_edits import add_detector, remove_detector, save_project
-from referee.gui.report_dialog import ReportDialog, session_report_options
 from referee.gui.session import ProjectSession
 from referee.gui.tracking_controller import TrackingController
 from referee.gui.viewer.frame_view import LAYERS
@@ -61,6 +59,9 @@ from referee.gui.widgets.theme import apply_theme
 from referee.gui.window_docks import LAYOUT_VERSION, arrange_docks, size_docks
 from referee.gui.window_menus import build_menus
 from referee.gui.worker import Job, JobRunner
+
+if TYPE_CHECKING:
+    from referee.gui.report_dialog import ReportDialog
 
 #: How long quitting waits for cancelled jobs to stop (ms); a job stuck in a blocking
 #: call is then left behind, and the application quits anyway.
@@ -513,6 +514,11 @@ class MainWindow(QMainWindow):
         project = self.session.project
         if project is None:  # the action is enabled once a project is open
             return
+        # The report's libraries (plots, PDF) load when a report is first asked for, not
+        # with the window: they would add a third of a second to every start.
+        from referee.core.report.build import build_report
+        from referee.gui.report_dialog import ReportDialog, session_report_options
+
         options = session_report_options(self.session)
         build = partial(
             build_report, computed=replace(self.session.results), cache=self.session.cache
