@@ -376,3 +376,77 @@ def _report_to_caller(done: int, total: int) -> None:
     shared = _process_progress
     if shared is not None:
         shared[0], shared[1] = done, total
+
+
+# --- one function in a standing worker process --------------------------------------------
+
+#: The worker processes of :func:`run_in_worker`, started at its first call and kept.
+_standing: cf.ProcessPoolExecutor | None = None
+_standing_lock = threading.Lock()
+
+
+def run_in_worker(
+    function: Callable[..., Piece], *args: object, cancel: CancelToken | None = None
+) -> Piece:
+    """``function(*args)``, run in one of this process's standing worker processes.
+
+    For short computations that mostly run Python, asked for while this process has
+    other work for the interpreter (the desktop application's window): on a thread, the
+    two would take turns at the interpreter lock. The workers (one per available core)
+    start at the first call, from the fork server, and are kept for the next calls, so a
+    call costs the pickling of its arguments and result. ``cancel`` is checked while
+    waiting; a call cancelled (or interrupted) while it runs stops the workers, which only
+    read and compute, and the next call starts new ones. An error the function raises
+    reaches the caller unchanged.
+
+    ``function`` must be module-level; ``args`` and what it returns must pickle.
+    """
+    executor = _standing_pool(function.__module__)
+    future = executor.submit(function, *args)
+    try:
+        while True:
+            check(cancel)
+            try:
+                return future.result(timeout=_POLL_SECONDS)
+            except cf.TimeoutError:
+                continue
+    except BaseException:
+        from concurrent.futures.process import BrokenProcessPool
+
+        if future.done():  # the function's own error, or a worker that died
+            if isinstance(future.exception(), BrokenProcessPool):
+                _discard_standing(executor)
+        elif not future.cancel():  # running: stop it where it is
+            _discard_standing(executor)
+        raise
+
+
+def _standing_pool(module: str) -> cf.ProcessPoolExecutor:
+    """The standing workers, started if need be (the fork server, when it starts with
+    them, imports ``module`` once for all of them)."""
+    global _standing
+    with _standing_lock:
+        if _standing is None:
+            _standing = cf.ProcessPoolExecutor(
+                max_workers=available_cores(),
+                mp_context=_pool_context([module]),
+                initializer=_init_worker,
+                initargs=(os.getpid(),),
+            )
+        return _standing
+
+
+def _discard_standing(executor: cf.ProcessPoolExecutor) -> None:
+    """Stop ``executor``'s workers; the next :func:`run_in_worker` starts new ones."""
+    global _standing
+    with _standing_lock:
+        if _standing is executor:
+            _standing = None
+    _stop_workers(executor)
+
+
+def stop_standing_workers() -> None:
+    """Stop the workers of :func:`run_in_worker`, if any (when the application ends)."""
+    executor = _standing
+    if executor is not None:
+        _discard_standing(executor)

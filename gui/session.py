@@ -217,7 +217,9 @@ class ProjectSession(QObject):
 
         def run(progress: Any, cancel: Any) -> object:
             try:
-                return run_stage(stage, project, options, progress, cancel, results, cache)
+                return run_stage(
+                    stage, project, options, progress, cancel, results, cache, apart=True
+                )
             except UnavailableError as error:
                 return _Skipped(str(error))
 

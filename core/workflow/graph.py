@@ -21,13 +21,14 @@ when one is given, so only changed frames are read.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from referee.core.cache.store import FrameCache
 from referee.core.errors import UnavailableError
 from referee.core.model.project import Project
+from referee.core.parallel import run_in_worker
 from referee.core.progress import CancelToken, ProgressCallback, check, report, scaled
 from referee.core.workflow.agreement import run_agreement
 from referee.core.workflow.detections import run_actions, run_boxes, run_counts
@@ -71,8 +72,10 @@ StageRun = Callable[[Project, StageInput, ProgressCallback, CancelToken | None],
 class Stage:
     """One computation: its key (its field in :class:`ProjectResults` and
     :class:`AnalysisOptions`), what it does, its share of a whole run's progress, the
-    parts of the project it reads, the stages it uses, how it runs, and the parts whose
-    change it can follow from its stale result (``refreshes``) instead of starting over."""
+    parts of the project it reads, the stages it uses, how it runs, the parts whose
+    change it can follow from its stale result (``refreshes``) instead of starting over,
+    and whether it mostly runs Python without the per-frame cache (``apart``: the desktop
+    session runs it in a worker process, so that the window keeps the interpreter lock)."""
 
     key: str
     title: str
@@ -81,6 +84,7 @@ class Stage:
     uses: tuple[str, ...]
     run: StageRun
     refreshes: frozenset[str] = frozenset()
+    apart: bool = False
 
 
 def _pixels(project: Project, given: StageInput, progress: Any, cancel: Any) -> object:
@@ -148,6 +152,7 @@ STAGES: tuple[Stage, ...] = (
         frozenset({ACTION_TRUTH, DETECTIONS}),
         (),
         lambda p, g, pr, c: run_actions(p, g.options, pr, c),
+        apart=True,
     ),
     Stage(
         "boxes",
@@ -156,6 +161,7 @@ STAGES: tuple[Stage, ...] = (
         frozenset({BOX_TRUTH, DETECTIONS, RECORD}),
         (),
         lambda p, g, pr, c: run_boxes(p, g.options, pr, c),
+        apart=True,
     ),
     Stage(
         "counts",
@@ -164,6 +170,7 @@ STAGES: tuple[Stage, ...] = (
         frozenset({COUNT_TRUTH, DETECTIONS}),
         (),
         lambda p, g, pr, c: run_counts(p, g.options, pr, c),
+        apart=True,
     ),
     Stage("pseudo", "pseudo ground truth", 20, frozenset({DETECTIONS}), ("pixels",), _pseudo),
     Stage(
@@ -182,6 +189,7 @@ STAGES: tuple[Stage, ...] = (
         frozenset(),
         ("pixels", "pseudo", "actions", "boxes"),
         lambda p, g, pr, c: run_significance(p, g.options, pr, c, g.results),
+        apart=True,
     ),
     Stage(
         "estimate",
@@ -190,6 +198,7 @@ STAGES: tuple[Stage, ...] = (
         frozenset({MASK_TRUTH, RECORD}),
         ("pseudo", "pixels"),
         _estimate,
+        apart=True,
     ),
     # The annotators' label maps are mask ground truth: a saved mask may be one of them.
     Stage(
@@ -268,10 +277,31 @@ def run_stage(
     cancel: CancelToken | None,
     results: ProjectResults,
     cache: FrameCache | None = None,
+    apart: bool = False,
 ) -> object:
-    """Run one stage with its options from ``options`` on the results so far."""
+    """Run one stage with its options from ``options`` on the results so far; with
+    ``apart``, a stage marked :attr:`Stage.apart` runs in a standing worker process
+    (:func:`~referee.core.parallel.run_in_worker`), its progress not reported."""
+    if apart and stage.apart:
+        used = _used_results(stage, results)
+        return run_in_worker(_run_apart, stage.key, project, options, used, cancel=cancel)
     given = StageInput(getattr(options, stage.key), results, cache)
     return stage.run(project, given, _silent(progress), cancel)
+
+
+def _used_results(stage: Stage, results: ProjectResults) -> ProjectResults:
+    """What of ``results`` a stage may read: the results it uses and its own stale one
+    (the rest need not be pickled for a worker process)."""
+    kept = {f.name: getattr(results, f.name) for f in fields(results) if f.name in stage.uses}
+    stale = {stage.key: results.stale[stage.key]} if stage.key in results.stale else {}
+    return ProjectResults(**kept, stale=stale)
+
+
+def _run_apart(
+    key: str, project: Project, options: AnalysisOptions, results: ProjectResults
+) -> object:
+    """In a worker process: :func:`run_stage` of stage ``key``."""
+    return run_stage(BY_KEY[key], project, options, None, None, results)
 
 
 def run_stages(
