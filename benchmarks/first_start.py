@@ -17,7 +17,14 @@ demo was first shown (``--picture``, to look at). Each run starts with what the 
 before it wrote flushed to disk. Medians of the rounds, with the load average before
 and after: the machine may be busy.
 
+Writing the demo is mostly creating its 3,943 files, and the time a file system takes to
+create one varies from machine to machine (on the 2-core machine of the README's figures
+it went from 0.02 ms to 0.8 ms per file within an hour, whatever the folder): the script
+prints that time, measured in the folder of the fresh homes before and after the rounds.
+``--busy N`` keeps N other processes spinning on the cores meanwhile (a busy machine).
+
 Usage: python benchmarks/first_start.py [--rounds N] [--picture FILE.png] [--size WxH]
+       [--busy N] [--homes DIR]
 """
 
 from __future__ import annotations
@@ -128,6 +135,19 @@ def time_process(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def creation_ms(folder: Path, files: int = 300) -> float:
+    """Milliseconds to create (and write a few bytes to) one new file in ``folder``."""
+    probe = Path(tempfile.mkdtemp(prefix="probe", dir=folder))
+    start = time.perf_counter()
+    for k in range(files):
+        (probe / f"{k}.png").write_bytes(b"probe")
+    seconds = time.perf_counter() - start
+    for k in range(files):
+        (probe / f"{k}.png").unlink()
+    probe.rmdir()
+    return 1000 * seconds / files
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
@@ -138,15 +158,25 @@ def main() -> None:
         help="where to save the window as the demo was first shown",
     )
     parser.add_argument("--size", default="1366x768", help="window size (default 1366x768)")
+    parser.add_argument(
+        "--busy", type=int, default=0, help="processes kept spinning meanwhile (default 0)"
+    )
+    parser.add_argument(
+        "--homes", type=Path, default=None, help="where the fresh homes go (default: temp folder)"
+    )
     options = parser.parse_args()
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(options.busy)
+    ]
     referee = referee_command()
     times: dict[str, list[float]] = {
         name: []
         for name in ("first: shown", "first: ready", "later: shown", "later: ready", "demo-data")
     }
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as temporary:
+    with tempfile.TemporaryDirectory(dir=options.homes) as temporary:
         root = Path(temporary)
+        creation = [creation_ms(root)]
         for round_ in range(options.rounds):
             shown_home, ready_home = root / f"shown{round_}", root / f"ready{round_}"
             picture = options.picture if round_ == 0 else root / "shown.png"
@@ -163,7 +193,11 @@ def main() -> None:
                     [referee, "demo-data", str(root / f"d{round_}"), "--quiet"], _home(root)
                 )
             )
+        creation.append(creation_ms(root))
     load_after = os.getloadavg()
+    for spinner in spinners:
+        spinner.kill()
+        spinner.wait()
     print(
         f"{options.rounds} rounds on {os.cpu_count()} cores; load average (1, 5, 15 min) "
         f"before {', '.join(f'{x:.1f}' for x in load_before)}, after "
@@ -174,6 +208,10 @@ def main() -> None:
             f"{name:14} median {statistics.median(seconds):6.2f} s  "
             f"(min {min(seconds):.2f}, max {max(seconds):.2f})"
         )
+    print(
+        f"{options.busy} other processes kept spinning; creating a file in {root.parent}: "
+        f"{creation[0]:.2f} ms before the rounds, {creation[1]:.2f} ms after"
+    )
     print(f"the window as the demo was first shown: {options.picture}")
 
 
