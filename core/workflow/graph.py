@@ -189,7 +189,6 @@ STAGES: tuple[Stage, ...] = (
         frozenset(),
         ("pixels", "pseudo", "actions", "boxes"),
         lambda p, g, pr, c: run_significance(p, g.options, pr, c, g.results),
-        apart=True,
     ),
     Stage(
         "estimate",

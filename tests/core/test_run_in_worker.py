@@ -94,7 +94,6 @@ def test_the_stages_marked_apart_read_no_cache() -> None:
         "actions",
         "boxes",
         "counts",
-        "significance",
         "estimate",
     }
 
