@@ -39,6 +39,7 @@ from referee.core.pseudo.truth import (
     truth_agreement,
 )
 from referee.gui.widgets.check_list import CheckList
+from referee.gui.widgets.deferred_draw import DeferredDraw
 from referee.gui.widgets.empty_state import EmptyState, needs_two_detectors, no_project
 from referee.gui.widgets.tables import filling, number_item, read_only_table, text_item
 from referee.gui.widgets.warning_line import WarningLine
@@ -158,6 +159,10 @@ class PseudoDock(QDockWidget):
         )
         self._correlations.setVisible(False)
         self._heatmap = _ConsensusWidget()
+        #: The newest frame's consensus, drawn while the dock can be seen (every frame shown
+        #: brings one; a dock behind a tab draws only the last, when it is raised).
+        self._newest: tuple[np.ndarray, int] | None = None
+        self._heatmap_drawing = DeferredDraw(self, self._draw_heatmap)
         self.setWidget(self._layout())
         self.setMinimumSize(320, 360)
         self._on_consensus_changed(self._consensus.currentText())
@@ -273,9 +278,15 @@ class PseudoDock(QDockWidget):
         self._correlations.setItem(row, 3, text_item(str(c.n_detectors)))
 
     def show_heatmap(self, consensus: np.ndarray, frame: int) -> None:
-        """Show the consensus ``P`` (0..1, NaN outside the ROI) of ``frame``."""
-        self._heatmap.show_consensus(consensus, frame)
-        self._heatmap_state.show_content()
+        """Show the consensus ``P`` (0..1, NaN outside the ROI) of ``frame`` (once the dock
+        can be seen)."""
+        self._newest = (consensus, frame)
+        self._heatmap_drawing.request()
+
+    def _draw_heatmap(self) -> None:
+        if self._newest is not None:
+            self._heatmap.show_consensus(*self._newest)
+            self._heatmap_state.show_content()
 
     @property
     def empty_message(self) -> str | None:

@@ -339,7 +339,7 @@ class ViewerPanel(QWidget):
         # The first video's frames are counted and its reader built on the next turn of the
         # event loop: the rest of the window answers the new project first, in its own turn.
         self._video_pending = True
-        QTimer.singleShot(0, self, self._show_pending_video)
+        QTimer.singleShot(10, self, self._show_pending_video)
 
     def _show_pending_video(self) -> None:
         """Show the chosen video if no other choice or move has shown one since."""

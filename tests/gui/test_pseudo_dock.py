@@ -114,6 +114,7 @@ def test_run_carries_checked_methods_and_options(qtbot) -> None:
 def test_heatmap_shows_the_frame_on_a_fixed_scale(qtbot) -> None:
     dock = PseudoDock()
     qtbot.addWidget(dock)
+    dock.show()
     consensus = np.array([[0.0, 0.25], [np.nan, 1.0]])
     dock.show_heatmap(consensus, 7)
     np.testing.assert_array_equal(dock.heatmap_image.image, consensus)
@@ -161,7 +162,9 @@ def test_the_heatmap_says_why_it_is_empty_until_a_frame_is_shown(qtbot) -> None:
     qtbot.addWidget(dock)
     assert dock.heatmap_message == NO_HEATMAP
     dock.show_heatmap(np.zeros((2, 2)), 1)
-    assert dock.heatmap_message is None
+    assert dock.heatmap_message == NO_HEATMAP  # not drawn while it cannot be seen
+    dock.show()
+    assert dock.heatmap_message is None  # drawn once shown
 
 
 @pytest.fixture(scope="module")
