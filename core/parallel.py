@@ -14,6 +14,7 @@ every map runs on that Dask cluster instead.
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures as cf
 import math
 import os
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from referee.core import cluster
-from referee.core.errors import InvalidOptionError
+from referee.core.errors import CancelledError, InvalidOptionError
 from referee.core.progress import CancelToken, ProgressCallback, check, report
 
 if TYPE_CHECKING:
@@ -172,7 +173,7 @@ def _stop_workers(executor: cf.ProcessPoolExecutor) -> None:
 
     Workers only read files and compute, so killing one loses nothing.
     """
-    for process in list(executor._processes.values()):
+    for process in list((executor._processes or {}).values()):  # None once shut down
         process.kill()
     executor.shutdown(wait=True, cancel_futures=True)
 
@@ -395,14 +396,51 @@ def run_in_worker(
     two would take turns at the interpreter lock. The workers (one per available core)
     start at the first call, from the fork server, and are kept for the next calls, so a
     call costs the pickling of its arguments and result. ``cancel`` is checked while
-    waiting; a call cancelled (or interrupted) while it runs stops the workers, which only
-    read and compute, and the next call starts new ones. An error the function raises
-    reaches the caller unchanged.
+    waiting: a cancelled call returns at once (its
+    :class:`~referee.core.errors.CancelledError`), and if its function had started, its
+    worker finishes it and drops the result, so keep these calls short. An error the
+    function raises reaches the caller unchanged. A call whose workers were stopped
+    meanwhile (a worker that died, :func:`stop_standing_workers`) starts over on new ones,
+    at most :data:`_STANDING_ATTEMPTS` times; when none can start (the interpreter is
+    exiting), it raises :class:`~referee.core.errors.CancelledError`.
 
     ``function`` must be module-level; ``args`` and what it returns must pickle.
     """
+    from concurrent.futures.process import BrokenProcessPool
+
+    for _ in range(_STANDING_ATTEMPTS - 1):
+        executor = _standing_pool(function.__module__)
+        try:
+            return _wait_in(executor, function, args, cancel)
+        except (_ShutDown, BrokenProcessPool):  # stopped meanwhile, or a worker died
+            _discard_standing(executor)
+            check(cancel)
     executor = _standing_pool(function.__module__)
-    future = executor.submit(function, *args)
+    try:
+        return _wait_in(executor, function, args, cancel)
+    except _ShutDown:  # no new workers either: the interpreter is exiting
+        raise CancelledError("this process is ending") from None
+
+
+#: How many times :func:`run_in_worker` starts over when its workers were stopped meanwhile.
+_STANDING_ATTEMPTS = 3
+
+
+class _ShutDown(Exception):
+    """The standing workers were shut down before they took the call."""
+
+
+def _wait_in(
+    executor: cf.ProcessPoolExecutor,
+    function: Callable[..., Piece],
+    args: Sequence[object],
+    cancel: CancelToken | None,
+) -> Piece:
+    """``function(*args)`` on ``executor``'s workers, checking ``cancel`` while it runs."""
+    try:
+        future = executor.submit(function, *args)
+    except RuntimeError:  # shut down (the interpreter's exit, a worker that died)
+        raise _ShutDown from None
     try:
         while True:
             check(cancel)
@@ -411,13 +449,10 @@ def run_in_worker(
             except cf.TimeoutError:
                 continue
     except BaseException:
-        from concurrent.futures.process import BrokenProcessPool
-
-        if future.done():  # the function's own error, or a worker that died
-            if isinstance(future.exception(), BrokenProcessPool):
-                _discard_standing(executor)
-        elif not future.cancel():  # running: stop it where it is
-            _discard_standing(executor)
+        # Not started: it never will be. Running: it ends on its own and its result is
+        # dropped; its worker is not killed, which could leave the pool's queue of calls
+        # blocked on a large argument it was still sending.
+        future.cancel()
         raise
 
 
@@ -427,6 +462,10 @@ def _standing_pool(module: str) -> cf.ProcessPoolExecutor:
     global _standing
     with _standing_lock:
         if _standing is None:
+            # Stopped before the interpreter tears its modules down, where the pool's own
+            # clean-up would print an ignored exception.
+            atexit.unregister(stop_standing_workers)  # registered once
+            atexit.register(stop_standing_workers)
             _standing = cf.ProcessPoolExecutor(
                 max_workers=available_cores(),
                 mp_context=_pool_context([module]),
@@ -437,11 +476,13 @@ def _standing_pool(module: str) -> cf.ProcessPoolExecutor:
 
 
 def _discard_standing(executor: cf.ProcessPoolExecutor) -> None:
-    """Stop ``executor``'s workers; the next :func:`run_in_worker` starts new ones."""
+    """Stop ``executor``'s workers, unless another call did; the next
+    :func:`run_in_worker` starts new ones."""
     global _standing
     with _standing_lock:
-        if _standing is executor:
-            _standing = None
+        if _standing is not executor:
+            return
+        _standing = None
     _stop_workers(executor)
 
 
