@@ -408,18 +408,18 @@ def run_in_worker(
     """
     from concurrent.futures.process import BrokenProcessPool
 
-    for _ in range(_STANDING_ATTEMPTS - 1):
+    for attempt in range(1, _STANDING_ATTEMPTS + 1):
         executor = _standing_pool(function.__module__)
         try:
             return _wait_in(executor, function, args, cancel)
-        except (_ShutDown, BrokenProcessPool):  # stopped meanwhile, or a worker died
+        except (_ShutDown, BrokenProcessPool) as error:  # stopped meanwhile, or a worker died
             _discard_standing(executor)
+            if attempt == _STANDING_ATTEMPTS:
+                if isinstance(error, _ShutDown):  # no new workers: the interpreter is exiting
+                    raise CancelledError("this process is ending") from None
+                raise
             check(cancel)
-    executor = _standing_pool(function.__module__)
-    try:
-        return _wait_in(executor, function, args, cancel)
-    except _ShutDown:  # no new workers either: the interpreter is exiting
-        raise CancelledError("this process is ending") from None
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 #: How many times :func:`run_in_worker` starts over when its workers were stopped meanwhile.

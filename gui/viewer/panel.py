@@ -336,8 +336,9 @@ class ViewerPanel(QWidget):
         self.detector_box.addItems(list(session.mask_detectors()))
         self.detector_box.blockSignals(False)
         self.layers = None
-        # The first video's frames are counted and its reader built on the next turn of the
-        # event loop: the rest of the window answers the new project first, in its own turn.
+        # The first video's frames are counted and its reader built on a short timer, not in
+        # the turn of the event loop where the rest of the window answers the new project:
+        # a zero-delay call would run in that same turn, and the two would make one stall.
         self._video_pending = True
         QTimer.singleShot(10, self, self._show_pending_video)
 
