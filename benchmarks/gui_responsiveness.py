@@ -14,6 +14,8 @@ and step through it with → every 40 ms while it is evaluated again; on the dem
 save ground truth for the frame the estimates propose next, five times, each
 until indicators, ranking and estimates are updated; then propagate an annotated
 frame's mask ten frames forward as drafts (a job) and step through the drafts.
+Last, open a dataset of 50 videos (links to highway, in a temporary folder): what
+opening lists grows with the videos.
 
     python3 benchmarks/gui_responsiveness.py            # the table
     python3 benchmarks/gui_responsiveness.py --why      # and what ran on the GUI thread
@@ -76,6 +78,8 @@ PLAY_SECONDS = 4.0
 SAVES = 5
 #: Frames a mask is propagated to in the drafts phase.
 DRAFTS = 10
+#: Videos of the dataset whose opening is timed (each a link to highway).
+MANY_VIDEOS = 50
 
 
 # --------------------------------------------------------------------------- the scenario
@@ -107,6 +111,30 @@ def highway_project(cache: Path) -> Project:
     return project
 
 
+def many_videos(folder: Path, count: int) -> Path:
+    """A dataset of ``count`` videos in ``folder``, each a link to the highway video (five
+    categories), to time what opening lists: every video's frames and ground truth."""
+    for k in range(count):
+        video = folder / f"category{k % 5}" / f"highway{k}"
+        video.parent.mkdir(parents=True, exist_ok=True)
+        video.symlink_to(HIGHWAY, target_is_directory=True)
+    return folder
+
+
+def measure_opening_many(
+    window: MainWindow, meter: StallMeter, results: list[PhaseResult], dataset: Path, count: int
+) -> None:
+    """Open a dataset of ``count`` videos (:func:`many_videos`), to its first frame; the
+    jobs its opening starts are then cancelled."""
+    with meter.phase(f"{count} videos: open, to the first frame", results):
+        window.viewer.layers = None
+        window.open(dataset)
+        run_until(lambda: window.viewer.layers is not None, 60)
+    window.runner.cancel_all()
+    run_until(lambda: not window.runner.jobs, 60)
+    idle(0.5)
+
+
 def evaluate(window: MainWindow) -> None:
     """Run the event loop until every job ended and its result was taken (a job's end and
     its result reach the GUI thread as two events; a result may start another job)."""
@@ -129,15 +157,15 @@ def measure_project(
     meter: StallMeter,
     results: list[PhaseResult],
     name: str,
-    load: Callable[[], Project],
+    start: Callable[[], object],
     fps: float,
 ) -> None:
-    """Open, evaluate, play and step through one project; ``load`` reads it (as
-    File › Open does, on the GUI thread)."""
+    """Open, evaluate, play and step through one project; ``start`` starts opening it (as
+    File › Open does: its folders are listed in a job, then it is shown)."""
     timeline = window.viewer.timeline
     with meter.phase(f"{name}: open, to its first frame", results):
         window.viewer.layers = None
-        window.open_project(load())
+        start()
         run_until(lambda: window.viewer.layers is not None, 60)
     with meter.phase(f"{name}: evaluate, until all jobs end", results):
         evaluate(window)
@@ -306,8 +334,7 @@ def main() -> int:
         demo = ensure_demo_project(Path(folder) / "demo")
         assert demo.file is not None
         demo_file = demo.file
-        if HIGHWAY.is_dir():
-            highway_project(args.cache)  # write the masks before measuring
+        highway = highway_project(args.cache) if HIGHWAY.is_dir() else None  # masks written
         window = MainWindow(remember_layout=False)
         window.session.error.connect(lambda message: print(message, file=sys.stderr))
         window.resize(1400, 900)
@@ -315,13 +342,15 @@ def main() -> int:
         idle(1.0)
         with meter.phase("idle window (baseline), 3 s", results):
             idle(3.0)
-        measure_project(window, meter, results, "demo", lambda: open_path(demo_file), 25)
+        measure_project(window, meter, results, "demo", lambda: window.open(demo_file), 25)
         saved = measure_saves(window, meter, results, SAVES)
         measure_drafts(window, meter, results)
-        if HIGHWAY.is_dir():
+        if highway is not None:
             measure_project(
-                window, meter, results, "highway", lambda: highway_project(args.cache), 30
+                window, meter, results, "highway", lambda: window.open_project(highway), 30
             )
+            dataset = many_videos(Path(folder) / "many", MANY_VIDEOS)
+            measure_opening_many(window, meter, results, dataset, MANY_VIDEOS)
         window.runner.cancel_all()
         window.viewer.loader.close()
         window.runner.wait(30000)

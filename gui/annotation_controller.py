@@ -171,7 +171,7 @@ class AnnotationController(QObject):
         project = self.session.project
         if project is None:
             return
-        sidecar = self.editor.open(project, self.session.videos)
+        sidecar = self.editor.open(project, self.session.videos, self.session.annotated())
         self._frame = None
         self.painter.set_target(None)
         self.boxes.open()

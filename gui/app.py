@@ -140,14 +140,10 @@ def take_screenshot(
         window.dark_action.trigger()
     window.show()
     attempt = _Screenshot(app, window, target)
-    try:
-        if path is None:
-            window.open_demo(demo_root)
-        else:
-            window.load(path)
-    except RefereeError:
-        leave(window, 2)
-        raise
+    if path is None:
+        window.open_demo(demo_root)
+    else:
+        window.open(path)  # a path that cannot be opened is reported: it ends the wait
     attempt.start()
     code = app.exec()
     problem = attempt.problem

@@ -31,7 +31,7 @@ from referee.core.errors import RefereeError
 from referee.core.model.project import Project
 from referee.core.model.videos import video_label
 from referee.core.significance.choices import CASE_KINDS
-from referee.core.workflow.projects import open_path
+from referee.core.workflow.projects import ListedProject, list_project, open_path
 from referee.core.workflow.sources import source_status
 from referee.gui.agreement_controller import AgreementController
 from referee.gui.annotation_controller import AnnotationController
@@ -231,40 +231,68 @@ class MainWindow(QMainWindow):
 
     # --- opening and saving -----------------------------------------------------------------
 
-    def open(self, path: str | Path) -> bool:
-        """Open a project file, a CDnet dataset or video folder, or a video file.
+    def open(self, path: str | Path) -> Job:
+        """Open a project file, a CDnet dataset or video folder, or a video file: its folders
+        are listed in a job, then it is shown.
 
-        A path that cannot be opened is shown in an error dialog, and the
-        project already open stays open.
+        A path that cannot be opened is shown in an error dialog (its message names the
+        path), and the project already open stays open.
         """
-        try:
-            self.load(path)
-        except RefereeError as error:
-            self.show_error(str(error))
-            return False
-        return True
+        absolute = os.path.abspath(path)
 
-    def load(self, path: str | Path) -> None:
-        """:meth:`open` that raises :class:`RefereeError` instead of showing it; its message
-        names ``path`` (and the file at fault, when another: a project's dataset, say)."""
-        try:
-            project = open_path(path)
-            self.statusBar().showMessage(f"Opened {path}", 5000)  # a problem next replaces it
-            self.open_project(project)
-        except RefereeError as error:
-            if os.path.abspath(path) in str(error):
-                raise
-            raise RefereeError(f"cannot open {os.path.abspath(path)}: {error}") from error
-        self.remember_recent(Path(path))
+        def listing(progress: object, cancel: object) -> ListedProject:
+            try:
+                return list_project(open_path(absolute))
+            except RefereeError as error:
+                if absolute in str(error):
+                    raise
+                raise RefereeError(f"cannot open {absolute}: {error}") from error
 
-    def open_project(self, project: Project) -> None:
-        """Make ``project`` current; raises :class:`RefereeError` (and keeps the open
-        project) if it has nothing to show or its dataset cannot be read; unsaved annotation
-        is saved or discarded first, as the user says (or nothing happens)."""
-        if not self.annotation.confirm_leaving():
-            return
-        self.errors.forget()
-        self.session.open(project)
+        return self._open_listed(f"Opening {Path(absolute).name}", listing, Path(path))
+
+    def open_project(self, project: Project, unsaved: bool = False) -> Job:
+        """Make ``project`` current once its folders are listed (a job); a project that has
+        nothing to show or whose dataset cannot be read is shown in an error dialog and
+        the open project stays. ``unsaved``: the project differs from its file."""
+        return self._open_listed(
+            f"Opening {project.name}",
+            lambda progress, cancel: list_project(project),
+            unsaved=unsaved,
+        )
+
+    def _open_listed(
+        self,
+        title: str,
+        listing: Callable[[object, object], ListedProject],
+        recent: Path | None = None,
+        unsaved: bool = False,
+    ) -> Job:
+        """Run ``listing`` as the job of kind ``open`` (a newer one cancels it), then show
+        the project it lists, once unsaved annotation is saved or discarded as the user
+        says (or nothing happens)."""
+        if self.session.project is None:
+            self.viewer.show_progress(f"{title}…", 0, 0)
+
+        def done(listed: ListedProject) -> None:
+            if not self.annotation.confirm_leaving():
+                return
+            self.errors.forget()
+            self.session.open(listed)
+            if unsaved:
+                self.session.project_unsaved = True
+                self.annotation.show_modified()
+            if recent is not None:
+                self.statusBar().showMessage(f"Opened {recent}", 5000)
+                self.remember_recent(recent)
+
+        def ended() -> None:  # failed or cancelled, with nothing to show instead
+            opening = any(job.kind == "open" for job in self.runner.jobs)
+            if self.session.project is None and not opening:
+                self.viewer.show_message(WELCOME)
+
+        job = self.runner.run("open", title, listing, done, self.show_error)
+        job.ended.connect(ended)
+        return job
 
     def open_demo(self, root: Path) -> Job:
         """Prepare the demo project in ``root`` as a job (written there the first time),
@@ -278,7 +306,7 @@ class MainWindow(QMainWindow):
 
         def done(project: Project) -> None:
             if self.session.project is None:
-                self._guard(self.open_project, project)
+                self.open_project(project)
 
         def failed(message: str) -> None:
             if self.session.project is None:

@@ -106,9 +106,8 @@ def change_project(window: MainWindow, change: Callable[[Project], Project]) -> 
     if project is None:
         return
     try:
-        window.open_project(change(project))
+        changed = change(project)
     except RefereeError as error:
         window.show_error(str(error))
         return
-    window.session.project_unsaved = True
-    window.annotation.show_modified()
+    window.open_project(changed, unsaved=True)

@@ -16,7 +16,7 @@ the per-frame counts of unchanged frames coming from the session's cache.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from referee.core.cache.store import FrameCache
-from referee.core.errors import InputFileError, UnavailableError
+from referee.core.errors import UnavailableError
 from referee.core.estimation.result import EstimateResult
 from referee.core.evaluation.masks import VideoEvaluation
 from referee.core.formats.annotated import frames_with_ground_truth
@@ -51,7 +51,7 @@ from referee.core.workflow.options import (
     RankingOptions,
     SignificanceOptions,
 )
-from referee.core.workflow.projects import project_videos
+from referee.core.workflow.projects import ListedProject, project_videos
 from referee.core.workflow.results import (
     CurvesResult,
     PixelResult,
@@ -88,6 +88,7 @@ class ProjectSession(QObject):
         self._jobs: dict[str, Job] = {}
         self.project: Project | None = None
         self.videos: tuple[VideoSpec, ...] = ()
+        self._annotated: Mapping[str, FrameSet] | None = None
         self.options = AnalysisOptions()
         self.results = ProjectResults()
         #: The results before the last saved annotation, to show what it changed.
@@ -149,31 +150,23 @@ class ProjectSession(QObject):
         """Detectors with LIRIS actions: name → XML file."""
         return {} if self.project is None else self.project.action_detectors()
 
-    def annotated(self) -> dict[str, FrameSet]:
-        """The frames of each video (by label) that already have ground truth."""
-        return {v.label: frames_with_ground_truth(v) for v in self.videos}
+    def annotated(self) -> Mapping[str, FrameSet]:
+        """The frames of each video (by label) that already have ground truth: as listed
+        when the project opened, listed again after a save."""
+        if self._annotated is None:
+            self._annotated = {v.label: frames_with_ground_truth(v) for v in self.videos}
+        return self._annotated
 
     # --- the project ------------------------------------------------------------------------
 
-    def open(self, project: Project) -> None:
-        """Make ``project`` current and compute everything on it.
-
-        Raises
-        ------
-        InputFileError
-            If the project's dataset cannot be read, or the project has nothing
-            to show (no dataset, video file or ground truth); the open project stays.
-        """
-        videos = project_videos(project)
-        if not (videos or project.video_files or project.box_groundtruth or project.counts):
-            raise InputFileError(
-                project.file or project.name,
-                "the project is empty: it names no dataset, video file or ground truth, "
-                "so there is nothing to show; add a dataset folder or video files to it",
-            )
+    def open(self, listed: ListedProject) -> None:
+        """Make the project ``listed`` current (what
+        :func:`~referee.core.workflow.projects.list_project` lists, run as a job by the
+        window) and compute everything on it."""
         self._cancel(self._jobs)
-        self.videos = videos
-        self.project = project
+        self.videos = listed.videos
+        self._annotated = listed.annotated
+        self.project = listed.project
         self.project_unsaved = False
         self.results = ProjectResults()
         self.previous_results = None
@@ -187,6 +180,7 @@ class ProjectSession(QObject):
         before = self.project
         self.project = project
         self.videos = project_videos(project)
+        self._annotated = None
         self.previous_results = _copy(self.results)
         parts = changed_parts(before or project, files) if files else PARTS
         self._forget(invalidate(self.results, parts=parts))

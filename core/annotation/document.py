@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -64,7 +65,14 @@ def map_digest(label_map: np.ndarray) -> bytes:
 class GroundTruthDocument:
     """Ground truth under edit for ``project``, and what was last saved or loaded."""
 
-    def __init__(self, project: Project, videos: tuple[VideoSpec, ...] = ()) -> None:
+    def __init__(
+        self,
+        project: Project,
+        videos: tuple[VideoSpec, ...] = (),
+        annotated: Mapping[str, FrameSet] | None = None,
+    ) -> None:
+        """``annotated``: the frames of each of ``videos`` (by label) that have ground truth,
+        when already listed (else they are listed here)."""
         self.project = project
         self.videos = {video.label: video for video in videos}
         self.stamps = FileStamps()
@@ -73,7 +81,8 @@ class GroundTruthDocument:
         self._edited: dict[MaskKey, bool] = {}  # whether a map differs, until it changes again
         self._rois: dict[str, np.ndarray] = {}
         self.saved_annotated = {
-            label: frames_with_ground_truth(v) for label, v in self.videos.items()
+            label: annotated[label] if annotated is not None else frames_with_ground_truth(v)
+            for label, v in self.videos.items()
         }
         self._reviews: dict[MaskKey, Review] = {}
         self._actions: AnnotationSet | None = None  # read when first needed

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from referee.core.errors import InputFileError, InvalidOptionError
 from referee.core.formats import project_json
+from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.formats.cdnet import find_result_folder, last_annotatable_frame, list_folder
 from referee.core.formats.datasets import discover_dataset, fixed_frames
 from referee.core.formats.registry import is_project_file, is_video_file
 from referee.core.frames.sources import first_frame_size
+from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import (
     PROJECT_SUFFIX,
     DetectorSource,
@@ -157,6 +160,37 @@ def project_of_outputs(
 
 
 # --------------------------------------------------------------------------- opening
+
+
+@dataclass(frozen=True)
+class ListedProject:
+    """A project with what showing it needs listed from its folders: its videos
+    (:func:`project_videos`) and, by video label, the frames that have ground truth
+    (:func:`~referee.core.formats.annotated.frames_with_ground_truth`)."""
+
+    project: Project
+    videos: tuple[VideoSpec, ...]
+    annotated: Mapping[str, FrameSet]
+
+
+def list_project(project: Project) -> ListedProject:
+    """List ``project``'s videos and their annotated frames, as opening it does.
+
+    Raises
+    ------
+    InputFileError
+        If the project's dataset cannot be read (:func:`project_videos`), or the project
+        has nothing to show: no dataset, video file or ground truth.
+    """
+    videos = project_videos(project)
+    if not (videos or project.video_files or project.box_groundtruth or project.counts):
+        raise InputFileError(
+            project.file or Path(project.name),
+            "the project is empty: it names no dataset, video file or ground truth, "
+            "so there is nothing to show; add a dataset folder or video files to it",
+        )
+    annotated = {video.label: frames_with_ground_truth(video) for video in videos}
+    return ListedProject(project, videos, annotated)
 
 
 def open_path(path: str | Path) -> Project:

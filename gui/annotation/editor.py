@@ -13,6 +13,7 @@ changes and says why.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
@@ -30,6 +31,7 @@ from referee.core.annotation.document import GroundTruthDocument
 from referee.core.annotation.label_maps import Rect
 from referee.core.annotation.saving import SaveOutcome, save
 from referee.core.errors import RefereeError, UnavailableError
+from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
 
@@ -93,13 +95,19 @@ class AnnotationEditor(QObject):
 
     # --- the document ---------------------------------------------------------------------
 
-    def open(self, project: Project, videos: tuple[VideoSpec, ...]) -> Path | None:
+    def open(
+        self,
+        project: Project,
+        videos: tuple[VideoSpec, ...],
+        annotated: Mapping[str, FrameSet] | None = None,
+    ) -> Path | None:
         """Start editing ``project``'s ground truth; the undo history starts empty.
+        ``annotated``: the frames of each video that have ground truth, if already listed.
 
         Returns the project's autosave sidecar when it is newer than the project
         file (the caller offers to recover it), else ``None``.
         """
-        self.document = GroundTruthDocument(project, videos)
+        self.document = GroundTruthDocument(project, videos, annotated)
         self.stack.clear()
         self._announce_modified()
         return None if project.file is None else newer_autosave(project.file)

@@ -34,7 +34,7 @@ from referee.core.model.project import (
     with_detector,
     without_detector,
 )
-from referee.core.workflow.projects import open_path, project_videos
+from referee.core.workflow.projects import list_project, open_path, project_videos
 from referee.core.workflow.sources import source_status
 
 
@@ -350,6 +350,33 @@ def test_adding_and_removing_detectors(demo: DemoLayout) -> None:
 
 def test_project_without_dataset_has_no_videos() -> None:
     assert project_videos(Project("p")) == ()
+
+
+def test_listing_a_project_gives_its_videos_and_the_frames_with_ground_truth(
+    demo_copy: DemoLayout,
+) -> None:
+    video = demo_copy.videos[0]
+    truth = video.path / "groundtruth"
+    for frame in (2, 3, 9):  # the video becomes partly annotated
+        (truth / f"gt{frame:06d}.png").unlink()
+    project = open_path(demo_copy.dataset)
+    listed = list_project(project)
+    assert listed.project is project
+    assert [(v.category, v.name) for v in listed.videos] == sorted(
+        (v.category, v.name) for v in demo_copy.videos
+    )
+    for demo_video in demo_copy.videos:  # the files, listed here by hand
+        names = os.listdir(demo_video.path / "groundtruth")
+        expected = sorted(int(name[2:8]) for name in names if name.startswith("gt"))
+        label = f"{demo_video.category}/{demo_video.name}"
+        assert list(listed.annotated[label]) == expected
+    assert 2 not in listed.annotated[f"{video.category}/{video.name}"]
+
+
+def test_listing_a_project_with_nothing_to_show_names_its_file(tmp_path: Path) -> None:
+    file = tmp_path / "empty.referee.json"
+    with pytest.raises(InputFileError, match=r"empty\.referee\.json: the project is empty"):
+        list_project(Project("empty", file=file))
 
 
 # --------------------------------------------------------------------------- status

@@ -48,6 +48,14 @@ def demo_copy(demo, tmp_path: Path) -> Path:
     return root
 
 
+def opened(qtbot, job: Any) -> bool:
+    """Wait for a window's opening job (``MainWindow.open`` or ``open_project``, which list
+    the project's folders first); whether the project was listed and shown (else the
+    problem is in a dialog)."""
+    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
+    return job.state == job.DONE
+
+
 def demo_window(qtbot, demo, ready: Callable[[Any], bool]) -> Iterator[Any]:
     """A shown main window on the demo project, once its jobs are done, its first frame is
     shown and ``ready(window)`` holds; closed and disposed after the test."""

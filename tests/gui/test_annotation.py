@@ -22,6 +22,7 @@ from referee.core.measures.pixel import GT_MOTION, GT_SHADOW, GT_STATIC
 from referee.gui.annotation.mask_painter import Tool
 from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
+from tests.gui.conftest import opened
 
 CORRIDOR = PARTLY_ANNOTATED_VIDEO
 
@@ -319,7 +320,7 @@ def test_a_partly_annotated_folder_is_evaluated_and_saved_without_asking(
     window = MainWindow()
     window.show()
     try:
-        assert window.open(demo_copy / "dataset")
+        assert opened(qtbot, window.open(demo_copy / "dataset"))
         qtbot.waitUntil(lambda: window.session.pixels is not None, timeout=120000)
         corridor = next(v for v in window.session.videos if v.label == CORRIDOR)
         kept = corridor.frames[::ANNOTATED_EVERY]

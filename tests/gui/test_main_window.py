@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from referee.core.demo.project import demo_project
+from referee.core.formats import annotated
+from referee.core.workflow import projects
 from referee.core.workflow.options import RankingOptions
 from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
 from referee.gui.viewer.frame_view import COMPARISON, LAYERS
 from referee.gui.widgets.palette import COMPARISON_RGBA
+from tests.gui.conftest import opened
 
 
 def _ready(window: MainWindow) -> bool:
@@ -91,11 +96,41 @@ def test_comparison_colours_at_known_pixels_and_layer_toggle(qtbot, window) -> N
 def test_a_bad_path_shows_an_error_dialog(qtbot, window, tmp_path) -> None:
     bad = tmp_path / "notes.txt"
     bad.write_text("hello")
-    assert not window.open(bad)
+    assert not opened(qtbot, window.open(bad))
     boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)]
     assert any(str(bad) in box.text() for box in boxes)
     for box in boxes:
         box.close()
+
+
+def test_opening_lists_no_folder_on_the_gui_thread(qtbot, demo, monkeypatch) -> None:
+    on_gui_thread: list[bool] = []
+
+    def recorded(function):
+        def call(*args, **kwargs):
+            on_gui_thread.append(threading.current_thread() is threading.main_thread())
+            return function(*args, **kwargs)
+
+        return call
+
+    for module, name in (
+        (projects, "discover_dataset"),  # the path opened as a project
+        (projects, "project_videos"),  # its videos
+        (annotated, "annotated_frames"),  # their frames with ground truth
+    ):
+        monkeypatch.setattr(module, name, recorded(getattr(module, name)))
+    QApplication.instance().setOrganizationName("Referee-tests")
+    window = MainWindow(remember_layout=False)
+    try:
+        window.show()
+        assert opened(qtbot, window.open(demo.dataset))
+        qtbot.waitUntil(lambda: window.viewer.layers is not None, timeout=30_000)
+        assert window.session.videos and on_gui_thread
+        assert not any(on_gui_thread), "a folder was listed on the GUI thread"
+    finally:
+        window.runner.cancel_all()
+        window.runner.wait()
+        _dispose(window)
 
 
 def test_cancel_from_the_jobs_dock(qtbot, window) -> None:

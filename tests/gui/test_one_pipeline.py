@@ -19,6 +19,7 @@ from referee.core.report.compute import ReportResults, compute_results
 from referee.core.report.options import ReportOptions
 from referee.core.significance.wording import verdict_text
 from referee.core.workflow.options import AnalysisOptions, RankingOptions
+from referee.core.workflow.projects import list_project
 from referee.gui.session import ProjectSession
 from referee.gui.worker import JobRunner
 
@@ -41,7 +42,7 @@ def session(qtbot, project: Project) -> ProjectSession:
     runner = JobRunner()
     session = ProjectSession(runner)
     session.options = OPTIONS
-    session.open(project)
+    session.open(list_project(project))
     results = session.results
     qtbot.waitUntil(
         lambda: (

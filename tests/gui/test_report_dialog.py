@@ -36,6 +36,7 @@ from referee.gui.report_dialog import (
 )
 from referee.gui.widgets.theme import apply_theme
 from referee.gui.worker import JobRunner
+from tests.gui.conftest import opened
 
 #: The figure's colour (RGB), found nowhere else in the preview.
 MAGENTA = (255, 0, 255)
@@ -298,7 +299,7 @@ def test_export_action_builds_the_demo_report(qtbot, demo) -> None:
     try:
         assert not window.export_report_action.isEnabled()
         window.show()
-        window.open_project(demo_project(demo))
+        assert opened(qtbot, window.open_project(demo_project(demo)))
         assert window.export_report_action.isEnabled()
         window.export_report_action.trigger()
         dialog = window.report_dialog

@@ -12,7 +12,7 @@ from referee.core.annotation.saving import save
 from referee.core.cache import stamps
 from referee.core.demo.project import DEMO_PROJECT_NAME
 from referee.core.workflow.graph import STAGES, settled
-from referee.core.workflow.projects import open_path
+from referee.core.workflow.projects import list_project, open_path
 from referee.gui.session import ProjectSession
 from referee.gui.worker import JobRunner
 
@@ -30,7 +30,7 @@ def test_a_saved_frame_runs_again_only_what_depends_on_it(
     monkeypatch.setattr(stamps, "RACY_SECONDS", 0.0)  # the copy's files were just written
     runner = JobRunner()
     session = ProjectSession(runner)
-    session.open(open_path(demo_copy / DEMO_PROJECT_NAME))
+    session.open(list_project(open_path(demo_copy / DEMO_PROJECT_NAME)))
     _settle(qtbot, session)
     assert session.estimate is not None and session.estimate.videos, session.results.skipped
     before = {s.key: getattr(session.results, s.key) for s in STAGES}

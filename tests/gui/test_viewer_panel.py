@@ -7,6 +7,7 @@ import pytest
 
 from referee.core.colours import detector_colour
 from referee.core.demo.project import demo_project
+from referee.core.workflow.projects import list_project
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.frame_view import CONSENSUS, DETECTOR, LAYERS, MASK_ALPHA
 from referee.gui.viewer.panel import WELCOME, ViewerPanel
@@ -26,7 +27,7 @@ def _panel(qtbot, runner: JobRunner) -> ViewerPanel:
 def viewer(qtbot, demo) -> ViewerPanel:
     runner = JobRunner()
     panel = _panel(qtbot, runner)
-    panel.session.open(demo_project(demo))
+    panel.session.open(list_project(demo_project(demo)))
     qtbot.waitUntil(lambda: panel.layers is not None, timeout=30000)
     yield panel
     runner.cancel_all()

@@ -31,6 +31,7 @@ from referee.gui.app import dispose, open_window, screenshot_ready
 from referee.gui.docks.jobs import JobsStatusWidget
 from referee.gui.main_window import MainWindow
 from referee.gui.viewer.frame_loader import FrameLoader
+from tests.gui.conftest import opened
 from tests.robustness.gui_cases import (
     BAD_INPUTS,
     masks_folder_missing,
@@ -89,7 +90,7 @@ def window(qtbot, demo: DemoLayout, tmp_path: Path) -> Iterator[MainWindow]:
     """A window showing a one-video dataset."""
     window = MainWindow(remember_layout=False)
     window.show()
-    assert window.open(one_video(demo, tmp_path / "first"))
+    assert opened(qtbot, window.open(one_video(demo, tmp_path / "first")))
     _settle(qtbot, window)
     assert window.viewer.layers is not None
     yield window
@@ -115,7 +116,7 @@ def test_a_failure_to_open_shows_one_dialog_and_the_window_stays_usable(
         assert name in dialogs[0].text()
     _close_dialogs(window)
     # Still usable: another path opens and shows its frames.
-    assert window.open(one_video(demo, tmp_path / "next"))
+    assert opened(qtbot, window.open(one_video(demo, tmp_path / "next")))
     _settle(qtbot, window)
     assert window.viewer.layers is not None
     assert window.viewer.message_shown() is None
@@ -126,7 +127,7 @@ def test_a_path_that_cannot_be_read_keeps_the_project_open(
     qtbot, window: MainWindow, tmp_path: Path
 ) -> None:
     before = window.session.project
-    assert not window.open(project_file(tmp_path, "lost", dataset=tmp_path / "gone"))
+    assert not opened(qtbot, window.open(project_file(tmp_path, "lost", dataset=tmp_path / "gone")))
     assert window.session.project is before
     assert window.viewer.layers is not None  # its frame is still shown
     _close_dialogs(window)
@@ -138,7 +139,7 @@ def test_a_video_that_does_not_decode_is_refused_and_the_project_stays(
 ) -> None:
     before = window.session.project
     path, _ = BAD_INPUTS[case](demo, tmp_path)
-    assert not window.open(path)
+    assert not opened(qtbot, window.open(path))
     line = (
         f"{path}: not a video OpenCV can decode (no frame could be read): the file is "
         "corrupt, truncated or not a video, or its codec is not supported"
@@ -162,7 +163,7 @@ def test_one_bad_mask_found_by_several_jobs_opens_one_dialog(
     masks = tmp_path / "results" / "mog2"
     reported: list[str] = []
     window.errors.reported.connect(reported.append)
-    assert window.open(dataset)
+    assert opened(qtbot, window.open(dataset))
     _settle(qtbot, window)
     window.session.run_pseudo()  # a second job that reads the same mask
     _settle(qtbot, window)
@@ -214,7 +215,7 @@ def test_the_sources_that_could_not_be_read_are_listed_in_one_dialog(
             DetectorSource("knn", masks=tmp_path / "results" / "knn", actions=broken),
         ),
     )
-    assert window.open(project)
+    assert opened(qtbot, window.open(project))
     _settle(qtbot, window)
     [dialog] = _dialogs(window)
     lines = dialog.text().splitlines()

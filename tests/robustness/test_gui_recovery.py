@@ -31,6 +31,7 @@ from referee.core.formats.project_json import read_project
 from referee.core.workflow.projects import project_videos
 from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
+from tests.gui.conftest import opened
 from tests.robustness.gui_cases import one_video, project_file
 from tests.robustness.test_gui_faults import _dialogs, _settle, isolated_settings
 
@@ -97,7 +98,7 @@ def test_a_sidecar_that_does_not_fit_is_refused_in_one_dialog(
     project = project_file(tmp_path, "p", dataset=one_video(demo, tmp_path))
     change, members, problem = CASES[case]
     sidecar = _sidecar(project, change, members)
-    assert window.open(project)
+    assert opened(qtbot, window.open(project))
     _settle(qtbot, window)
     dialogs = _dialogs(window)
     assert len(dialogs) == 1, [box.text() for box in dialogs]
@@ -113,7 +114,7 @@ def test_a_named_pipe_as_the_sidecar_is_refused_without_hanging(
 ) -> None:
     project = project_file(tmp_path, "p", dataset=one_video(demo, tmp_path))
     os.mkfifo(autosave_path(project))
-    assert window.open(project)
+    assert opened(qtbot, window.open(project))
     _settle(qtbot, window)
     (dialog,) = _dialogs(window)
     assert "not a regular file" in dialog.text()
@@ -128,7 +129,7 @@ def test_16_bit_ground_truth_is_said_without_an_exception_in_a_slot(
     deep = cv2.imread(str(gt), cv2.IMREAD_UNCHANGED).astype(np.uint16) * 257
     cv2.imwrite(str(gt), deep)
     shutil.rmtree(video.parent / "results", ignore_errors=True)
-    window.open(video)  # the first frame shown is the deep one
+    opened(qtbot, window.open(video))  # the first frame shown is the deep one
     _settle(qtbot, window)
     texts = [box.text() for box in _dialogs(window)]
     assert texts and all("16 bits" in text for text in texts), texts

@@ -174,12 +174,12 @@ _ASKING = """
 import sys
 from PySide6.QtWidgets import QMessageBox
 from referee.core.cli.main import main
-from referee.gui import main_window
-opened = main_window.MainWindow.open_project
-def asking(self, project):
-    opened(self, project)
-    QMessageBox.question(self, "A question", "Shall we wait for an answer?")
-main_window.MainWindow.open_project = asking
+from referee.gui import session
+opened = session.ProjectSession.open
+def asking(self, listed):
+    opened(self, listed)
+    QMessageBox.question(None, "A question", "Shall we wait for an answer?")
+session.ProjectSession.open = asking
 raise SystemExit(main(sys.argv[1:]))
 """
 

@@ -28,6 +28,7 @@ from referee.core.workflow import graph
 from referee.core.workflow.results import ProjectResults
 from referee.gui.app import dispose, screenshot_ready
 from referee.gui.main_window import MainWindow
+from tests.gui.conftest import opened
 
 #: Long enough for every job of the demo (ms); a hang fails the test instead of waiting.
 WAIT_MS = 120_000
@@ -95,7 +96,7 @@ def test_the_window_is_ready_for_a_screenshot_only_once_every_result_is_shown(
     states = _ReadyStates(window)
     QApplication.instance().installEventFilter(states)
     try:
-        assert window.open(dataset)
+        assert opened(qtbot, window.open(dataset))
         # Every other job first: then the evaluation's end is the runner's last.
         qtbot.waitUntil(
             lambda: (
