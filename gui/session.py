@@ -175,16 +175,31 @@ class ProjectSession(QObject):
 
     def annotations_saved(self, project: Project, files: Sequence[Path] = ()) -> None:
         """Take ``project`` as saved with new ground truth in ``files`` and bring up to date,
-        in the background, what they change (every stage when ``files`` is empty); the
-        results so far stay in :attr:`previous_results`."""
+        in the background, what they change (every stage when ``files`` is empty), and list
+        the videos again (a job); the results so far stay in :attr:`previous_results`."""
         before = self.project
         self.project = project
-        self.videos = project_videos(project)
-        self._annotated = None
         self.previous_results = _copy(self.results)
         parts = changed_parts(before or project, files) if files else PARTS
         self._forget(invalidate(self.results, parts=parts))
+        self._list_videos(project)
         self.refresh()
+
+    def _list_videos(self, project: Project) -> Job:
+        """List ``project``'s videos again in a job (their annotated frames changed; the
+        stages list them on their own); :attr:`videos` holds the new listing once done."""
+
+        def done(videos: tuple[VideoSpec, ...]) -> None:
+            if self.project is project:
+                self.videos, self._annotated = videos, None
+
+        return self.runner.run(
+            "videos",
+            "Listing the videos",
+            lambda progress, cancel: project_videos(project),
+            done,
+            self._on_failed,
+        )
 
     def recompute(self) -> None:
         """Compute every stage again, as if every file had changed (files changed outside

@@ -3,6 +3,7 @@ saved, only the stages that depend on it run again, and only that frame is read.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from referee.core.annotation.saving import save
 from referee.core.cache import stamps
 from referee.core.demo.project import DEMO_PROJECT_NAME
 from referee.core.workflow.graph import STAGES, settled
-from referee.core.workflow.projects import list_project, open_path
+from referee.core.workflow.projects import list_project, open_path, project_videos
+from referee.gui import session as session_module
 from referee.gui.session import ProjectSession
 from referee.gui.worker import JobRunner
 
@@ -46,13 +48,28 @@ def test_a_saved_frame_runs_again_only_what_depends_on_it(
     started: list[str] = []
     runner.job_started.connect(lambda job: started.append(job.kind))
     session.cache.computed.clear()
+    listed_on_gui_thread: list[bool] = []
+
+    def listing(project):
+        listed_on_gui_thread.append(threading.current_thread() is threading.main_thread())
+        return project_videos(project)
+
+    monkeypatch.setattr(session_module, "project_videos", listing)
+    assert frame not in session.annotated()[label]
     session.annotations_saved(outcome.project, outcome.files)
     _settle(qtbot, session)
 
-    # The annotators' agreement reads mask ground truth too (the demo names none: skipped).
+    # The annotators' agreement reads mask ground truth too (the demo names none: skipped);
+    # the videos are listed again off the GUI thread, with the saved frame annotated.
     assert sorted(started) == sorted(
-        ["pixels", "curves", "boxes", "pseudo", "ranking", "significance", "estimate", "agreement"]
+        [
+            *("pixels", "curves", "boxes", "pseudo", "ranking", "significance", "estimate"),
+            *("agreement", "videos"),
+        ]
     )
+    assert listed_on_gui_thread == [False]
+    assert frame in session.annotated()[label]
+    assert frame in next(v for v in session.videos if v.label == label).truth_frames
     for what in ("counts", "histograms"):  # masks and score maps: that frame only
         assert session.cache.computed_of(what) == {label: [frame]}, what
     assert session.cache.computed_of("scores") == {}  # the ranking kept its scores
@@ -84,7 +101,7 @@ def test_f5_computes_everything_again_from_the_cache(
     window.session.cache.computed.clear()
     qtbot.keyClick(window, Qt.Key.Key_F5)
     _settle(qtbot, window.session)
-    assert sorted(started) == sorted(stage.key for stage in STAGES)
+    assert sorted(started) == sorted([*(stage.key for stage in STAGES), "videos"])  # relisted
     for what in ("counts", "histograms", "scores"):  # every frame from the cache
         assert window.session.cache.computed_of(what) == {}, what
     window.runner.cancel_all()
