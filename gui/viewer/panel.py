@@ -20,13 +20,12 @@ from PySide6.QtWidgets import (
 
 from referee.core.colours import detector_colours
 from referee.core.errors import InputFileError, RefereeError
-from referee.core.frames.sources import CdnetResultSource, FrameReader
+from referee.core.frames.sources import FrameReader
 from referee.core.frames.video_files import VideoFileSource
 from referee.core.measures.action_scores import PairRow
 from referee.core.measures.pixel import COMPARISON_LABELS, GT_LEVEL_NAMES
 from referee.core.measures.tracking_frames import TrackedFrames
-from referee.core.workflow.agreement import labelled_videos
-from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayerReader, FrameLayers
+from referee.core.workflow.frame_layers import CdnetInputSource, FrameLayers
 from referee.gui.session import ProjectSession
 from referee.gui.viewer.action_boxes import box_legend, boxes_for_frame
 from referee.gui.viewer.frame_grid import FrameGrid
@@ -49,6 +48,12 @@ from referee.gui.viewer.tracking_boxes import (
     tracking_drawings,
     tracking_legend,
 )
+from referee.gui.viewer.video_reader import (
+    ReaderBuild,
+    VideoReader,
+    cdnet_reader_build,
+    file_reader_build,
+)
 from referee.gui.viewer.zoom_bar import ZoomBar
 
 VIEW_COUNTS = (1, 2, 4)
@@ -59,6 +64,8 @@ WELCOME = (
     "No project is open.\n\nOpen a project, a CDnet dataset folder or a video "
     "with File › Open (Ctrl+O), or drop it here."
 )
+#: A video whose reader takes longer to build than this (ms) says so in place of the frames.
+OPENING_MESSAGE_MS = 200
 #: Characters a video or detector box shows at least (longer names are cut short).
 _BOX_CHARACTERS = {"video": 12, "detector": 8}
 
@@ -139,6 +146,11 @@ class ViewerPanel(QWidget):
         self.tracking_shown = False
         #: Whether a new project's chosen video waits to be shown (on the next turn).
         self._video_pending = False
+        #: The video whose reader a job builds, the frame asked for meanwhile, and which
+        #: choice of video the job answers (a later choice drops its reader).
+        self._building: str | None = None
+        self._frame_wanted: int | None = None
+        self._build_id = 0
         self._cache_timer = QTimer(self)
         self._cache_timer.timeout.connect(self._on_cache_tick)
         self._cache_timer.start(250)
@@ -224,6 +236,9 @@ class ViewerPanel(QWidget):
             self.video_box.setCurrentIndex(index)
         else:
             self._show_pending_video()
+        if self._building is not None:  # shown once the video's reader is built
+            self._frame_wanted = frame
+            return
         self.timeline.set_frame(frame)
         self.request_frame(self.timeline.frame())
 
@@ -315,7 +330,7 @@ class ViewerPanel(QWidget):
     def settled(self) -> bool:
         """Whether the viewer waits for nothing: the frame asked for was shown or failed,
         or there is none to read."""
-        return not (self._waiting and self.loader.has_source)
+        return self._building is None and not (self._waiting and self.loader.has_source)
 
     def _video_files(self) -> tuple[Path, ...]:
         """The project's plain video files (listed after its CDnet videos)."""
@@ -348,58 +363,63 @@ class ViewerPanel(QWidget):
             self._on_video_chosen(self.video_box.currentIndex())
 
     def _on_video_chosen(self, index: int) -> None:
+        """Build the chosen video's reader in a job; its first frame is asked for once built."""
         self._video_pending = False
         self.layers = None
         self.grid.fit_to_window()
+        self.loader.set_source(None)
+        self._build_id += 1
         if not 0 <= index < self.video_box.count():
-            self.loader.set_source(None)
+            self._building = None
             self.show_message("This project has no video to show.")
             return
         label = self.video_box.itemText(index)
-        try:
-            reader, last, fps, start = self._reader(index)
-        except RefereeError as error:
-            self.loader.set_source(None)
-            own = isinstance(error, InputFileError) and error.path.name == label
-            detail = error.problem if isinstance(error, InputFileError) and own else str(error)
-            self.show_message(f"Cannot show {label}:\n{detail}")
-            self.problem.emit(str(error))
-            return
-        self.loader.set_source(reader, last)
-        self.timeline.set_range(1, last)
-        self.timeline.set_fps(fps)
-        self.timeline.set_frame(start)
-        self._on_results_changed()
-        self.request_frame(start)
+        build_id, self._building, self._frame_wanted = self._build_id, label, None
+        self.session.runner.run(
+            "reader",
+            f"Opening {label}",
+            self._reader_build(index),
+            lambda built: self._on_reader_built(build_id, label, built),
+            lambda message: self._on_reader_built(build_id, label, RefereeError(message)),
+        )
+        QTimer.singleShot(OPENING_MESSAGE_MS, self, lambda: self._say_opening(build_id, label))
 
-    def _reader(self, index: int) -> tuple[FrameReader[FrameLayers], int, float, int]:
-        """Frames with layers of the ``index``-th video, its last frame, fps and first frame
-        shown. A detector whose results cannot be read is left out (a ``problem``)."""
+    def _say_opening(self, build_id: int, label: str) -> None:
+        if self._build_id == build_id and self._building is not None:
+            self.show_progress(f"Opening {label}…", 0, 0)
+
+    def _reader_build(self, index: int) -> ReaderBuild:
+        """How to build the ``index``-th video's reader, from what the session holds now."""
         session = self.session
         if index >= len(session.videos):
-            source = VideoFileSource(self._video_files()[index - len(session.videos)])
-            return FrameLayerReader(source, source.frame_count), source.frame_count, source.fps, 1
-        video = session.videos[index]
-        inputs = CdnetInputSource(video)
-        detectors = {}
-        for name, root in session.mask_detectors().items():
-            try:
-                detectors[name] = CdnetResultSource.for_video(root, video, len(session.videos) == 1)
-            except RefereeError as error:
-                self.problem.emit(str(error))
-        project, single = session.project, len(session.videos) == 1
-        annotators = {} if project is None else labelled_videos(project, video, single)
-        # The consensus layer is the share of detectors that see motion, without the trivial
-        # voters of docs/measures.md §7: 0 where none does, drawn transparent.
-        reader = FrameLayerReader(
-            inputs,
-            inputs.frame_count,
-            video,
-            detectors,
-            include_trivial=False,
-            annotators=annotators,
+            return file_reader_build(self._video_files()[index - len(session.videos)])
+        single = len(session.videos) == 1
+        return cdnet_reader_build(
+            session.videos[index], session.mask_detectors(), session.project, single
         )
-        return reader, inputs.frame_count, 25.0, video.first
+
+    def _on_reader_built(
+        self, build_id: int, label: str, built: VideoReader | RefereeError
+    ) -> None:
+        """Show the built reader's first frame (or the one :meth:`go_to` asked for since),
+        or say why the video cannot be shown; a reader of an earlier choice is dropped."""
+        if build_id != self._build_id:
+            return
+        wanted, self._building, self._frame_wanted = self._frame_wanted, None, None
+        if isinstance(built, RefereeError):
+            own = isinstance(built, InputFileError) and built.path.name == label
+            detail = built.problem if isinstance(built, InputFileError) and own else str(built)
+            self.show_message(f"Cannot show {label}:\n{detail}")
+            self.problem.emit(str(built))
+            return
+        for problem in built.problems:  # a detector whose results cannot be read is left out
+            self.problem.emit(problem)
+        self.loader.set_source(built.reader, built.last)
+        self.timeline.set_range(1, built.last)
+        self.timeline.set_fps(built.fps)
+        self.timeline.set_frame(built.first_shown if wanted is None else wanted)
+        self._on_results_changed()
+        self.request_frame(self.timeline.frame())
 
     def _on_detectors_chosen(self, _index: int) -> None:
         self._on_results_changed()

@@ -113,3 +113,33 @@ def test_the_consensus_tints_only_pixels_some_detector_sees(viewer) -> None:
     ys, xs = np.nonzero(masks.all(axis=0))
     assert ys.size, "no pixel that every detector sees on this frame"
     assert (np.abs(rendered[ys, xs] - image[ys, xs]).max(axis=1) > 40).all()
+
+
+def test_a_video_s_reader_is_built_off_the_gui_thread_and_shows_the_frame_asked_for(
+    viewer, qtbot, monkeypatch
+) -> None:
+    import threading
+
+    from referee.gui.viewer import video_reader
+
+    built_on_gui_thread: list[bool] = []
+    source = video_reader.CdnetInputSource
+
+    def input_source(video):  # lists the video's input frames
+        built_on_gui_thread.append(threading.current_thread() is threading.main_thread())
+        return source(video)
+
+    monkeypatch.setattr(video_reader, "CdnetInputSource", input_source)
+    first, second = viewer.video_labels[:2]
+    frame = viewer.session.videos[1].first + 7
+    viewer.go_to(second, frame)  # its reader is being built: the frame is shown after
+    assert not viewer.settled()
+    qtbot.waitUntil(lambda: viewer.layers is not None and viewer.settled(), timeout=30000)
+    assert built_on_gui_thread == [False]
+    assert viewer.current_video_label() == second
+    assert viewer.layers.frame == frame == viewer.timeline.frame()
+    # A choice made while a reader is built drops that reader: the last choice is shown.
+    viewer.go_to(first, viewer.session.videos[0].first + 3)
+    viewer.go_to(second, frame + 1)
+    qtbot.waitUntil(lambda: viewer.layers is not None and viewer.settled(), timeout=30000)
+    assert viewer.current_video_label() == second and viewer.layers.frame == frame + 1
