@@ -290,7 +290,7 @@ class MainWindow(QMainWindow):
             if self.session.project is None and not opening:
                 self.viewer.show_message(WELCOME)
 
-        job = self.runner.run("open", title, listing, done, self.show_error)
+        job = self.runner.run("open", title, listing, done, self.show_error, urgent=True)
         job.ended.connect(ended)
         return job
 

@@ -33,6 +33,8 @@ JobFunction = Callable[..., Any]
 
 #: Progress signals are sent at most this often (seconds), plus the final one.
 PROGRESS_INTERVAL = 0.05
+#: Threads for urgent jobs (see :meth:`JobRunner.run`).
+URGENT_THREADS = 2
 
 
 def lower_thread_priority() -> None:
@@ -141,6 +143,9 @@ class JobRunner(QObject):
     def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._pool = pool or QThreadPool.globalInstance()
+        #: The threads of urgent jobs, which the user waits on: never queued behind the others.
+        self._urgent_pool = QThreadPool(self)
+        self._urgent_pool.setMaxThreadCount(URGENT_THREADS)
         self._jobs: list[Job] = []
 
     @property
@@ -155,11 +160,14 @@ class JobRunner(QObject):
         fn: JobFunction,
         on_done: Callable[[Any], None] | None = None,
         on_error: Callable[[str], None] | None = None,
+        urgent: bool = False,
     ) -> Job:
         """Run ``fn(progress=..., cancel=...)`` off the GUI thread.
 
         ``on_done(result)`` and ``on_error(message)`` are called on the GUI
-        thread; a cancelled job calls neither.
+        thread; a cancelled job calls neither. An ``urgent`` job (one the user waits on to
+        see anything: opening a project, reading a video) runs on threads of its own, not
+        after the computations already queued.
         """
         for job in self.jobs:
             if job.kind == kind:
@@ -172,7 +180,7 @@ class JobRunner(QObject):
         job.ended.connect(lambda: self._forget(job))
         self._jobs.append(job)
         self.job_started.emit(job)
-        self._pool.start(_JobCall(job, fn))
+        (self._urgent_pool if urgent else self._pool).start(_JobCall(job, fn))
         return job
 
     def cancel_all(self) -> None:
@@ -181,8 +189,13 @@ class JobRunner(QObject):
             job.cancel()
 
     def wait(self, timeout_ms: int = 30000) -> bool:
-        """Block until the pool is idle (for shutdown and tests)."""
-        return self._pool.waitForDone(timeout_ms)
+        """Block until every job's thread is idle, for up to ``timeout_ms`` in all (for
+        shutdown and tests)."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        if not self._urgent_pool.waitForDone(timeout_ms):
+            return False
+        left = max(0, round((deadline - time.monotonic()) * 1000))
+        return self._pool.waitForDone(left)
 
     def _forget(self, job: Job) -> None:
         if job in self._jobs:

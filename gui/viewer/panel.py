@@ -381,6 +381,7 @@ class ViewerPanel(QWidget):
             self._reader_build(index),
             lambda built: self._on_reader_built(build_id, label, built),
             lambda message: self._on_reader_built(build_id, label, RefereeError(message)),
+            urgent=True,
         )
         QTimer.singleShot(OPENING_MESSAGE_MS, self, lambda: self._say_opening(build_id, label))
 

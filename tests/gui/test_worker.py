@@ -164,3 +164,21 @@ def test_jobs_run_below_the_gui_thread(qtbot) -> None:
     assert all(thread != threading.get_native_id() for thread, _ in seen)
     assert [niceness for _, niceness in seen] == [min(gui + BACKGROUND_NICENESS, 19)] * 2
     assert _niceness(threading.get_native_id()) == gui  # the GUI thread's is untouched
+
+
+def test_an_urgent_job_runs_while_every_thread_of_the_others_is_taken(qtbot) -> None:
+    pool = QThreadPool()
+    pool.setMaxThreadCount(1)
+    runner = JobRunner(pool)
+    release = threading.Event()
+    blocking = runner.run("stage", "A long stage", lambda progress, cancel: release.wait(30))
+    queued = runner.run("other", "Queued behind it", lambda progress, cancel: "late")
+    urgent = runner.run("reader", "Opening a video", lambda progress, cancel: "now", urgent=True)
+    with qtbot.waitSignal(urgent.finished, timeout=10000) as blocker:
+        pass
+    assert blocker.args == ["now"]
+    assert blocking.running and queued.running  # the only ordinary thread is still taken
+    release.set()
+    qtbot.waitUntil(lambda: not runner.jobs, timeout=10000)
+    assert queued.state == queued.DONE
+    assert runner.wait(10000)
