@@ -470,6 +470,8 @@ class MainWindow(QMainWindow):
         if pixels is not None:
             self.indicators_dock.show_pixels(pixels)
             self.plots_dock.show_pixels(pixels)
+        elif "pixels" in self.session.results.skipped:
+            self.indicators_dock.show_unavailable(self.session.results.skipped["pixels"])
         self._show_frame_f()
 
     def _on_ranking_changed(self) -> None:

@@ -103,6 +103,7 @@ class IndicatorsDock(QDockWidget):
         super().__init__("Indicators", parent)
         self.setObjectName("IndicatorsDock")
         self._pixels: PixelResult | None = None
+        self._unavailable = ""  # why the evaluation could not run, when it could not
         self.table_model = IndicatorTableModel(self)
         self.shown_rows = IndicatorFilterModel(self.table_model, self)
         self.detector_list = self._make_detector_list()
@@ -170,7 +171,8 @@ class IndicatorsDock(QDockWidget):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
-        layout.addWidget(self._legend())
+        self.legend = self._legend()
+        layout.addWidget(self.legend)
         layout.addWidget(column, 1)
         return body
 
@@ -191,7 +193,7 @@ class IndicatorsDock(QDockWidget):
         session); detectors shown before stay as they were, new ones start checked."""
         hidden = set(self._names()) - set(self.selected_detectors())
         selected = self._selected_row()
-        self._pixels = result
+        self._pixels, self._unavailable = result, ""
         self.scheme_combo.blockSignals(True)
         self.scheme_combo.setCurrentText(result.options.weights)
         self.scheme_combo.blockSignals(False)
@@ -292,9 +294,20 @@ class IndicatorsDock(QDockWidget):
         for column, width in enumerate(widths[FROZEN_COLUMNS:], start=FROZEN_COLUMNS):
             self.table.setColumnWidth(column, width)
 
+    def show_unavailable(self, reason: str) -> None:
+        """Say why the project has no indicators (the evaluation could not run), in place of
+        the table: ``reason`` as the session gives it, e.g. no detector has masks."""
+        self._pixels, self._unavailable = None, reason
+        self._show_table_or_message()
+
     def _show_table_or_message(self) -> None:
         self.detector_button.setEnabled(self._pixels is not None)
-        if self._pixels is None:
+        self.legend.setVisible(self._pixels is not None)  # a key to the table's cells
+        if self._pixels is None and self._unavailable:
+            self.table_area.show_message(
+                f"No indicators (docs/measures.md §1): {self._unavailable}."
+            )
+        elif self._pixels is None:
             self.table_area.show_message(NO_RESULT_TEXT)
         elif not self.selected_detectors():
             self.table_area.show_message(NO_DETECTOR_TEXT)

@@ -457,6 +457,20 @@ def test_empty_states_say_what_will_appear(qtbot, evaluations):
     assert dock.detector_button.text() == "Detectors 0/3"
 
 
+def test_a_skipped_evaluation_says_why_until_results_come(qtbot, evaluations):
+    dock = IndicatorsDock()
+    qtbot.addWidget(dock)
+    dock.show_unavailable("no detector has masks")
+    assert dock.table_area.message() == (
+        "No indicators (docs/measures.md §1): no detector has masks."
+    )
+    assert not dock.detector_button.isEnabled()
+    assert dock.legend.isHidden()  # a key to cells no table shows
+    dock.show_pixels(summarize_evaluations(evaluations))
+    assert dock.table_area.message() is None
+    assert not dock.legend.isHidden()
+
+
 def test_dock_identity(dock):
     assert dock.objectName() == "IndicatorsDock"
     assert dock.windowTitle() == "Indicators"
