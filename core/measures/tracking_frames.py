@@ -10,13 +10,21 @@ counted: as many switch marks as IDSW, as many resumed objects as Frag.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, cast
 
 import numpy as np
 
 from referee.core.measures.boxes import VideoBoxes
 from referee.core.measures.clear_matching import ClearMatching, FrameMatches
+from referee.core.measures.packed_frames import (
+    pack_matches,
+    pack_video_boxes,
+    unpack_matches,
+    unpack_video_boxes,
+)
 
 
 class TrackOutcome(Enum):
@@ -48,16 +56,75 @@ class BoxOutcome:
     previous: int | None = None
 
 
-@dataclass(frozen=True, eq=False)
 class TrackedFrames:
-    """A tracker's matching on one sequence: ``numbers[t]`` is the frame of ``matches[t]``."""
+    """A tracker's matching on one sequence: ``numbers[t]`` is the frame of ``matches[t]``;
+    ``switched_from`` maps (frame, ground-truth box index) of each switch to the tracker
+    identity before it.
 
-    groundtruth: VideoBoxes
-    tracker: VideoBoxes
-    numbers: tuple[int, ...]
-    matches: tuple[FrameMatches, ...]
-    #: (frame, ground-truth box index) of each switch → the tracker identity before it.
-    switched_from: dict[tuple[int, int], int]
+    Pickled, it is a few flat arrays (:mod:`~referee.core.measures.packed_frames`), and an
+    unpickled one rebuilds its per-frame boxes and matches when first read: a worker
+    process's result arrives without the thousands of small arrays whose unpickling held
+    the receiving process's interpreter lock (and the window's paints) for tens of ms.
+    """
+
+    def __init__(
+        self,
+        groundtruth: VideoBoxes,
+        tracker: VideoBoxes,
+        numbers: tuple[int, ...],
+        matches: tuple[FrameMatches, ...],
+        switched_from: dict[tuple[int, int], int],
+    ) -> None:
+        self.numbers = tuple(numbers)
+        self.switched_from = switched_from
+        self._unpacked: tuple[VideoBoxes, VideoBoxes, tuple[FrameMatches, ...]] | None = (
+            groundtruth,
+            tracker,
+            tuple(matches),
+        )
+        self._packed: tuple[object, object, object] | None = None
+
+    @property
+    def groundtruth(self) -> VideoBoxes:
+        return self._parts()[0]
+
+    @property
+    def tracker(self) -> VideoBoxes:
+        return self._parts()[1]
+
+    @property
+    def matches(self) -> tuple[FrameMatches, ...]:
+        return self._parts()[2]
+
+    def _parts(self) -> tuple[VideoBoxes, VideoBoxes, tuple[FrameMatches, ...]]:
+        if self._unpacked is None:
+            groundtruth, tracker, matches = cast(tuple[Any, Any, Any], self._packed)
+            self._unpacked = (
+                unpack_video_boxes(*groundtruth),
+                unpack_video_boxes(*tracker),
+                unpack_matches(matches),
+            )
+            self._packed = None
+        return self._unpacked
+
+    def __repr__(self) -> str:
+        groundtruth, tracker, matches = self._parts()
+        return (
+            f"TrackedFrames(groundtruth={groundtruth!r}, tracker={tracker!r}, "
+            f"numbers={self.numbers!r}, matches={matches!r}, "
+            f"switched_from={self.switched_from!r})"
+        )
+
+    def __reduce__(self) -> tuple[Callable[..., TrackedFrames], tuple[object, ...]]:
+        packed = self._packed
+        if packed is None:
+            groundtruth, tracker, matches = self._parts()
+            packed = (
+                pack_video_boxes(groundtruth),
+                pack_video_boxes(tracker),
+                pack_matches(matches),
+            )
+        return (_from_packed, (packed, self.numbers, self.switched_from))
 
     def _index(self, frame: int) -> int | None:
         t = bisect.bisect_left(self.numbers, frame)
@@ -120,6 +187,18 @@ class TrackedFrames:
             np.array(fp, dtype=np.int64),
             np.array(fn, dtype=np.int64),
         )
+
+
+def _from_packed(
+    packed: tuple[object, object, object],
+    numbers: tuple[int, ...],
+    switched_from: dict[tuple[int, int], int],
+) -> TrackedFrames:
+    """The :class:`TrackedFrames` its ``__reduce__`` packed, unpacked when first read."""
+    tracked = TrackedFrames.__new__(TrackedFrames)
+    tracked.numbers, tracked.switched_from = numbers, switched_from
+    tracked._unpacked, tracked._packed = None, packed
+    return tracked
 
 
 def _ids(ids: np.ndarray | None, count: int) -> list[int]:
