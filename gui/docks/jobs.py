@@ -17,6 +17,9 @@ from PySide6.QtWidgets import (
 from referee.gui.widgets.empty_state import EmptyState
 from referee.gui.worker import Job, JobRunner, progress_text
 
+#: A job gets a row in the Jobs dock once it has run this long (ms); the status bar shows
+#: every job at once.
+ROW_DELAY_MS = 300
 #: What the Jobs dock says while no job runs.
 NO_JOB = (
     "No job running. Evaluations, rankings, reports and other long computations are "
@@ -56,7 +59,8 @@ class _JobRow(QWidget):
 
 
 class JobsDock(QDockWidget):
-    """Every running job with its progress and a Cancel button."""
+    """Every job running longer than :data:`ROW_DELAY_MS`, with its progress and a Cancel
+    button."""
 
     def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__("Jobs", parent)
@@ -85,6 +89,13 @@ class JobsDock(QDockWidget):
         return rows
 
     def _on_job_started(self, job: Job) -> None:
+        # Most jobs end within a blink (a project's listing, a stage on a saved frame): a
+        # row for each would be built and torn down while the window is busiest.
+        QTimer.singleShot(ROW_DELAY_MS, self, lambda: self._add_row(job))
+
+    def _add_row(self, job: Job) -> None:
+        if not job.running:
+            return
         row = _JobRow(job)
         self._rows.insertWidget(self._rows.count() - 1, row)
         self._state.show_content()

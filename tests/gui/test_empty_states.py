@@ -65,6 +65,34 @@ def test_the_jobs_dock_says_why_it_is_empty_and_lists_a_running_job(qtbot) -> No
     runner.wait()
 
 
+def test_a_job_that_ends_at_once_gets_no_row(qtbot, monkeypatch) -> None:
+    from referee.gui.docks import jobs
+
+    built: list[object] = []
+
+    class CountedRow(jobs._JobRow):
+        def __init__(self, job, parent=None) -> None:
+            super().__init__(job, parent)
+            built.append(job)
+
+    monkeypatch.setattr(jobs, "_JobRow", CountedRow)
+    runner = JobRunner()
+    dock = JobsDock(runner)
+    qtbot.addWidget(dock)
+    runner.run("quick", "Quick", lambda progress, cancel: 1)
+    qtbot.waitUntil(lambda: not runner.jobs, timeout=5000)
+    qtbot.wait(jobs.ROW_DELAY_MS + 200)
+    assert built == [] and dock.empty_message == NO_JOB
+    release = threading.Event()
+    try:  # a job still running after the delay gets its row
+        slow = runner.run("slow", "Slow", lambda progress, cancel: release.wait(30))
+        qtbot.waitUntil(lambda: bool(dock.rows()), timeout=5000)
+        assert built == [slow]
+    finally:
+        release.set()
+    runner.wait()
+
+
 @pytest.mark.parametrize("window", [LIGHT_WINDOW, DARK_WINDOW])
 def test_a_warning_is_legible_on_either_theme(qtbot, window: tuple[int, int, int]) -> None:
     line = WarningLine()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from referee.core.demo.project import demo_project
 from referee.core.formats import annotated
+from referee.core.progress import check
 from referee.core.workflow import projects
 from referee.core.workflow.options import RankingOptions
 from referee.gui.app import dispose
@@ -133,8 +135,14 @@ def test_opening_lists_no_folder_on_the_gui_thread(qtbot, demo, monkeypatch) -> 
         _dispose(window)
 
 
+def _until_cancelled(progress, cancel) -> None:
+    while True:
+        check(cancel)  # raises once cancelled
+        time.sleep(0.01)
+
+
 def test_cancel_from_the_jobs_dock(qtbot, window) -> None:
-    job = window.session.evaluate()
+    job = window.runner.run("wait", "A long job", _until_cancelled)
     qtbot.waitUntil(lambda: bool(window.jobs_dock.rows()), timeout=5000)
     row = next(r for r in window.jobs_dock.rows() if r.job is job)
     qtbot.mouseClick(row.cancel_button, Qt.MouseButton.LeftButton)
