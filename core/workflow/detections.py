@@ -86,6 +86,24 @@ def read_boxes(
     return list(reader.read(path, min_conf=min_conf, **extra)), reader.name
 
 
+def read_detections(project: Project, path: Path) -> tuple[list[VideoBoxes], str]:
+    """A detector's boxes at ``path`` read as the box stage reads them with default options:
+    a tracker's files when the project's ground truth is a MOTChallenge benchmark folder
+    (:func:`benchmark_of`), else any registered format (:func:`read_boxes`)."""
+    source, options = project.box_groundtruth, BoxOptions()
+    benchmark = benchmark_of(source, options) if source is not None else None
+    return _read_detector(path, benchmark, options)
+
+
+def _read_detector(
+    path: Path, benchmark: Benchmark | None, options: BoxOptions
+) -> tuple[list[VideoBoxes], str]:
+    """A detector's boxes: a tracker's files of ``benchmark``, else any registered format."""
+    if benchmark is not None:
+        return read_tracker(path, benchmark, options.min_conf), MOT_BENCHMARK
+    return read_boxes(path, options.min_conf, options.read)
+
+
 def read_groundtruth_boxes(
     path: Path, classes: str | None = None, read: Sequence[tuple[str, Any]] = ()
 ) -> tuple[list[VideoBoxes], str]:
@@ -250,10 +268,8 @@ def run_boxes(
     detection_ap: dict[str, DetectionAP] = {}
     for k, (name, path) in enumerate(detectors.items()):
         check(cancel)
-        if benchmark is not None:
-            detections, formats[name] = read_tracker(path, benchmark, options.min_conf), gt_format
-        else:
-            detections, formats[name] = read_boxes(path, options.min_conf, options.read)
+        detections, formats[name] = _read_detector(path, benchmark, options)
+        if benchmark is None:
             detections = pair_single_videos(groundtruth, detections, (gt_format, formats[name]))
         kept = [
             without_distractor_matches(whole[d.name], d, options.mot_classes)

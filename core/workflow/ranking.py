@@ -29,7 +29,7 @@ from referee.core.ranking.choices import (
 from referee.core.ranking.criteria import FrameScores
 from referee.core.ranking.order import rank_frames
 from referee.core.ranking.scores import box_scores, class_scores
-from referee.core.workflow.detections import pair_single_videos, read_boxes
+from referee.core.workflow.detections import pair_single_videos, read_detections
 from referee.core.workflow.options import RankingOptions
 from referee.core.workflow.projects import project_videos
 from referee.core.workflow.results import RankingResult
@@ -75,8 +75,8 @@ def run_ranking(
         names = list(project.box_detectors())
         a, b = _pair(names, options.pair, "boxes or actions")
         sources = project.box_detectors()
-        a_videos, a_format = read_boxes(sources[a])
-        b_videos, b_format = read_boxes(sources[b])
+        a_videos, a_format = read_detections(project, sources[a])
+        b_videos, b_format = read_detections(project, sources[b])
         b_videos = pair_single_videos(a_videos, b_videos, (a_format, b_format))
         scores = box_scores(
             a_videos, b_videos, (a, b), options.mapping, progress=progress, cancel=cancel

@@ -12,8 +12,10 @@ import pytest
 import trackeval
 
 from referee.core.cli.main import main
+from referee.core.formats.project_json import write_project
 from referee.core.measures.box_rules import MAP_THEN_THRESHOLD, THRESHOLD_THEN_MAP
 from referee.core.measures.boxes import FrameBoxes, evaluate_frame
+from referee.core.model.project import DetectorSource, Project
 
 SPLIT = "MOT17-train"
 #: Ground-truth rows ``frame,id,x,y,w,h,consider,class,visibility`` per sequence, and each
@@ -331,3 +333,24 @@ def test_rules_on_one_motchallenge_file(tmp_path: Path, capsys) -> None:
         message
     )
     assert "--trackers chooses among" in _error(capsys, str(gt), str(det), "--trackers", "A")
+
+
+def test_the_report_of_a_benchmark_project_ranks_the_trackers_files(tmp_path: Path) -> None:
+    from tests.core.tracks_folder import SPLIT as TRACKS_SPLIT
+    from tests.core.tracks_folder import TRACKERS as TRACK_NAMES
+    from tests.core.tracks_folder import random_tracks, write_benchmark
+
+    gt, trackers = write_benchmark(tmp_path, random_tracks(2, 40, 5), 40)
+    detectors = tuple(
+        DetectorSource(name, boxes=trackers / TRACKS_SPLIT / name / "data") for name in TRACK_NAMES
+    )
+    project = tmp_path / "mot.referee.json"
+    write_project(Project("mot", boxes_groundtruth=gt, detectors=detectors), project)
+    out = tmp_path / "report.json"
+    # The trackers' data folders hold .txt files: read alone they would be taken for YOLO.
+    assert main(["report", str(project), "--json", str(out)]) == 0
+    sections = {s["key"]: s for s in json.loads(out.read_text(encoding="utf-8"))["sections"]}
+    [table] = [b for b in sections["annotate"]["blocks"] if b.get("table") == "annotate-next"]
+    ranked = {(video, frame) for _rank, video, frame, _score in table["rows"]}
+    assert {video for video, _frame in ranked} == {"SEQ-0", "SEQ-1"}
+    assert all(1 <= frame <= 40 for _video, frame in ranked)
