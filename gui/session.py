@@ -27,7 +27,6 @@ from referee.core.cache.store import FrameCache
 from referee.core.errors import UnavailableError
 from referee.core.estimation.result import EstimateResult
 from referee.core.evaluation.masks import VideoEvaluation
-from referee.core.formats.annotated import frames_with_ground_truth
 from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import Project
@@ -51,7 +50,7 @@ from referee.core.workflow.options import (
     RankingOptions,
     SignificanceOptions,
 )
-from referee.core.workflow.projects import ListedProject, project_videos
+from referee.core.workflow.projects import ListedProject, list_project
 from referee.core.workflow.results import (
     CurvesResult,
     PixelResult,
@@ -88,7 +87,7 @@ class ProjectSession(QObject):
         self._jobs: dict[str, Job] = {}
         self.project: Project | None = None
         self.videos: tuple[VideoSpec, ...] = ()
-        self._annotated: Mapping[str, FrameSet] | None = None
+        self._annotated: Mapping[str, FrameSet] = {}
         self.options = AnalysisOptions()
         self.results = ProjectResults()
         #: The results before the last saved annotation, to show what it changed.
@@ -153,16 +152,13 @@ class ProjectSession(QObject):
     def annotated(self) -> Mapping[str, FrameSet]:
         """The frames of each video (by label) that already have ground truth: as listed
         when the project opened, listed again after a save."""
-        if self._annotated is None:
-            self._annotated = {v.label: frames_with_ground_truth(v) for v in self.videos}
         return self._annotated
 
     # --- the project ------------------------------------------------------------------------
 
     def open(self, listed: ListedProject) -> None:
-        """Make the project ``listed`` current (what
-        :func:`~referee.core.workflow.projects.list_project` lists, run as a job by the
-        window) and compute everything on it."""
+        """Make the project ``listed`` current (what :func:`list_project` lists, run as a
+        job by the window) and compute everything on it."""
         self._cancel(self._jobs)
         self.videos = listed.videos
         self._annotated = listed.annotated
@@ -185,18 +181,19 @@ class ProjectSession(QObject):
         self._list_videos(project)
         self.refresh()
 
-    def _list_videos(self, project: Project) -> Job:
-        """List ``project``'s videos again in a job (their annotated frames changed; the
-        stages list them on their own); :attr:`videos` holds the new listing once done."""
+    def _list_videos(self, project: Project) -> None:
+        """List ``project``'s videos and annotated frames again in a job, as opening does
+        (the stages list them on their own); :attr:`videos` and :meth:`annotated` hold the
+        new listing once done."""
 
-        def done(videos: tuple[VideoSpec, ...]) -> None:
+        def done(listed: ListedProject) -> None:
             if self.project is project:
-                self.videos, self._annotated = videos, None
+                self.videos, self._annotated = listed.videos, listed.annotated
 
-        return self.runner.run(
+        self.runner.run(
             "videos",
             "Listing the videos",
-            lambda progress, cancel: project_videos(project),
+            lambda progress, cancel: list_project(project),
             done,
             self._on_failed,
         )

@@ -56,7 +56,11 @@ def unpack_arrays(packed: PackedArrays) -> list[np.ndarray | None]:
     return [next(pieces) if here else None for here in packed.present]
 
 
-def pack_video_boxes(video: VideoBoxes) -> tuple[object, ...]:
+#: A :class:`VideoBoxes` packed: its name, its frame numbers, one packing per field.
+PackedBoxes = tuple[str, tuple[int, ...], list[PackedArrays]]
+
+
+def pack_video_boxes(video: VideoBoxes) -> PackedBoxes:
     """``video`` as its name, its frame numbers and one packing per :class:`FrameBoxes`
     field."""
     frames = list(video.frames.values())
@@ -64,10 +68,9 @@ def pack_video_boxes(video: VideoBoxes) -> tuple[object, ...]:
     return video.name, tuple(video.frames), columns
 
 
-def unpack_video_boxes(
-    name: str, numbers: Sequence[int], columns: Sequence[PackedArrays]
-) -> VideoBoxes:
+def unpack_video_boxes(packed: PackedBoxes) -> VideoBoxes:
     """The :class:`VideoBoxes` :func:`pack_video_boxes` packed."""
+    name, numbers, columns = packed
     fields = [unpack_arrays(column) for column in columns]
     return VideoBoxes(name, {n: FrameBoxes(*row) for n, row in zip(numbers, zip(*fields))})
 

@@ -13,18 +13,22 @@ import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, cast
 
 import numpy as np
 
 from referee.core.measures.boxes import VideoBoxes
 from referee.core.measures.clear_matching import ClearMatching, FrameMatches
 from referee.core.measures.packed_frames import (
+    PackedArrays,
+    PackedBoxes,
     pack_matches,
     pack_video_boxes,
     unpack_matches,
     unpack_video_boxes,
 )
+
+#: The ground truth's and the tracker's boxes and the matches, packed for pickling.
+_Packed = tuple[PackedBoxes, PackedBoxes, list[PackedArrays]]
 
 
 class TrackOutcome(Enum):
@@ -82,7 +86,7 @@ class TrackedFrames:
             tracker,
             tuple(matches),
         )
-        self._packed: tuple[object, object, object] | None = None
+        self._packed: _Packed | None = None
 
     @property
     def groundtruth(self) -> VideoBoxes:
@@ -98,10 +102,11 @@ class TrackedFrames:
 
     def _parts(self) -> tuple[VideoBoxes, VideoBoxes, tuple[FrameMatches, ...]]:
         if self._unpacked is None:
-            groundtruth, tracker, matches = cast(tuple[Any, Any, Any], self._packed)
+            assert self._packed is not None  # one of the two is always held
+            groundtruth, tracker, matches = self._packed
             self._unpacked = (
-                unpack_video_boxes(*groundtruth),
-                unpack_video_boxes(*tracker),
+                unpack_video_boxes(groundtruth),
+                unpack_video_boxes(tracker),
                 unpack_matches(matches),
             )
             self._packed = None
@@ -190,7 +195,7 @@ class TrackedFrames:
 
 
 def _from_packed(
-    packed: tuple[object, object, object],
+    packed: _Packed,
     numbers: tuple[int, ...],
     switched_from: dict[tuple[int, int], int],
 ) -> TrackedFrames:

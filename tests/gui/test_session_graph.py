@@ -13,7 +13,7 @@ from referee.core.annotation.saving import save
 from referee.core.cache import stamps
 from referee.core.demo.project import DEMO_PROJECT_NAME
 from referee.core.workflow.graph import STAGES, settled
-from referee.core.workflow.projects import list_project, open_path, project_videos
+from referee.core.workflow.projects import list_project, open_path
 from referee.gui import session as session_module
 from referee.gui.session import ProjectSession
 from referee.gui.worker import JobRunner
@@ -52,9 +52,9 @@ def test_a_saved_frame_runs_again_only_what_depends_on_it(
 
     def listing(project):
         listed_on_gui_thread.append(threading.current_thread() is threading.main_thread())
-        return project_videos(project)
+        return list_project(project)
 
-    monkeypatch.setattr(session_module, "project_videos", listing)
+    monkeypatch.setattr(session_module, "list_project", listing)
     assert frame not in session.annotated()[label]
     session.annotations_saved(outcome.project, outcome.files)
     _settle(qtbot, session)
