@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -66,6 +66,12 @@ if TYPE_CHECKING:
 #: How long quitting waits for cancelled jobs to stop (ms); a job stuck in a blocking
 #: call is then left behind, and the application quits anyway.
 QUIT_WAIT_MS = 3000
+#: The jobs a project just opened starts wait until this long after its first frame is
+#: shown, so that the frame is painted while no job's thread competes for the interpreter
+#: lock (ms) ...
+JOBS_AFTER_FIRST_FRAME_MS = 100
+#: ... and at most this long for that frame (a video that cannot be shown).
+JOBS_WAIT_AT_MOST_MS = 1000
 #: Size of a new window: most of a 1920×1080 screen; on a smaller one, all of it but the
 #: window's frame (gui/widgets/screen_fit.py).
 WINDOW_SIZE = QSize(1760, 990)
@@ -190,6 +196,8 @@ class MainWindow(QMainWindow):
         viewer.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         viewer.pixel_info.connect(self.inspector.setText)
         viewer.frame_shown.connect(self._on_frame_shown)
+        viewer.frame_shown.connect(self._release_jobs)
+        viewer.problem.connect(self._release_jobs)
         self.layers_panel.visibility_changed.connect(self._on_layer_visibility)
         self.layers_panel.opacity_changed.connect(viewer.set_layer_opacity)
         self.data_dock.add_requested.connect(partial(add_detector, self))
@@ -277,6 +285,7 @@ class MainWindow(QMainWindow):
             if not self.annotation.confirm_leaving():
                 return
             self.errors.forget()
+            self.runner.hold(JOBS_WAIT_AT_MOST_MS)  # released by _release_jobs
             self.session.open(listed)
             if unsaved:
                 self.session.project_unsaved = True
@@ -520,6 +529,12 @@ class MainWindow(QMainWindow):
         layers = self.viewer.layers
         if layers is not None and layers.consensus is not None:
             self.pseudo_dock.show_heatmap(layers.consensus, frame)
+
+    def _release_jobs(self, *_: object) -> None:
+        """Once a project just opened shows its first frame (or cannot), let the jobs it
+        started run after that frame is painted."""
+        if self.runner.held:
+            QTimer.singleShot(JOBS_AFTER_FIRST_FRAME_MS, self, self.runner.release)
 
     def _on_layer_visibility(self, name: str, visible: bool) -> None:
         self.viewer.set_layer_visible(name, visible)

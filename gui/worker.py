@@ -22,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QThreadPool, QTimer, Signal, Slot
 
 from referee.core import thread_priority
 from referee.core.errors import CancelledError, RefereeError
@@ -120,6 +120,8 @@ class _JobCall:
         lower_thread_priority()
         outcome: tuple[str, object]
         try:
+            if job.token.cancelled:  # cancelled while it waited for a thread: not run
+                raise CancelledError(job.title)
             result = self._fn(progress=self._progress, cancel=job.token)
         except CancelledError:
             outcome = (Job.CANCELLED, None)
@@ -136,7 +138,13 @@ class _JobCall:
 
 
 class JobRunner(QObject):
-    """Starts jobs on a thread pool; the newest job of a kind cancels the older one."""
+    """Starts jobs on a thread pool; the newest job of a kind cancels the older one.
+
+    The runner can be held (:meth:`hold`): ordinary jobs started meanwhile are listed
+    as running but wait for :meth:`release` to get a thread, so that what the user waits
+    on to see (a new project's first frame) is drawn while no job competes with the GUI
+    thread for the interpreter lock. Urgent jobs are never held.
+    """
 
     job_started = Signal(object)
 
@@ -147,6 +155,10 @@ class JobRunner(QObject):
         self._urgent_pool = QThreadPool(self)
         self._urgent_pool.setMaxThreadCount(URGENT_THREADS)
         self._jobs: list[Job] = []
+        self._held: list[_JobCall] | None = None
+        self._hold_timer = QTimer(self)
+        self._hold_timer.setSingleShot(True)
+        self._hold_timer.timeout.connect(self.release)
 
     @property
     def jobs(self) -> tuple[Job, ...]:
@@ -180,13 +192,39 @@ class JobRunner(QObject):
         job.ended.connect(lambda: self._forget(job))
         self._jobs.append(job)
         self.job_started.emit(job)
-        (self._urgent_pool if urgent else self._pool).start(_JobCall(job, fn))
+        call = _JobCall(job, fn)
+        if urgent:
+            self._urgent_pool.start(call)
+        elif self._held is not None:
+            self._held.append(call)
+        else:
+            self._pool.start(call)
         return job
 
+    @property
+    def held(self) -> bool:
+        """Whether ordinary jobs wait for :meth:`release`."""
+        return self._held is not None
+
+    def hold(self, at_most_ms: int) -> None:
+        """Let ordinary jobs started from now on wait for :meth:`release`, which comes by
+        itself after ``at_most_ms`` (a later hold starts that wait again)."""
+        if self._held is None:
+            self._held = []
+        self._hold_timer.start(at_most_ms)
+
+    def release(self) -> None:
+        """Start the jobs that waited, in the order they were started; hold no more."""
+        held, self._held = self._held or [], None
+        self._hold_timer.stop()
+        for call in held:
+            self._pool.start(call)
+
     def cancel_all(self) -> None:
-        """Cancel every running job."""
+        """Cancel every running job (held ones end at once, cancelled)."""
         for job in self.jobs:
             job.cancel()
+        self.release()
 
     def wait(self, timeout_ms: int = 30000) -> bool:
         """Block until every job's thread is idle, for up to ``timeout_ms`` in all (for

@@ -15,6 +15,7 @@ from referee.core.formats import annotated
 from referee.core.progress import check
 from referee.core.workflow import projects
 from referee.core.workflow.options import RankingOptions
+from referee.gui import session as session_module
 from referee.gui.app import dispose
 from referee.gui.main_window import MainWindow
 from referee.gui.viewer.frame_view import COMPARISON, LAYERS
@@ -129,6 +130,27 @@ def test_opening_lists_no_folder_on_the_gui_thread(qtbot, demo, monkeypatch) -> 
         qtbot.waitUntil(lambda: window.viewer.layers is not None, timeout=30_000)
         assert window.session.videos and on_gui_thread
         assert not any(on_gui_thread), "a folder was listed on the GUI thread"
+    finally:
+        window.runner.cancel_all()
+        window.runner.wait()
+        _dispose(window)
+
+
+def test_a_new_projects_stages_start_once_its_first_frame_is_shown(qtbot, demo, monkeypatch):
+    shown_when_started: list[bool] = []
+    window = MainWindow(remember_layout=False)
+    stage_run = session_module.run_stage
+
+    def recorded(*args, **kwargs):
+        shown_when_started.append(window.viewer.layers is not None)
+        return stage_run(*args, **kwargs)
+
+    monkeypatch.setattr(session_module, "run_stage", recorded)
+    try:
+        window.show()
+        assert opened(qtbot, window.open_project(demo_project(demo)))
+        qtbot.waitUntil(lambda: bool(window.session.evaluations), timeout=120_000)
+        assert shown_when_started and all(shown_when_started)
     finally:
         window.runner.cancel_all()
         window.runner.wait()

@@ -182,3 +182,51 @@ def test_an_urgent_job_runs_while_every_thread_of_the_others_is_taken(qtbot) -> 
     qtbot.waitUntil(lambda: not runner.jobs, timeout=10000)
     assert queued.state == queued.DONE
     assert runner.wait(10000)
+
+
+def test_a_held_runner_lists_ordinary_jobs_but_runs_them_only_once_released(qtbot) -> None:
+    runner = JobRunner()
+    ran: list[str] = []
+
+    def work(name: str):
+        def fn(progress, cancel) -> str:
+            ran.append(name)
+            return name
+
+        return fn
+
+    runner.hold(60_000)
+    first = runner.run("pixels", "Evaluating masks", work("first"))
+    second = runner.run("curves", "Sweeping curves", work("second"))
+    urgent = runner.run("reader", "Opening a video", work("urgent"), urgent=True)
+    qtbot.waitUntil(lambda: not urgent.running, timeout=10000)
+    qtbot.wait(200)  # time enough for a held job to run, were it started
+    assert ran == ["urgent"]
+    assert runner.held and runner.jobs == (first, second)
+    runner.release()
+    qtbot.waitUntil(lambda: not runner.jobs, timeout=10000)
+    assert sorted(ran) == ["first", "second", "urgent"]
+    assert first.state == second.state == first.DONE and not runner.held
+    assert runner.wait(10000)
+
+
+def test_a_hold_ends_by_itself_after_its_longest_wait(qtbot) -> None:
+    runner = JobRunner()
+    runner.hold(300)
+    started = time.monotonic()
+    job = runner.run("pixels", "Evaluating masks", lambda progress, cancel: time.monotonic())
+    with qtbot.waitSignal(job.finished, timeout=10000) as blocker:
+        pass
+    assert blocker.args[0] - started >= 0.25  # not before the hold ends (Qt may end it 5 % early)
+    assert not runner.held
+
+
+def test_cancelling_every_job_of_a_held_runner_ends_the_held_ones_unrun(qtbot) -> None:
+    runner = JobRunner()
+    ran: list[int] = []
+    runner.hold(60_000)
+    job = runner.run("pixels", "Evaluating masks", lambda progress, cancel: ran.append(1))
+    runner.cancel_all()
+    qtbot.waitUntil(lambda: not runner.jobs, timeout=10000)
+    assert job.state == job.CANCELLED and ran == [] and not runner.held
+    assert runner.wait(10000)
