@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import (
     QBuffer,
     QByteArray,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 from referee.core import __version__
 from referee.core.errors import RefereeError
 from referee.core.formats.text_files import write_bytes
+from referee.gui.garbage import collect_on_gui_thread
 from referee.gui.main_window import MainWindow
 from referee.gui.widgets.unattended import mark_unattended
 from referee.resources import icon_path
@@ -48,16 +48,9 @@ GIL_SWITCH_INTERVAL = 0.001
 QUIET_QT_WARNINGS = ("This plugin does not support propagateSizeHints()",)
 
 
-#: Collects cyclic garbage on the GUI thread, every second, instead of Python's automatic
-#: collection: that one runs in whichever thread allocates, and a job's thread would then
-#: delete Qt objects (closed dialogs, replaced widgets) off the GUI thread and crash.
-_collector: GarbageCollector | None = None
-
-
 def application() -> QApplication:
     """The QApplication, created once with Referee's name (QSettings keys use it); cyclic
     garbage is collected on its thread only."""
-    global _collector
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     existing = QApplication.instance()
     if existing is None:
@@ -72,8 +65,7 @@ def application() -> QApplication:
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(DESKTOP_ID)
     app.setWindowIcon(QIcon(str(icon_path())))
-    if _collector is None:
-        _collector = GarbageCollector(interval=1.0)
+    collect_on_gui_thread()
     return app
 
 

@@ -44,6 +44,7 @@ from referee.gui.docks.next_frames import NextFramesDock
 from referee.gui.docks.plots import PlotsDock
 from referee.gui.docks.pseudo import PseudoDock
 from referee.gui.docks.significance import SignificanceDock
+from referee.gui.garbage import set_aside_long_lived
 from referee.gui.project_edits import add_detector, remove_detector, save_project
 from referee.gui.session import ProjectSession
 from referee.gui.tracking_controller import TrackingController
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
         # Return or Escape in a number box gives the keys back to the frame view.
         FieldFocus(self.viewer.grid.views[0]).guard(self)
         self._layout_keeper = LayoutKeeper(self, self.save_settings) if remember_layout else None
+        set_aside_long_lived()  # the window and the libraries: no collection walks them again
 
     # --- assembly ---------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,3 +18,11 @@ HIGHWAY = REPOSITORY.parent / "shared" / "data" / "cdnet2014" / "baseline" / "hi
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoLayout:
     """The demo dataset and its methods' results, written once per test session."""
     return write_demo(tmp_path_factory.mktemp("demo") / "demo")
+
+
+@pytest.fixture(autouse=True)
+def collectable_again() -> Iterator[None]:
+    """Give back to the collector what a window set aside (gui/garbage.py): in the
+    application that is the window and the libraries, here also the tests' garbage."""
+    yield
+    gc.unfreeze()

@@ -34,6 +34,7 @@ def collect_on_the_gui_thread():
 
     gc.disable()
     yield
+    gc.unfreeze()  # what a window set aside (gui/garbage.py), then collected here
     gc.collect()
 
 
