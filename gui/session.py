@@ -178,8 +178,9 @@ class ProjectSession(QObject):
         self.previous_results = _copy(self.results)
         parts = changed_parts(before or project, files) if files else PARTS
         self._forget(invalidate(self.results, parts=parts))
-        self._list_videos(project)
-        self.refresh()
+        with self.runner.together():
+            self._list_videos(project)
+            self.refresh()
 
     def _list_videos(self, project: Project) -> None:
         """List ``project``'s videos and annotated frames again in a job, as opening does
@@ -209,8 +210,9 @@ class ProjectSession(QObject):
         project = self.project
         if project is None:
             return
-        for stage in ready(self.results, self._jobs, self._wanted()):
-            self._run(stage, project)
+        with self.runner.together():
+            for stage in ready(self.results, self._jobs, self._wanted()):
+                self._run(stage, project)
 
     def _wanted(self) -> list[str]:
         """The stages the window shows (every stage of the graph)."""

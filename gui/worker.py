@@ -19,7 +19,7 @@ import contextlib
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, QThreadPool, QTimer, Signal, Slot
@@ -219,6 +219,20 @@ class JobRunner(QObject):
         self._hold_timer.stop()
         for call in held:
             self._pool.start(call)
+
+    @contextlib.contextmanager
+    def together(self) -> Iterator[None]:
+        """Start the ordinary jobs run within the block at its end, together: the GUI thread
+        starts them all before any of them competes with it for the interpreter lock (a
+        held runner stays held)."""
+        if self._held is not None:
+            yield
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            self.release()
 
     def cancel_all(self) -> None:
         """Cancel every running job (held ones end at once, cancelled)."""

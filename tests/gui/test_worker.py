@@ -230,3 +230,22 @@ def test_cancelling_every_job_of_a_held_runner_ends_the_held_ones_unrun(qtbot) -
     qtbot.waitUntil(lambda: not runner.jobs, timeout=10000)
     assert job.state == job.CANCELLED and ran == [] and not runner.held
     assert runner.wait(10000)
+
+
+def test_jobs_run_together_start_when_the_block_ends(qtbot) -> None:
+    runner = JobRunner()
+    ran: list[str] = []
+    with runner.together():
+        job = runner.run("pixels", "Evaluating masks", lambda progress, cancel: ran.append("a"))
+        time.sleep(0.2)  # time enough for the job to run, were it started
+        assert ran == [] and runner.held
+    assert not runner.held
+    qtbot.waitUntil(lambda: not job.running, timeout=10000)
+    assert ran == ["a"]
+    runner.hold(60_000)
+    with runner.together():
+        held = runner.run("curves", "Sweeping curves", lambda progress, cancel: ran.append("b"))
+    assert runner.held and held.running  # a held runner stays held
+    runner.release()
+    qtbot.waitUntil(lambda: not held.running, timeout=10000)
+    assert ran == ["a", "b"]
