@@ -16,7 +16,9 @@ the per-frame counts of unchanged frames coming from the session's cache.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from referee.core.measures.action_scores import ActionEvaluation
 from referee.core.model.frame_set import FrameSet
 from referee.core.model.project import Project
 from referee.core.model.videos import VideoSpec
+from referee.core.progress import CancelToken, check
 from referee.core.ranking.order import RankedFrame
 from referee.core.significance.sweep import DiscriminativeResult
 from referee.core.workflow.graph import (
@@ -225,9 +228,10 @@ class ProjectSession(QObject):
 
         def run(progress: Any, cancel: Any) -> object:
             try:
-                return run_stage(
-                    stage, project, options, progress, cancel, results, cache, apart=True
-                )
+                with contextlib.nullcontext() if stage.apart else _computing_here(cancel):
+                    return run_stage(
+                        stage, project, options, progress, cancel, results, cache, apart=True
+                    )
             except UnavailableError as error:
                 return _Skipped(str(error))
 
@@ -318,6 +322,26 @@ class ProjectSession(QObject):
     def run_estimate(self, options: EstimateOptions | None = None) -> Job | None:
         """Estimates with intervals from the labelled frames (docs/measures.md §12)."""
         return self.rerun("estimate", options)
+
+
+#: Held by the stage that computes in the window's process (not :attr:`Stage.apart`): such
+#: stages run one at a time. Two at once took the interpreter lock from the window's paints
+#: in turn, each paint waiting for it dozens of times (README, "Does the window stay
+#: responsive?").
+_COMPUTING_HERE = threading.Lock()
+#: How often a stage waiting for its turn looks whether it was cancelled (seconds).
+_TURN_POLL_SECONDS = 0.1
+
+
+@contextlib.contextmanager
+def _computing_here(cancel: CancelToken) -> Iterator[None]:
+    """Wait for this process's turn to compute a stage (cancellation ends the wait)."""
+    while not _COMPUTING_HERE.acquire(timeout=_TURN_POLL_SECONDS):
+        check(cancel)
+    try:
+        yield
+    finally:
+        _COMPUTING_HERE.release()
 
 
 class _Skipped:

@@ -33,6 +33,10 @@ JobFunction = Callable[..., Any]
 
 #: Progress signals are sent at most this often (seconds), plus the final one.
 PROGRESS_INTERVAL = 0.05
+#: Threads for ordinary jobs, at least: most wait on worker processes, and the stages that
+#: compute in the window's process take turns (``session.py``), so a job waiting for its
+#: turn keeps no other job from starting.
+ORDINARY_THREADS = 4
 #: Threads for urgent jobs (see :meth:`JobRunner.run`).
 URGENT_THREADS = 2
 
@@ -150,7 +154,10 @@ class JobRunner(QObject):
 
     def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._pool = pool or QThreadPool.globalInstance()
+        if pool is None:  # the application's pool: a job stuck in a call is left behind on quit
+            pool = QThreadPool.globalInstance()
+            pool.setMaxThreadCount(max(ORDINARY_THREADS, pool.maxThreadCount()))
+        self._pool = pool
         #: The threads of urgent jobs, which the user waits on: never queued behind the others.
         self._urgent_pool = QThreadPool(self)
         self._urgent_pool.setMaxThreadCount(URGENT_THREADS)

@@ -4,6 +4,7 @@ saved, only the stages that depend on it run again, and only that frame is read.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,33 @@ def test_f5_computes_everything_again_from_the_cache(
         assert window.session.cache.computed_of(what) == {}, what
     window.runner.cancel_all()
     window.runner.wait()
+
+
+def test_the_stages_that_compute_in_the_windows_process_take_turns(
+    qtbot, demo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = {s.key for s in STAGES if not s.apart}
+    running: set[str] = set()
+    together: list[set[str]] = []
+    lock = threading.Lock()
+    stage_run = session_module.run_stage
+
+    def recorded(stage, *args, **kwargs):
+        if stage.key not in here:
+            return stage_run(stage, *args, **kwargs)
+        with lock:
+            running.add(stage.key)
+            together.append(set(running))
+        try:
+            time.sleep(0.2)  # long enough for another stage to start meanwhile, were it let
+            return stage_run(stage, *args, **kwargs)
+        finally:
+            with lock:
+                running.discard(stage.key)
+
+    monkeypatch.setattr(session_module, "run_stage", recorded)
+    session = ProjectSession(JobRunner())
+    session.open(list_project(open_path(demo_copy / DEMO_PROJECT_NAME)))
+    _settle(qtbot, session)
+    assert {key for seen in together for key in seen} == here  # every such stage ran
+    assert all(len(seen) == 1 for seen in together), together

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication
 from referee.core.demo.dataset import DemoLayout
 from referee.core.workflow import graph
 from referee.core.workflow.results import ProjectResults
+from referee.gui import session
 from referee.gui.app import dispose, screenshot_ready
 from referee.gui.main_window import MainWindow
 from tests.gui.conftest import opened
@@ -81,6 +82,9 @@ def held_evaluation(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event
         return evaluate(*args, **kwargs)
 
     monkeypatch.setattr(graph, "run_pixels", held_back)
+    # The stages that compute in the window's process take turns: the held evaluation would
+    # keep the others waiting for theirs, so here each gets one at once.
+    monkeypatch.setattr(session, "_COMPUTING_HERE", threading.BoundedSemaphore(len(graph.STAGES)))
     yield release
     release.set()
 
