@@ -140,8 +140,9 @@ def measure_opening_many(
 
 def full_collection() -> str:
     """A full collection of cyclic garbage on the GUI thread, as the window's collector runs
-    one after ten second-generation ones (each few minutes of work; none within this
-    script), timed without and then with what the window set aside when built."""
+    one after ten of the second generation (one every few minutes of work; none within
+    this script): timed as the window leaves it, then with nothing set aside (as before
+    the window set its libraries and widgets aside), the baseline."""
     gc.collect()
     walked, started = len(gc.get_objects()), time.perf_counter()
     gc.collect()

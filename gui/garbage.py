@@ -4,9 +4,9 @@ live as long as the application.
 Python's automatic collection runs in whichever thread allocates, so a job's thread
 would delete Qt objects (closed dialogs, replaced widgets) off the GUI thread and
 crash: :func:`collect_on_gui_thread` collects on a one-second timer instead. A full
-collection walks every object tracked; once the window is built that is some 145,000
+collection walks every object tracked; once the window is built that is some 152,000
 (the libraries' modules, classes and functions, the window's widgets), and one pass
-held the GUI thread 60–80 ms. :func:`set_aside_long_lived` leaves the objects that exist
+held the GUI thread 64–91 ms (``benchmarks/gui_responsiveness.py``). :func:`set_aside_long_lived` leaves the objects that exist
 then out of every later collection, so a pass walks only what the session made since.
 """
 

@@ -33,9 +33,9 @@ JobFunction = Callable[..., Any]
 
 #: Progress signals are sent at most this often (seconds), plus the final one.
 PROGRESS_INTERVAL = 0.05
-#: Threads for ordinary jobs, at least: most wait on worker processes, and the stages that
-#: compute in the window's process take turns (``session.py``), so a job waiting for its
-#: turn keeps no other job from starting.
+#: Threads for ordinary jobs, at least: the stages that compute in the window's process take
+#: turns (``session.py``) and one waiting for its turn holds a thread; with four, the others
+#: (most wait on worker processes, and come early in the graph's order) seldom wait behind.
 ORDINARY_THREADS = 4
 #: Threads for urgent jobs (see :meth:`JobRunner.run`).
 URGENT_THREADS = 2
