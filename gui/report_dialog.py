@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -50,6 +49,7 @@ from referee.core.report.outputs import (
     write_outputs,
 )
 from referee.gui.session import ProjectSession
+from referee.gui.widgets.progress_bar import ProgressBar
 from referee.gui.widgets.screen_fit import fit_to_screen
 from referee.gui.worker import Job, JobRunner, progress_text
 
@@ -188,7 +188,7 @@ class ReportDialog(QDialog):
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.progress_bar = QProgressBar()
+        self.progress_bar = ProgressBar()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop building or writing the report")
         self.cancel_button.clicked.connect(self._on_cancel)
@@ -256,13 +256,12 @@ class ReportDialog(QDialog):
         job.progress.connect(self._on_progress)
         job.cancelled.connect(self._on_cancelled)
         job.ended.connect(self._on_job_ended)
-        self.progress_bar.setRange(0, 0)
+        self.progress_bar.show_progress(0, 0)
         self.status_label.setText(progress_text(job))
         self._show_busy(True)
 
     def _on_progress(self, done: int, total: int) -> None:
-        self.progress_bar.setRange(0, max(total, 1))
-        self.progress_bar.setValue(done)
+        self.progress_bar.show_progress(done, total)
         if self._job is not None:
             self.status_label.setText(progress_text(self._job))
 

@@ -7,7 +7,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QToolButton,
     QVBoxLayout,
@@ -15,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from referee.gui.widgets.empty_state import EmptyState
+from referee.gui.widgets.progress_bar import ProgressBar
 from referee.gui.worker import Job, JobRunner, progress_text
 
 #: A job gets a row in the Jobs dock once it has run this long (ms); the status bar shows
@@ -27,15 +27,10 @@ NO_JOB = (
 )
 
 
-def _bind_progress(bar: QProgressBar, job: Job) -> None:
+def _bind_progress(bar: ProgressBar, job: Job) -> None:
     """Keep ``bar`` showing ``job``'s progress (busy indicator until a total is known)."""
-    bar.setRange(0, 0)
-
-    def update(done: int, total: int) -> None:
-        bar.setRange(0, max(total, 1))
-        bar.setValue(done)
-
-    job.progress.connect(update)
+    bar.show_progress(job.done, job.total)
+    job.progress.connect(bar.show_progress)
 
 
 class _JobRow(QWidget):
@@ -48,7 +43,7 @@ class _JobRow(QWidget):
         layout.setContentsMargins(4, 2, 4, 2)
         title = QLabel(job.title)
         title.setMinimumWidth(140)
-        self.bar = QProgressBar()
+        self.bar = ProgressBar()
         _bind_progress(self.bar, job)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip(f"Stop {job.title.lower()} (Esc cancels every job)")
@@ -118,7 +113,7 @@ class JobsStatusWidget(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.label = QLabel()
-        self.bar = QProgressBar()
+        self.bar = ProgressBar()
         self.bar.setMaximumWidth(160)
         self.bar.setMaximumHeight(16)
         self.cancel_button = QToolButton()
@@ -155,11 +150,7 @@ class JobsStatusWidget(QWidget):
             self._job = None
             return
         job = jobs[-1]
-        if job is not self._job:
-            self._job = job
-            self.bar.setRange(0, 0)
-        if job.total > 0:
-            self.bar.setRange(0, job.total)
-            self.bar.setValue(job.done)
+        self._job = job
+        self.bar.show_progress(job.done, job.total)
         others = f" (+{len(jobs) - 1} more)" if len(jobs) > 1 else ""
         self.label.setText(progress_text(job) + others)

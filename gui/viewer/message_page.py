@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from referee.gui.widgets.progress_bar import ProgressBar
 
 #: Width of the progress bar, in multiples of the font's height.
 _BAR_WIDTH_EM = 20
@@ -22,7 +24,7 @@ class MessagePage(QWidget):
         font = self.label.font()
         font.setPointSizeF(font.pointSizeF() * 1.4)
         self.label.setFont(font)
-        self.progress_bar = QProgressBar()
+        self.progress_bar = ProgressBar()
         self.progress_bar.setFixedWidth(_BAR_WIDTH_EM * self.fontMetrics().height())
         self.progress_bar.hide()
         layout = QVBoxLayout(self)
@@ -44,10 +46,5 @@ class MessagePage(QWidget):
         """Show ``text`` over a progress bar: ``done`` of ``total`` steps, or a busy bar
         while the total is not known (``total`` ≤ 0)."""
         self.label.setText(text)
-        bar = self.progress_bar
-        if total > 0:
-            bar.setRange(0, total)
-            bar.setValue(min(max(done, 0), total))
-        else:
-            bar.setRange(0, 0)
-        bar.show()
+        self.progress_bar.show_progress(done, total)
+        self.progress_bar.show()
