@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
 
 
@@ -52,8 +52,19 @@ class EmptyState(QStackedWidget):
         self.setCurrentWidget(self._label)
 
     def show_content(self) -> None:
-        """Show the content."""
+        """Show the content, marked for painting at once.
+
+        A widget shown asks to be painted in a later pass of the event loop. A graphics
+        view (the viewer, the timeline, a plot) whose scene changed meanwhile paints the
+        whole window before that: the content was painted then, half marked, and again
+        a moment later (the Indicators table, 5-15 ms each time, as the demo's first
+        results arrived). The requests are delivered now, so it is painted once.
+        """
+        if self.currentWidget() is self._content:
+            return
         self.setCurrentWidget(self._content)
+        for widget in (self._content, *self._content.findChildren(QWidget)):
+            QCoreApplication.sendPostedEvents(widget, QEvent.Type.UpdateLater)
 
     def message(self) -> str | None:
         """The sentence shown in place of the content, or ``None`` when the content shows."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import threading
 
+import pyqtgraph as pg
 import pytest
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QColor, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
 
 from referee.gui.docks.jobs import NO_JOB, JobsDock
 from referee.gui.widgets.empty_state import EmptyState
@@ -45,6 +47,52 @@ def test_empty_state_says_why_until_there_is_content(qtbot) -> None:
     state.show_message("Another project: its table is still to come.")
     assert state.message() == "Another project: its table is still to come."
     assert not content.isVisible()
+
+
+class _Paints(QObject):
+    """Counts the paint events ``widget`` gets."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return super().eventFilter(watched, event)
+
+
+def test_content_shown_as_a_plot_changes_is_painted_once(qtbot) -> None:
+    """As the first results do: one handler redraws a plot (whose scene then paints the
+    window at once) and shows a table in place of the message."""
+    window = QWidget()
+    qtbot.addWidget(window)
+    plot = pg.PlotWidget()
+    curve = plot.plot([0, 1], [0, 1])
+    table = QTableView()
+    model = QStandardItemModel(0, 3)
+    table.setModel(model)
+    area = EmptyState(table, "No result yet.")
+    layout = QVBoxLayout(window)
+    layout.addWidget(plot)
+    layout.addWidget(area)
+    window.resize(500, 500)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(100)
+    paints = _Paints(table.viewport())
+
+    def show_results() -> None:
+        curve.setData([0, 1, 2], [1, 0, 1])
+        for row in range(40):
+            model.appendRow([QStandardItem(f"{row}.{column}") for column in range(3)])
+        area.show_content()
+
+    QTimer.singleShot(0, show_results)
+    qtbot.wait(300)  # every later paint
+    assert area.message() is None and table.isVisible()
+    assert paints.count == 1
 
 
 def test_the_jobs_dock_says_why_it_is_empty_and_lists_a_running_job(qtbot) -> None:
