@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QGraphicsScene
 
 import referee.gui
 
@@ -288,6 +288,22 @@ class GuiThreadCalls:
         return sorted(found, key=lambda c: (c.start, c.depth))
 
 
+def receiver_name(receiver: QObject) -> str:
+    """The receiver's class and, for a part of Qt's or pyqtgraph's (a viewport, a scene),
+    the nearest of the project's widgets holding it: "QWidget in FrozenColumnsTable",
+    "GraphicsScene in TimelineWidget" (a scene is held by its first view)."""
+    name = type(receiver).__name__
+    holder: QObject | None = receiver
+    try:
+        if isinstance(receiver, QGraphicsScene) and receiver.views():
+            holder = receiver.views()[0]
+        while holder is not None and not type(holder).__module__.startswith("referee."):
+            holder = holder.parent()
+    except RuntimeError:  # deleted as the event was handled
+        return name
+    return name if holder is None or holder is receiver else f"{name} in {type(holder).__name__}"
+
+
 class TimedApplication(QApplication):
     """A QApplication that times the events it delivers on the GUI thread."""
 
@@ -298,7 +314,7 @@ class TimedApplication(QApplication):
         if calls is None:
             return super().notify(receiver, event)
         kind = event.type()
-        with calls.timing(lambda: f"event {kind.name} → {type(receiver).__name__}"):
+        with calls.timing(lambda: f"event {kind.name} → {receiver_name(receiver)}"):
             return super().notify(receiver, event)
 
 
