@@ -7,7 +7,7 @@ import threading
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
 
@@ -15,6 +15,7 @@ from referee.gui.docks.jobs import NO_JOB, JobsDock
 from referee.gui.widgets.empty_state import EmptyState
 from referee.gui.widgets.warning_line import WarningLine
 from referee.gui.worker import JobRunner
+from tests.gui.paint_counter import PaintCounter
 
 #: Window colours of the light theme (Fusion's) and of the dark theme (gui/widgets/theme.py).
 LIGHT_WINDOW, DARK_WINDOW = (239, 239, 239), (45, 45, 48)
@@ -49,20 +50,6 @@ def test_empty_state_says_why_until_there_is_content(qtbot) -> None:
     assert not content.isVisible()
 
 
-class _Paints(QObject):
-    """Counts the paint events ``widget`` gets."""
-
-    def __init__(self, widget: QWidget) -> None:
-        super().__init__(widget)
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.count += 1
-        return super().eventFilter(watched, event)
-
-
 def test_content_shown_as_a_plot_changes_is_painted_once(qtbot) -> None:
     """As the first results do: one handler redraws a plot (whose scene then paints the
     window at once) and shows a table in place of the message."""
@@ -81,7 +68,7 @@ def test_content_shown_as_a_plot_changes_is_painted_once(qtbot) -> None:
     window.show()
     qtbot.waitExposed(window)
     qtbot.wait(100)
-    paints = _Paints(table.viewport())
+    paints = PaintCounter(table.viewport())
 
     def show_results() -> None:
         curve.setData([0, 1, 2], [1, 0, 1])

@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
 
 from referee.gui.widgets.progress_bar import ProgressBar
+from tests.gui.paint_counter import PaintCounter
 
 
-class _Paints(QObject):
-    """Counts the paint events ``widget`` gets."""
-
-    def __init__(self, widget: QWidget) -> None:
-        super().__init__(widget)
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.count += 1
-        return super().eventFilter(watched, event)
-
-
-def _shown(qtbot, bar: QProgressBar) -> tuple[QWidget, _Paints]:
+def _shown(qtbot, bar: QProgressBar) -> tuple[QWidget, PaintCounter]:
     """``bar`` in a shown window (kept by the caller), and a count of its paints from now."""
     window = QWidget()
     qtbot.addWidget(window)
@@ -30,7 +16,7 @@ def _shown(qtbot, bar: QProgressBar) -> tuple[QWidget, _Paints]:
     window.resize(300, 60)
     window.show()
     qtbot.waitExposed(window)
-    paints = _Paints(bar)
+    paints = PaintCounter(bar)
     qtbot.wait(50)  # the first paints are done
     paints.count = 0
     return window, paints
