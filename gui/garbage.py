@@ -6,8 +6,9 @@ would delete Qt objects (closed dialogs, replaced widgets) off the GUI thread an
 crash: :func:`collect_on_gui_thread` collects on a one-second timer instead. A full
 collection walks every object tracked; once the window is built that is some 152,000
 (the libraries' modules, classes and functions, the window's widgets), and one pass
-held the GUI thread 64–91 ms (``benchmarks/gui_responsiveness.py``). :func:`set_aside_long_lived` leaves the objects that exist
-then out of every later collection, so a pass walks only what the session made since.
+held the GUI thread 59–91 ms (``benchmarks/gui_responsiveness.py``, thirty runs).
+:func:`set_aside_long_lived` leaves the objects that exist then out of every later
+collection, so a pass walks only what the session made since.
 """
 
 from __future__ import annotations

@@ -56,8 +56,8 @@ class EmptyState(QStackedWidget):
 
         A widget shown asks to be painted in a later pass of the event loop. A graphics
         view (the viewer, the timeline, a plot) whose scene changed meanwhile paints the
-        whole window before that: the content was painted then, half marked, and again
-        a moment later (the Indicators table, 5-15 ms each time, as the demo's first
+        whole window before that: the content was painted then, and again a moment later
+        when its own requests came (the Indicators table, 5-15 ms each time, as the demo's first
         results arrived). The requests are delivered now (every widget's: listing the
         content's children took 4 ms), so it is painted once.
         """
